@@ -1,0 +1,66 @@
+# simtlab – every target installs what it needs on a fresh machine.
+#   make setup     create .venv, install simtlab[dev], ensure Icarus Verilog
+#   make test      run every test (unit, golden model, cocotb under Icarus, synth smoke)
+#   make cosim     run only the cocotb testbenches (tb/)
+#   make verilog   export every RTL component listed in synth/targets.yaml to build/verilog/
+#   make synth     Yosys area estimates -> build/synth/area.md and area.json
+#   make ptx       regenerate the committed PTX next to each .cu (needs nvcc)
+#   make bench     print functional-mode throughput of the golden model
+#   make clean     remove build outputs (keeps .venv)
+
+PYTHON ?= python3
+VENV   ?= .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.simtlab-installed
+JOBS   ?= $(shell nproc 2>/dev/null || echo 2)
+
+.PHONY: setup test cosim verilog synth ptx bench clean iverilog
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/pip install --quiet --upgrade pip
+	$(VENV)/bin/pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+iverilog:
+	@if command -v iverilog >/dev/null 2>&1; then \
+	    echo "iverilog: $$(command -v iverilog)"; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "iverilog missing: installing it with apt-get"; \
+	    (apt-get install -y iverilog || (apt-get update && apt-get install -y iverilog)); \
+	else \
+	    echo "error: Icarus Verilog (iverilog) is required for the cocotb tests."; \
+	    echo "  Debian/Ubuntu: sudo apt-get install -y iverilog"; \
+	    echo "  macOS:         brew install icarus-verilog"; \
+	    exit 1; \
+	fi
+
+setup: $(STAMP) iverilog
+
+# pytest exits 5 when it collects nothing; that is a broken checkout, not a pass.
+define run_pytest
+	$(PY) -m pytest -n $(JOBS) $(1); rc=$$?; \
+	if [ $$rc = 5 ]; then echo "error: pytest collected no tests in '$(1)'"; fi; exit $$rc
+endef
+
+test: setup
+	@$(call run_pytest,tests tb)
+
+cosim: setup
+	@$(call run_pytest,tb)
+
+verilog: setup
+	$(PY) -m synth.export --out build/verilog
+
+synth: setup
+	$(PY) -m synth.area --out build/synth
+
+ptx:
+	$(PY) -m golden.workloads.build_ptx
+
+bench: setup
+	$(PY) -m golden.bench
+
+clean:
+	rm -rf build sim_build .pytest_cache results.xml
+	find . -name __pycache__ -type d -prune -not -path './$(VENV)/*' -exec rm -rf {} +

@@ -1,0 +1,1 @@
+"""simtlab golden SIMT model."""

@@ -1,0 +1,1 @@
+"""simtlab Amaranth RTL components."""
