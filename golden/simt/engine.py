@@ -1,0 +1,732 @@
+"""Functional SIMT execution of one kernel launch.
+
+Thread blocks run in *waves* (as many TBs as fit a thread budget). Inside a wave, all
+threads' registers are numpy arrays indexed by *slot* =
+``(tb_in_wave * warps_per_tb + warp) * 32 + lane``. Threads are linearised x-fastest
+(``tid.x + ntid.x * (tid.y + ntid.y * tid.z)``) into warps of 32.
+
+Scheduling: each step picks the smallest TOS PC among runnable warps and executes that
+instruction for *all* runnable warps at that PC as one numpy operation (each warp with
+its own active mask). Reconvergence follows the per-warp PDOM stacks of
+:mod:`golden.simt.stack`; a warp at ``bar.sync`` waits until every live warp of its TB
+arrived. If no warp can run but some wait, that is a deadlock and is reported.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from golden.errors import DeadlockError, KernelFault, PTXError
+from golden.exec.atomics import atomic_fn
+from golden.exec.ops import compile_op
+from golden.exec.types import DTYPE, imm_as, read_as, write_as
+from golden.ptx.ir import Addr, Imm, Reg, SpecialReg, Sym, Vec, TYPE_SIZE
+from golden.simt.memory import GLOBAL_BASE, LOCAL_WINDOW, SHARED_WINDOW, WINDOW_SIZE
+from golden.simt.observer import ExecEvent
+from golden.simt.program import Program, Slot
+from golden.simt.stack import SimtStacks
+from golden.simt.stats import OPCODE_CLASS, LaunchStats
+
+LANES = np.arange(32, dtype=np.int64)
+_BITS = np.int64(1) << LANES
+
+_MEM_SPACES = ("global", "shared", "local", "const", "param")
+_NOPS = {"membar", "fence", "prefetch", "nanosleep", "pragma"}
+
+
+def pack_bits(active: np.ndarray) -> np.ndarray:
+    """bool (n*32,) -> int64 lane bitmask per warp (n,)."""
+    return (active.reshape(-1, 32).astype(np.int64) << LANES).sum(axis=1)
+
+
+def unpack_bits(masks: np.ndarray) -> np.ndarray:
+    """int64 bitmask per warp (n,) -> bool (n*32,)."""
+    return ((masks[:, None] >> LANES) & 1).astype(bool).ravel()
+
+
+@dataclass
+class LaunchGeometry:
+    grid: tuple[int, int, int]
+    block: tuple[int, int, int]
+
+    @property
+    def threads_per_tb(self) -> int:
+        return self.block[0] * self.block[1] * self.block[2]
+
+    @property
+    def warps_per_tb(self) -> int:
+        return -(-self.threads_per_tb // 32)
+
+    @property
+    def num_tbs(self) -> int:
+        return self.grid[0] * self.grid[1] * self.grid[2]
+
+
+class Wave:
+    """State of the thread blocks ``tb_ids`` running together."""
+
+    def __init__(self, launch: "FunctionalLaunch", tb_ids: np.ndarray):
+        self.launch = launch
+        p = launch.program
+        geo = launch.geo
+        self.tb_ids = tb_ids
+        self.ntb = tb_ids.size
+        self.wpt = geo.warps_per_tb
+        self.nwarps = self.ntb * self.wpt
+        self.T = self.nwarps * 32
+        self.regs = {k: np.zeros(self.T, dtype=DTYPE[t]) for k, t in p.reg_types.items()}
+        slot = np.arange(self.T, dtype=np.int64)
+        self.tb_local = slot // (self.wpt * 32)
+        tlin = slot % (self.wpt * 32)
+        bx, by, _ = geo.block
+        self.valid = tlin < geo.threads_per_tb
+        self.tid = (tlin % bx, (tlin // bx) % by, tlin // (bx * by))
+        tbl = tb_ids[self.tb_local]
+        gx, gy, _ = geo.grid
+        self.ctaid = (tbl % gx, (tbl // gx) % gy, tbl // (gx * gy))
+        self.warp_tb = np.repeat(np.arange(self.ntb), self.wpt)
+        init = pack_bits(self.valid)
+        self.stacks = SimtStacks(init, start_pc=0)
+        self.at_barrier = np.zeros(self.nwarps, dtype=bool)
+        self.call_stack = np.zeros((self.nwarps, 0), dtype=np.int64)
+        self.call_depth = np.zeros(self.nwarps, dtype=np.int64)
+        self.sh_size = launch.shared_bytes
+        self.shared = np.zeros(self.ntb * self.sh_size + 16, dtype=np.uint8)
+        self.local_size = p.local_size
+        self.local = np.zeros(self.T * self.local_size + 16, dtype=np.uint8)
+        self.special_cache: dict = {}
+
+
+class FunctionalLaunch:
+    """Runs one launch of ``program`` functionally and returns :class:`LaunchStats`."""
+
+    def __init__(self, device, program: Program, geo: LaunchGeometry, params: bytes,
+                 dyn_shared: int = 0, observers=(), max_wave_threads: int = 1 << 16,
+                 watchdog: int = 200_000_000):
+        self.device = device
+        self.gmem = device.memory
+        self.program = program
+        self.geo = geo
+        self.params = np.frombuffer(params, dtype=np.uint8).copy() if params else np.zeros(8, np.uint8)
+        self.shared_bytes = -(-(program.shared_static + dyn_shared) // 16) * 16
+        self.observers = list(observers)
+        self.max_wave_threads = max_wave_threads
+        self.watchdog = watchdog
+        self.name = program.kernel.name
+        self.stats = LaunchStats(kernel=self.name, grid=geo.grid, block=geo.block)
+        self._ops: dict[int, object] = {}
+        self.clock = 0
+
+    # ------------------------------------------------------------------ driver
+    def run(self) -> LaunchStats:
+        t0 = time.perf_counter()
+        tbs_per_wave = max(1, self.max_wave_threads // (self.geo.warps_per_tb * 32))
+        n = self.geo.num_tbs
+        for start in range(0, n, tbs_per_wave):
+            wave = Wave(self, np.arange(start, min(n, start + tbs_per_wave), dtype=np.int64))
+            self._run_wave(wave)
+            self.stats.thread_blocks += wave.ntb
+            self.stats.warps += int((wave.stacks.depth > 0).sum()) if False else wave.nwarps
+        self.stats.wall_seconds = time.perf_counter() - t0
+        return self.stats
+
+    def _run_wave(self, w: Wave) -> None:
+        st = w.stacks
+        steps = 0
+        while True:
+            tos = st.tos_pc()
+            runnable = (st.depth > 0) & ~w.at_barrier
+            if not runnable.any():
+                if w.at_barrier.any():
+                    self._release_barriers(w)
+                    if not ((st.depth > 0) & ~w.at_barrier).any():
+                        raise DeadlockError(self._deadlock_report(w))
+                    continue
+                return
+            pc = int(tos[runnable].min())
+            g = np.flatnonzero(runnable & (tos == pc))
+            self._step(w, g, pc)
+            steps += g.size
+            self.clock += 1
+            if steps > self.watchdog:
+                raise DeadlockError(
+                    f"kernel {self.name}: watchdog: more than {self.watchdog} warp instructions in one "
+                    f"wave; warps appear stuck in a loop. Current PCs: {self._pcs_report(w)}")
+
+    # ------------------------------------------------------------------ reports
+    def _pcs_report(self, w: Wave) -> str:
+        tos = w.stacks.tos_pc()
+        parts = []
+        for pc in np.unique(tos[tos >= 0])[:8]:
+            ws = np.flatnonzero(tos == pc)
+            s = w.launch.program.slot_at(int(pc))
+            where = f"{s.inst.loc}" if s.inst is not None else "function end"
+            parts.append(f"pc 0x{int(pc):x} ({where}): warps {self._warp_list(w, ws)}")
+        return "; ".join(parts)
+
+    def _warp_list(self, w: Wave, ws: np.ndarray) -> str:
+        items = [f"tb {int(w.tb_ids[x // w.wpt])} warp {int(x % w.wpt)}" for x in ws[:6]]
+        return ", ".join(items) + (f" (+{ws.size - 6} more)" if ws.size > 6 else "")
+
+    def _deadlock_report(self, w: Wave) -> str:
+        lines = [f"deadlock in kernel {self.name}: no warp can make progress"]
+        tos = w.stacks.tos_pc()
+        for tb in np.unique(w.warp_tb[w.at_barrier]):
+            ws = np.flatnonzero(w.warp_tb == tb)
+            waiting = ws[w.at_barrier[ws]]
+            done = ws[w.stacks.depth[ws] == 0]
+            pcs = sorted({int(tos[x]) - 8 for x in waiting})
+            locs = [str(w.launch.program.slot_at(p).inst.loc) for p in pcs]
+            lines.append(f"  thread block {int(w.tb_ids[tb])}: {waiting.size} warp(s) wait at barrier "
+                         f"{', '.join(locs)}; {done.size} warp(s) already exited and can never arrive")
+        return "\n".join(lines)
+
+    def _release_barriers(self, w: Wave) -> None:
+        live = w.stacks.depth > 0
+        n_live = np.bincount(w.warp_tb[live], minlength=w.ntb)
+        n_wait = np.bincount(w.warp_tb[w.at_barrier & live], minlength=w.ntb)
+        n_total = np.full(w.ntb, w.wpt)
+        # a TB's barrier completes when every warp that has not exited arrived, and none exited
+        done = (n_wait == n_live) & (n_wait > 0) & (n_live == n_total)
+        if done.any():
+            w.at_barrier &= ~done[w.warp_tb]
+
+    # ------------------------------------------------------------------ one step
+    def _lanes(self, g: np.ndarray):
+        if g[-1] - g[0] + 1 == g.size:
+            return slice(int(g[0]) * 32, (int(g[-1]) + 1) * 32)
+        return (g[:, None] * 32 + LANES).ravel()
+
+    def _step(self, w: Wave, g: np.ndarray, pc: int) -> None:
+        p = self.program
+        s = p.slots[pc >> 3]
+        st = w.stacks
+        masks = st.tos_mask(g)
+        path = unpack_bits(masks)
+        lanes = self._lanes(g)
+        if s.func_end:
+            self._return(w, g, s, lanes, path)
+            return
+        inst = s.inst
+        active = path
+        if inst.guard is not None:
+            pv = w.regs[s.regs[inst.guard.reg.name]][lanes]
+            active = path & (~pv if inst.guard.negated else pv)
+        stats = self.stats
+        op = inst.opcode
+        stats.warp_instructions += g.size
+        nact = int(active.sum())
+        stats.thread_instructions += nact
+        stats.by_opcode[op] += g.size
+        stats.by_class[OPCODE_CLASS.get(op, "other")] += g.size
+        srcs = self._observe_srcs(w, s, lanes) if self.observers else None
+
+        if op == "bra":
+            taken = pack_bits(active)
+            div = st.branch(g, taken, s.target, pc + 8, s.rpc)
+            stats.branches += g.size
+            stats.divergent_branches += int(div.sum())
+            st.reconverge(g)
+        elif op in ("exit", "ret") and s.target is None:
+            st.advance(g, pc + 8)
+            st.kill_lanes(g, pack_bits(active))
+            st.reconverge(g)
+        elif op == "ret":  # return from a device function: branch to the function end
+            st.branch(g, pack_bits(active), s.target, pc + 8, s.rpc)
+            st.reconverge(g)
+        elif op == "call":
+            self._call(w, g, s, lanes, active, path)
+        elif op in ("bar", "barrier"):
+            if nact and not np.array_equal(active, path):
+                raise PTXError("predicated bar.sync with a divergent guard is not supported",
+                               inst.loc, inst.text)
+            stats.barriers += g.size
+            st.advance(g, pc + 8)
+            if "arrive" not in inst.mods:
+                w.at_barrier[g] = True
+                self._release_barriers(w)
+        else:
+            if nact:
+                self._execute(w, s, lanes, active, path, g)
+            st.advance(g, pc + 8)
+            st.reconverge(g)
+        if self.observers:
+            self._emit(w, s, pc, g, lanes, active, path, srcs)
+
+    # ------------------------------------------------------------------ observers
+    def _observe_srcs(self, w: Wave, s: Slot, lanes):
+        inst = s.inst
+        if inst is None:
+            return []
+        out = []
+        ops = inst.operands
+        first_src = 0 if inst.opcode in ("st", "red", "bra", "bar", "barrier", "call") else 1
+        for o in ops[first_src:]:
+            for r in self._flat(o):
+                if isinstance(r, Reg):
+                    out.append((r, w.regs[s.regs[r.name]][lanes].reshape(-1, 32).copy()))
+                elif isinstance(r, SpecialReg):
+                    out.append((r, self._special(w, r, "u32")[lanes].reshape(-1, 32).copy()))
+        return out
+
+    @staticmethod
+    def _flat(o):
+        if isinstance(o, Vec):
+            return [e for e in o.elems if e is not None]
+        if isinstance(o, Addr):
+            return [o.base] if isinstance(o.base, Reg) else []
+        return [o]
+
+    def _emit(self, w, s, pc, g, lanes, active, path, srcs):
+        inst = s.inst
+        dsts = []
+        if inst is not None and inst.opcode not in ("st", "red", "bra", "bar", "barrier", "call", "exit", "ret") \
+                and inst.operands:
+            for r in self._flat(inst.operands[0]):
+                if isinstance(r, Reg):
+                    dsts.append((r, w.regs[s.regs[r.name]][lanes].reshape(-1, 32).copy()))
+        ev = ExecEvent(inst=inst, pc=pc, warps=w.tb_ids[w.warp_tb[g]] * w.wpt + g % w.wpt,
+                       tbs=w.tb_ids[w.warp_tb[g]], warp_in_tb=g % w.wpt,
+                       active=active.reshape(-1, 32), path_mask=path.reshape(-1, 32),
+                       srcs=srcs or [], dsts=dsts)
+        for o in self.observers:
+            o.on_exec(ev)
+
+    # ------------------------------------------------------------------ values
+    def _special(self, w: Wave, r: SpecialReg, t: str) -> np.ndarray:
+        key = (r.name, r.component)
+        v = w.special_cache.get(key)
+        if v is None:
+            comp = {"x": 0, "y": 1, "z": 2}.get(r.component or "x", 0)
+            geo = self.geo
+            slot = np.arange(w.T, dtype=np.int64)
+            lane = slot % 32
+            nm = r.name
+            if nm == "tid":
+                v = w.tid[comp]
+            elif nm == "ntid":
+                v = np.full(w.T, geo.block[comp])
+            elif nm == "ctaid":
+                v = w.ctaid[comp]
+            elif nm == "nctaid":
+                v = np.full(w.T, geo.grid[comp])
+            elif nm == "laneid":
+                v = lane
+            elif nm == "warpid":
+                v = (slot // 32) % w.wpt
+            elif nm == "nwarpid":
+                v = np.full(w.T, self.device.max_warps_per_sm)
+            elif nm == "smid":
+                v = w.tb_ids[w.tb_local] % self.device.num_sms
+            elif nm == "nsmid":
+                v = np.full(w.T, self.device.num_sms)
+            elif nm == "gridid":
+                v = np.zeros(w.T)
+            elif nm.startswith("lanemask_"):
+                rel = nm[len("lanemask_"):]
+                full = np.int64(0xFFFFFFFF)
+                m = {"eq": np.int64(1) << lane, "lt": (np.int64(1) << lane) - 1,
+                     "le": (np.int64(1) << (lane + 1)) - 1}
+                m["ge"] = full & ~m["lt"]
+                m["gt"] = full & ~m["le"]
+                v = m[rel]
+            elif nm in ("clock", "clock64", "globaltimer"):
+                return np.full(w.T, self.clock, dtype=DTYPE[t])
+            else:
+                raise PTXError(f"unsupported special register %{nm}")
+            v = np.asarray(v, dtype=np.int64)
+            w.special_cache[key] = v
+        return v.astype(DTYPE[t])
+
+    def _sym_addr(self, w: Wave, s: Slot, name: str, space: str | None = None) -> tuple[str, int]:
+        """(space, address) of a variable named in an instruction."""
+        p = self.program
+        if name in p.shared_layout:
+            return "shared", p.shared_layout[name]
+        if name in p.extern_shared:
+            return "shared", p.shared_static + (-p.shared_static % 16)
+        if s.func != p.kernel.name and f"{s.func}::{name}" in p.local_layout:
+            return "local", p.local_layout[f"{s.func}::{name}"]
+        if name in p.local_layout:
+            return "local", p.local_layout[name]
+        if name in p.param_offsets and space in (None, "param"):
+            return "param", p.param_offsets[name][0]
+        gv = self.device.module_symbol(p.module, name)
+        if gv is not None:
+            return "global", gv
+        inst = s.inst
+        raise PTXError(f"unknown symbol '{name}'", inst.loc if inst else None, inst.text if inst else None)
+
+    def _read(self, w: Wave, s: Slot, o, t: str, lanes):
+        if isinstance(o, Reg):
+            key = s.regs.get(o.name)
+            if key is None:
+                raise PTXError(f"undeclared register {o.name}", s.inst.loc, s.inst.text)
+            return read_as(w.regs[key][lanes], self.program.reg_types[key], t)
+        if isinstance(o, Imm):
+            return imm_as(o, t)
+        if isinstance(o, SpecialReg):
+            return self._special(w, o, t)[lanes]
+        if isinstance(o, Sym):
+            space, addr = self._sym_addr(w, s, o.name)
+            if space == "param":
+                raise PTXError("taking the address of a kernel parameter is not supported", s.inst.loc, s.inst.text)
+            return np.asarray(addr, dtype=DTYPE[t]) if TYPE_SIZE[t] >= 4 else np.asarray(addr & 0xFFFF, DTYPE[t])
+        raise PTXError(f"unsupported operand {o!r}", s.inst.loc, s.inst.text)
+
+    def _write(self, w: Wave, s: Slot, r, values, t: str, lanes, active) -> None:
+        if r is None:
+            return
+        key = s.regs[r.name]
+        arr = w.regs[key]
+        vals = write_as(np.asarray(values), t, self.program.reg_types[key])
+        if isinstance(lanes, slice):
+            if vals.ndim == 0:
+                arr[lanes][active] = vals
+            else:
+                np.copyto(arr[lanes], vals, where=active)
+        else:
+            idx = lanes[active]
+            arr[idx] = vals if vals.ndim == 0 else vals[active]
+
+    # ------------------------------------------------------------------ execution
+    def _execute(self, w: Wave, s: Slot, lanes, active, path, g) -> None:
+        inst = s.inst
+        op = inst.opcode
+        if op in ("ld", "ldu"):
+            self._load(w, s, lanes, active, g)
+        elif op == "st":
+            self._store(w, s, lanes, active, g)
+        elif op in ("atom", "red"):
+            self._atomic(w, s, lanes, active, g)
+        elif op == "cvta":
+            self._cvta(w, s, lanes, active)
+        elif op == "mov" and isinstance(inst.operands[1], (SpecialReg, Sym)):
+            t = inst.types[-1]
+            self._write(w, s, inst.operands[0], self._read(w, s, inst.operands[1], t, lanes), t, lanes, active)
+        elif op in ("vote", "activemask", "shfl"):
+            self._warp_op(w, s, lanes, active, path)
+        elif op in _NOPS:
+            return
+        else:
+            c = self._ops.get(s.pc)
+            if c is None:
+                c = compile_op(inst)
+                self._ops[s.pc] = c
+            vals = [self._read(w, s, o, t, lanes) for o, t in zip(c.src_operands, c.src_types)]
+            with np.errstate(all="ignore"):
+                res = c.fn(*vals)
+            for r, t, v in zip(c.dst_operands, c.dst_types, res):
+                self._write(w, s, r, v, t, lanes, active)
+
+    def _cvta(self, w, s, lanes, active):
+        inst = s.inst
+        t = inst.types[-1]
+        v = self._read(w, s, inst.operands[1], t, lanes).astype(np.uint64)
+        space = next((m for m in inst.mods if m in ("global", "shared", "local", "const", "param")), "global")
+        base = {"shared": SHARED_WINDOW, "local": LOCAL_WINDOW}.get(space, 0)
+        if base:
+            if "to" in inst.mods:
+                v = np.where(v >= np.uint64(base), v - np.uint64(base), v)
+            else:
+                v = v + np.uint64(base)
+        self._write(w, s, inst.operands[0], v.astype(DTYPE[t]), t, lanes, active)
+
+    # ------------------------------------------------------------------ memory
+    def _space(self, inst) -> str:
+        for m in inst.mods:
+            if m in _MEM_SPACES:
+                return m
+        return "generic"
+
+    def _vec_width(self, inst) -> int:
+        for m in inst.mods:
+            if m in ("v2", "v4", "v8"):
+                return int(m[1:])
+        return 1
+
+    def _addresses(self, w, s, addr: Addr, lanes, nl: int):
+        """(space_from_symbol or None, uint64 addresses per lane)."""
+        off = np.uint64(addr.offset & 0xFFFFFFFFFFFFFFFF)
+        if isinstance(addr.base, Reg):
+            key = s.regs[addr.base.name]
+            v = w.regs[key][lanes]
+            v = v.view(np.uint64) if v.dtype.itemsize == 8 else v.view(np.uint32).astype(np.uint64) \
+                if v.dtype.itemsize == 4 else v.astype(np.uint64)
+            return None, v + off
+        if isinstance(addr.base, Sym):
+            space, a = self._sym_addr(w, s, addr.base.name, None)
+            return space, np.full(nl, np.uint64(a) + off, dtype=np.uint64)
+        return None, np.full(nl, off, dtype=np.uint64)
+
+    def _fault(self, w, s, g, active, addrs, lane_bad, msg, nearest):
+        i = int(np.flatnonzero(lane_bad & active)[0])
+        warp = int(g[i // 32])
+        tb = int(w.tb_ids[warp // w.wpt])
+        raise KernelFault(msg, kernel=self.name, pc=s.pc, loc=s.inst.loc,
+                          warp=f"{warp % w.wpt} of thread block {tb}", lane=i % 32,
+                          address=int(addrs[i]), nearest=nearest(int(addrs[i])))
+
+    def _resolve(self, w, s, g, lanes, active, addrs, space, size):
+        """Map lane addresses to (buffer, element index) per space; checks bounds/alignment.
+
+        Returns a list of (lane_selector bool, buffer uint8 array, byte offsets) partitions.
+        """
+        inst = s.inst
+        if space == "generic":
+            sh = (addrs >= np.uint64(SHARED_WINDOW)) & (addrs < np.uint64(SHARED_WINDOW + WINDOW_SIZE))
+            lo = (addrs >= np.uint64(LOCAL_WINDOW)) & (addrs < np.uint64(LOCAL_WINDOW + WINDOW_SIZE))
+            parts = []
+            for sel, sp, base in ((sh, "shared", SHARED_WINDOW), (lo, "local", LOCAL_WINDOW),
+                                  (~(sh | lo), "global", 0)):
+                if (sel & active).any():
+                    parts += self._resolve(w, s, g, lanes, active & sel,
+                                           addrs - np.uint64(base), sp, size)
+            return parts
+        bad_align = (addrs % np.uint64(size)) != 0
+        if (bad_align & active).any():
+            self._fault(w, s, g, active, addrs, bad_align, f"misaligned {size}-byte {space} access",
+                        lambda a: "n/a")
+        lane_slot = np.arange(w.T)[lanes]
+        if space in ("global", "const"):
+            bad = self.gmem.find_bad(addrs, size)
+            if (bad & active).any():
+                self._fault(w, s, g, active, addrs, bad, f"out-of-bounds {space} memory access",
+                            self.gmem.nearest)
+            return [(active, self.gmem.buffer, (addrs - np.uint64(GLOBAL_BASE)).astype(np.int64))]
+        if space == "shared":
+            bad = addrs + np.uint64(size) > np.uint64(w.sh_size)
+            if (bad & active).any():
+                self._fault(w, s, g, active, addrs, bad, "out-of-bounds shared memory access",
+                            lambda a: f"shared memory of the thread block [0, {w.sh_size})")
+            return [(active, w.shared, w.tb_local[lane_slot] * w.sh_size + addrs.astype(np.int64))]
+        if space == "local":
+            bad = addrs + np.uint64(size) > np.uint64(w.local_size)
+            if (bad & active).any():
+                self._fault(w, s, g, active, addrs, bad, "out-of-bounds local memory access",
+                            lambda a: f"local memory of the thread [0, {w.local_size})")
+            return [(active, w.local, lane_slot * w.local_size + addrs.astype(np.int64))]
+        if space == "param":
+            bad = addrs + np.uint64(size) > np.uint64(self.params.size)
+            if (bad & active).any():
+                self._fault(w, s, g, active, addrs, bad, "out-of-bounds kernel parameter access",
+                            lambda a: f"parameter buffer [0, {self.params.size})")
+            return [(active, self.params, addrs.astype(np.int64))]
+        raise PTXError(f"unsupported state space .{space}", inst.loc, inst.text)
+
+    @staticmethod
+    def _gather(buf, offs, dtype):
+        size = np.dtype(dtype).itemsize
+        if offs.size and (offs % size == 0).all():
+            return buf[: buf.size - buf.size % size].view(dtype)[offs // size]
+        raw = buf[offs[:, None] + np.arange(size)]
+        return raw.view(dtype).ravel()
+
+    @staticmethod
+    def _scatter(buf, offs, values, dtype):
+        size = np.dtype(dtype).itemsize
+        if offs.size and (offs % size == 0).all():
+            buf[: buf.size - buf.size % size].view(dtype)[offs // size] = values
+        else:
+            buf[offs[:, None] + np.arange(size)] = np.ascontiguousarray(values, dtype=dtype).view(np.uint8).reshape(-1, size)
+
+    def _mem_setup(self, w, s, lanes, addr_op, g, active, size):
+        inst = s.inst
+        space = self._space(inst)
+        nl = active.size
+        sym_space, addrs = self._addresses(w, s, addr_op, lanes, nl)
+        if sym_space is not None and space in ("generic",):
+            space = sym_space
+        if space == "param" and sym_space == "local":
+            space = "local"  # device-function call parameters live per thread
+        self.stats.mem_warp_accesses[space] += g.size
+        self.stats.mem_thread_accesses[space] += int(active.sum())
+        return space, addrs
+
+    def _load(self, w, s, lanes, active, g):
+        inst = s.inst
+        t = inst.types[-1]
+        size = TYPE_SIZE[t]
+        dt = DTYPE[t] if t != "b128" else np.uint64
+        dst = inst.operands[0]
+        regs = list(dst.elems) if isinstance(dst, Vec) else [dst]
+        space, addrs = self._mem_setup(w, s, lanes, inst.operands[1], g, active, size)
+        for k, r in enumerate(regs):
+            a = addrs + np.uint64(k * size)
+            out = np.zeros(active.size, dtype=dt)
+            for sel, buf, offs in self._resolve(w, s, g, lanes, active, a, space, size):
+                out[sel] = self._gather(buf, offs[sel], dt)
+            if r is not None:
+                self._write(w, s, r, out, t, lanes, active)
+
+    def _store(self, w, s, lanes, active, g):
+        inst = s.inst
+        t = inst.types[-1]
+        size = TYPE_SIZE[t]
+        dt = DTYPE[t]
+        src = inst.operands[1]
+        vals = list(src.elems) if isinstance(src, Vec) else [src]
+        space, addrs = self._mem_setup(w, s, lanes, inst.operands[0], g, active, size)
+        for k, o in enumerate(vals):
+            v = np.broadcast_to(self._read(w, s, o, t, lanes), active.shape)
+            a = addrs + np.uint64(k * size)
+            for sel, buf, offs in self._resolve(w, s, g, lanes, active, a, space, size):
+                self._scatter(buf, offs[sel], v[sel], dt)
+
+    def _atomic(self, w, s, lanes, active, g):
+        inst = s.inst
+        t = inst.types[-1]
+        size = TYPE_SIZE[t]
+        dt = DTYPE[t]
+        ops = inst.operands
+        if inst.opcode == "atom":
+            dst, addr_op, rest = ops[0], ops[1], ops[2:]
+        else:
+            dst, addr_op, rest = None, ops[0], ops[1:]
+        kind = next(m for m in inst.mods if m in ("add", "min", "max", "exch", "cas", "and", "or",
+                                                     "xor", "inc", "dec"))
+        fn = atomic_fn(kind, t)
+        space, addrs = self._mem_setup(w, s, lanes, addr_op, g, active, size)
+        b = np.broadcast_to(self._read(w, s, rest[0], t, lanes), active.shape)
+        c = np.broadcast_to(self._read(w, s, rest[1], t, lanes), active.shape) if len(rest) > 1 else None
+        old_all = np.zeros(active.size, dtype=dt)
+        for sel, buf, offs in self._resolve(w, s, g, lanes, active, addrs, space, size):
+            idx = np.flatnonzero(sel)
+            o = offs[idx]
+            # serialise lanes that hit the same address, in lane order
+            order = np.argsort(o, kind="stable")
+            idx, o = idx[order], o[order]
+            view = buf[: buf.size - buf.size % size].view(dt)
+            el = o // size
+            if not idx.size:
+                continue
+            start = np.r_[True, el[1:] != el[:-1]]
+            if kind == "add" and dt.kind in "iu":
+                # integer add: exclusive prefix sums per address (wrap-around arithmetic)
+                seg = np.cumsum(start) - 1
+                bv = b[idx].astype(dt)
+                with np.errstate(all="ignore"):
+                    csum = np.cumsum(bv, dtype=dt)
+                    before = (csum - bv).astype(dt)
+                    seg_first = before[start]
+                    old = (view[el[start]][seg] + (before - seg_first[seg])).astype(dt)
+                    last = np.r_[np.flatnonzero(start)[1:] - 1, idx.size - 1]
+                    view[el[start]] = (old[last] + bv[last]).astype(dt)
+                old_all[idx] = old
+                continue
+            # everything else: rounds in which every address is touched once, in lane order
+            first = np.maximum.accumulate(np.where(start, np.arange(idx.size), 0))
+            rank = np.arange(idx.size) - first
+            for r in range(int(rank.max()) + 1):
+                m = rank == r
+                e = el[m]
+                old = view[e].copy()
+                with np.errstate(all="ignore"):
+                    view[e] = fn(old, b[idx[m]], None if c is None else c[idx[m]])
+                old_all[idx[m]] = old
+        if dst is not None:
+            self._write(w, s, dst, old_all, t, lanes, active)
+
+    # ------------------------------------------------------------------ warp-level ops
+    def _warp_op(self, w, s, lanes, active, path):
+        inst = s.inst
+        op = inst.opcode
+        n = active.size // 32
+        act2 = active.reshape(n, 32)
+        if op == "activemask":
+            m = pack_bits(active).astype(np.uint32)
+            self._write(w, s, inst.operands[0], np.repeat(m, 32), "b32", lanes, active)
+            return
+        if op == "vote":
+            mode = next(m for m in inst.mods if m in ("ballot", "any", "all", "uni"))
+            pv = np.broadcast_to(self._read(w, s, inst.operands[1], "pred", lanes), active.shape)
+            if "ballot" == mode:
+                bits = pack_bits(active & pv).astype(np.uint32)
+                self._write(w, s, inst.operands[0], np.repeat(bits, 32), "b32", lanes, active)
+                return
+            pa = (pv & active).reshape(n, 32)
+            if mode == "any":
+                r = pa.any(axis=1)
+            elif mode == "all":
+                r = (pa | ~act2).all(axis=1)
+            else:
+                r = (pa | ~act2).all(axis=1) | ~pa.any(axis=1)
+            self._write(w, s, inst.operands[0], np.repeat(r, 32), "pred", lanes, active)
+            return
+        # shfl.sync.{up,down,bfly,idx}.b32 d[|p], a, b, c, membermask
+        mode = next(m for m in inst.mods if m in ("up", "down", "bfly", "idx"))
+        d = inst.operands[0]
+        dregs = list(d.elems) if isinstance(d, Vec) else [d, None]
+        a = np.broadcast_to(self._read(w, s, inst.operands[1], "b32", lanes), active.shape).reshape(n, 32)
+        bb = np.broadcast_to(self._read(w, s, inst.operands[2], "b32", lanes), active.shape).astype(np.int64) & 0x1F
+        cc = np.broadcast_to(self._read(w, s, inst.operands[3], "b32", lanes), active.shape).astype(np.int64)
+        lane = np.tile(LANES, n)
+        seg = (cc >> 8) & 0x1F
+        cval = cc & 0x1F
+        max_lane = (lane & seg) | (cval & ~seg)
+        min_lane = lane & seg
+        if mode == "up":
+            j = lane - bb
+            ok = j >= max_lane
+        elif mode == "down":
+            j = lane + bb
+            ok = j <= max_lane
+        elif mode == "bfly":
+            j = lane ^ bb
+            ok = j <= max_lane
+        else:
+            j = min_lane | (bb & ~seg)
+            ok = j <= max_lane
+        j = np.where(ok, j, lane)
+        rows = np.repeat(np.arange(n), 32)
+        out = a[rows, j]
+        self._write(w, s, dregs[0], out, "b32", lanes, active)
+        if len(dregs) > 1 and dregs[1] is not None:
+            self._write(w, s, dregs[1], ok, "pred", lanes, active)
+
+    # ------------------------------------------------------------------ calls
+    def _call(self, w, s, lanes, active, path):
+        inst = s.inst
+        g = np.flatnonzero(np.isin(np.arange(w.nwarps), np.unique(
+            (np.arange(w.T)[lanes] // 32))))
+        if not np.array_equal(active, path):
+            raise PTXError("predicated call with a divergent guard is not supported", inst.loc, inst.text)
+        p = self.program
+        callee = p.module.functions[s.callee]
+        args = inst.operands[2]
+        arg_names = [a.name for a in args.elems] if isinstance(args, Vec) else []
+        for i, an in enumerate(arg_names):
+            dst_off = p.local_layout[f"{callee.name}::{callee.params[i].name}"]
+            src_off = p.local_layout[an] if s.func == p.kernel.name else p.local_layout[f"{s.func}::{an}"]
+            self._copy_local(w, lanes, active, src_off, dst_off, callee.params[i].size)
+        if w.call_stack.shape[1] <= int(w.call_depth.max(initial=0)):
+            w.call_stack = np.concatenate([w.call_stack, np.zeros((w.nwarps, 4), np.int64)], axis=1)
+        w.call_stack[g, w.call_depth[g]] = s.pc + 8
+        w.call_depth[g] += 1
+        w.stacks.advance(g, s.target)
+
+    def _return(self, w, g, s, lanes, path):
+        p = self.program
+        w.call_depth[g] -= 1
+        ret_pc = w.call_stack[g, w.call_depth[g]]
+        if np.unique(ret_pc).size != 1:
+            raise PTXError("device-function return to different call sites in one warp group is not supported")
+        call_slot = p.slot_at(int(ret_pc[0]) - 8)
+        rets = call_slot.inst.operands[0]
+        callee = p.module.functions[s.func]
+        if isinstance(rets, Vec):
+            for i, r in enumerate(rets.elems):
+                src_off = p.local_layout[f"{callee.name}::{callee.ret_params[i].name}"]
+                dst_key = r.name if call_slot.func == p.kernel.name else f"{call_slot.func}::{r.name}"
+                self._copy_local(w, lanes, path, src_off, p.local_layout[dst_key], callee.ret_params[i].size)
+        w.stacks.advance(g, ret_pc)
+        w.stacks.reconverge(g)
+
+    def _copy_local(self, w, lanes, active, src_off, dst_off, n):
+        slots = np.arange(w.T)[lanes][active]
+        base = slots * w.local_size
+        for k in range(n):
+            w.local[base + dst_off + k] = w.local[base + src_off + k]
