@@ -1,6 +1,7 @@
 """Reference model of a free list of ``entries`` indices (a free bitmap with lowest-first allocation).
 
-DARSIE's physical register freelist (seed 000 §4.3.4) and WarpMan's warp slots (seed 002
+DARSIE's per-TB physical register freelist (seed 000 §4.3; paper-facts §1.4 row F), the
+SRF index freelist of the uniform-vector design (seed 002 §2) and WarpMan's warp slots (seed 002
 ch. 3) are built on it. The state is one bit per index (1 = free). After reset every
 index is free.
 

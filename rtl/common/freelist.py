@@ -1,6 +1,7 @@
 """Free list of ``entries`` indices: a free bitmap with lowest-first allocation and checked frees.
 
-DARSIE's physical register freelist (seed 000 §4.3.4) and WarpMan's warp slots (seed 002
+DARSIE's per-TB physical register freelist (seed 000 §4.3; paper-facts §1.4 row F), the
+SRF index freelist of the uniform-vector design (seed 002 §2) and WarpMan's warp slots (seed 002
 ch. 3) are built on it. Reference model: :class:`golden.structures.freelist.FreeList`.
 """
 
