@@ -1,0 +1,58 @@
+"""SP: batched scalar products, double-precision accumulation and a shared-memory tree.
+
+Kernel ``scalar_prod`` in ``kernels/sp.cu`` (CUDA SDK scalarProd structure): the grid
+strides over vector pairs, each thread of a TB accumulates a strided partial dot product
+in double, and the TB reduces its 256 partials with the ``if (tid < s)`` halving loop.
+Exercises f64 arithmetic, f32->f64 conversion and double-word shared memory.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from golden.workloads.base import Tolerance, Workload
+
+TB = 256
+
+
+def make_inputs(params, rng):
+    """``n_vectors`` pairs of float32 vectors of ``length`` elements, uniform in [0, 1)."""
+    shape = (params["n_vectors"], params["length"])
+    return {"a": rng.random(shape, dtype=np.float32), "b": rng.random(shape, dtype=np.float32)}
+
+
+def launch(dev, module, inputs, params):
+    n_vectors, length = inputs["a"].shape
+    d_a, d_b = dev.to_device(inputs["a"]), dev.to_device(inputs["b"])
+    d_result = dev.zeros((n_vectors,), np.float64)
+    kernel = module.get_function("scalar_prod")
+    kernel((params["grid"], 1, 1), (TB, 1, 1),
+           (d_a, d_b, d_result, np.int32(n_vectors), np.int32(length)))
+    return {"dot": d_result.get()}
+
+
+def reference(inputs, params):
+    """Products of float32 inputs are exact in float64, so only the order of the sum
+    differs from the kernel."""
+    a = inputs["a"].astype(np.float64)
+    b = inputs["b"].astype(np.float64)
+    return {"dot": np.einsum("ij,ij->i", a, b)}
+
+
+WORKLOAD = Workload(
+    name="SP",
+    description="batched dot products: strided double accumulation + shared-memory tree reduction",
+    source="sp.cu",
+    tb_dims=(TB, 1, 1),
+    stands_for=("UV (dissertation ch. 2) Table 3: ScalarProduct (SP)",
+                "ILP (dissertation ch. 4) workloads: SCP (scalarProd)"),
+    # grid < n_vectors, so each TB handles several vector pairs (grid-stride loop)
+    sizes={"small": {"n_vectors": 64, "length": 1024, "grid": 32},
+           "default": {"n_vectors": 256, "length": 4096, "grid": 128}},
+    make_inputs=make_inputs,
+    launch=launch,
+    reference=reference,
+    divergent=False,
+    # positive terms: a sum of n terms in any order is within n * 2^-53 relative
+    tolerance={"dot": Tolerance(rtol=1e-11, atol=0.0)},
+)
