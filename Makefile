@@ -6,6 +6,8 @@
 #   make synth     Yosys area estimates -> build/synth/area.md and area.json
 #   make ptx       regenerate the committed PTX next to each .cu (needs nvcc)
 #   make bench     print functional-mode throughput of the golden model
+#   make reproduce main job: area report + whole workload suite on the golden model
+#                  (build/synth/area.md, build/results/characterisation.md)
 #   make clean     remove build outputs (keeps .venv)
 
 PYTHON ?= python3
@@ -14,7 +16,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.simtlab-installed
 JOBS   ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: setup test cosim verilog synth ptx bench clean iverilog
+.PHONY: setup test cosim verilog synth ptx bench clean iverilog reproduce
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -55,7 +57,10 @@ verilog: setup
 synth: setup
 	$(PY) -m synth.area --out build/synth
 
-ptx:
+reproduce: setup synth
+	$(VENV)/bin/simtlab characterise --size default -j $(JOBS)
+
+ptx: setup
 	$(PY) -m golden.workloads.build_ptx
 
 bench: setup

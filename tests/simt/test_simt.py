@@ -1,0 +1,185 @@
+"""SIMT core: divergence/reconvergence, barriers, atomics, calls, 3-D blocks, warp ops, faults."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from golden.errors import DeadlockError, KernelFault, LaunchError
+from golden.host import Device
+
+PTX = Path(__file__).parent / "kernels" / "simt_cases.ptx"
+
+
+@pytest.fixture()
+def dev():
+    return Device()
+
+
+@pytest.fixture()
+def mod(dev):
+    return dev.load_module(PTX)
+
+
+def _diverge_ref(v: np.ndarray) -> np.ndarray:
+    out = np.zeros_like(v)
+    for i, x in enumerate(v.tolist()):
+        acc = 0
+        if x & 1:
+            acc = sum(k * x for k in range(x & 7))
+        elif x % 3 == 0:
+            acc = -x
+        else:
+            while x > 1:
+                x = 3 * x + 1 if x & 1 else x >> 1
+                acc += 1
+        out[i] = acc
+    return out
+
+
+def test_divergent_loops_match_reference(dev, mod):
+    rng = np.random.default_rng(1)
+    n = 1000
+    v = rng.integers(0, 200, n).astype(np.int32)
+    a, out = dev.to_device(v), dev.zeros(n, np.int32)
+    st = mod.get_function("diverge")((4,), (256,), (a, out, np.int32(n)))
+    np.testing.assert_array_equal(out.get(), _diverge_ref(v))
+    assert st.divergent_branches > 0
+    assert 0 < st.simd_utilization < 1
+    assert st.warp_instructions > 0 and st.thread_instructions <= 32 * st.warp_instructions
+
+
+def test_dynamic_shared_and_barrier(dev, mod):
+    x = np.arange(512, dtype=np.float32)
+    a, out = dev.to_device(x), dev.empty(512, np.float32)
+    st = mod.get_function("block_reverse")(2, 256, (a, out), shared_mem=256 * 4)
+    np.testing.assert_array_equal(out.get(), x.reshape(2, 256)[:, ::-1].ravel())
+    assert st.barriers == 2 * 8
+
+
+def test_shared_and_global_atomics(dev, mod):
+    rng = np.random.default_rng(2)
+    v = rng.integers(0, 1 << 20, 5000).astype(np.uint32)
+    bins = dev.zeros(40, np.uint32)
+    mod.get_function("histogram")(3, 128, (dev.to_device(v), bins, np.int32(v.size), np.int32(40)))
+    np.testing.assert_array_equal(bins.get(), np.bincount(v % 40, minlength=40))
+
+
+def test_atomic_return_values_and_kinds(dev, mod):
+    n = 300
+    vals = np.random.default_rng(3).integers(-1000, 1000, n).astype(np.int32)
+    cnt, mx = dev.zeros(2, np.int32), dev.to_device(np.array([-5000], np.int32))
+    fs, ring = dev.zeros(1, np.float32), dev.zeros(n, np.uint32)
+    mod.get_function("atomics_mix")(3, 128, (cnt, mx, fs, ring, dev.to_device(vals), np.int32(n)))
+    c = cnt.get()
+    assert c[0] == n
+    # atomicInc wraps at 7: after n increments from 0 the value is n mod 8
+    assert c[1] == n % 8
+    assert mx.get()[0] == vals.max()
+    assert fs.get()[0] == np.float32(0.5 * n)
+    # every returned slot is unique: the ring holds a permutation of the thread ids
+    np.testing.assert_array_equal(np.sort(ring.get()), np.arange(n))
+
+
+def test_device_function_call(dev, mod):
+    v = np.random.default_rng(4).integers(1, 500, 700).astype(np.int32)
+    out = dev.zeros(700, np.int32)
+    mod.get_function("call_func")(3, 256, (dev.to_device(v), out, np.int32(700)))
+
+    def clen(x):
+        s = 0
+        while x != 1 and s < 100:
+            x = 3 * x + 1 if x & 1 else x >> 1
+            s += 1
+        return s
+    np.testing.assert_array_equal(out.get(), [clen(x) + 1 for x in v.tolist()])
+
+
+def test_3d_blocks_linearised_x_fastest(dev, mod):
+    grid, block = (2, 3, 2), (4, 3, 5)
+    nt = 4 * 3 * 5
+    out = dev.zeros(12 * nt, np.int32)
+    mod.get_function("ids3d")(grid, block, (out,))
+    got = out.get().reshape(2, 3, 2, 5, 3, 4)  # bz, by, bx, tz, ty, tx
+    bz, by, bx, tz, ty, tx = np.indices(got.shape)
+    want = (tz << 16) | (ty << 8) | tx | (bz << 28) | (by << 24)
+    np.testing.assert_array_equal(got, want)
+
+
+def test_warp_shuffle_and_ballot(dev, mod):
+    v = np.random.default_rng(5).integers(-50, 50, 128).astype(np.int32)
+    s, b, bc = dev.zeros(4, np.int32), dev.zeros(4, np.uint32), dev.zeros(128, np.int32)
+    mod.get_function("warp_ops")(1, 128, (dev.to_device(v), s, b, bc))
+    w = v.reshape(4, 32)
+    np.testing.assert_array_equal(s.get(), w.sum(axis=1))
+    want_b = ((w > 0).astype(np.int64) << np.arange(32)).sum(axis=1).astype(np.uint32)
+    np.testing.assert_array_equal(b.get(), want_b)
+    np.testing.assert_array_equal(bc.get(), np.repeat(w[:, 3], 32))
+
+
+def test_constant_table_with_initialiser(dev, mod):
+    v = np.arange(64, dtype=np.int32)
+    out = dev.zeros(64, np.int32)
+    mod.get_function("const_lookup")(1, 64, (dev.to_device(v), out, np.int32(64)))
+    lut = np.array([3, 1, 4, 1, 5, 9, 2, 6])
+    np.testing.assert_array_equal(out.get(), lut[v & 7] * 10 + lut[(v >> 3) & 7])
+    g = mod.get_global("lut")
+    g.set(np.arange(8, dtype=g.dtype))
+    mod.get_function("const_lookup")(1, 64, (dev.to_device(v), out, np.int32(64)))
+    np.testing.assert_array_equal(out.get(), (v & 7) * 10 + ((v >> 3) & 7))
+
+
+def test_out_of_bounds_fault_names_everything(dev, mod):
+    out = dev.zeros(64, np.int32)
+    with pytest.raises(KernelFault) as e:
+        mod.get_function("oob_write")(1, 64, (out, np.int32(64)))
+    msg = str(e.value)
+    for part in ("oob_write", "pc 0x", "simt_cases.ptx:", "warp 0", "lane 0", "address 0x", "past the end"):
+        assert part in msg, msg
+    assert e.value.lane == 0
+
+
+def test_barrier_deadlock_is_reported(dev, mod):
+    with pytest.raises(DeadlockError) as e:
+        mod.get_function("barrier_deadlock")(1, 128, (dev.zeros(32, np.int32),))
+    msg = str(e.value)
+    assert "barrier_deadlock" in msg and "wait at barrier" in msg and "simt_cases.ptx:" in msg
+    assert "3 warp(s) already exited" in msg
+
+
+def test_loop_deadlock_watchdog(dev, mod):
+    k = mod.get_function("spin_forever")
+    from golden.simt.engine import FunctionalLaunch, LaunchGeometry
+    launch = FunctionalLaunch(dev, k.program, LaunchGeometry((1, 1, 1), (32, 1, 1)),
+                              k.pack_args((dev.zeros(1, np.int32),)), watchdog=20_000)
+    with pytest.raises(DeadlockError) as e:
+        launch.run()
+    assert "stuck in a loop" in str(e.value) and "simt_cases.ptx:" in str(e.value)
+
+
+def test_bad_launch_arguments(dev, mod):
+    k = mod.get_function("diverge")
+    a = dev.zeros(4, np.int32)
+    with pytest.raises(LaunchError, match="takes 3 argument"):
+        k(1, 32, (a, a))
+    with pytest.raises(LaunchError, match="argument 2 .*int64"):
+        k(1, 32, (a, a, np.int64(4)))
+    with pytest.raises(LaunchError, match="expected an integer"):
+        k(1, 32, (a, a, 4.0))
+    with pytest.raises(LaunchError, match="does not fit"):
+        k(1, 32, (a, np.int32(3), np.int32(4)))
+    with pytest.raises(LaunchError, match="no kernel named 'nope'.*diverge"):
+        mod.get_function("nope")
+    with pytest.raises(LaunchError, match="block"):
+        k(1, (2048,), (a, a, np.int32(4)))
+
+
+def test_deterministic_statistics(mod, dev):
+    v = np.random.default_rng(6).integers(0, 200, 900).astype(np.int32)
+    runs = []
+    for _ in range(2):
+        out = dev.zeros(900, np.int32)
+        runs.append(mod.get_function("diverge")(4, 256, (dev.to_device(v), out, np.int32(900))).to_dict())
+    for r in runs:
+        r.pop("wall_seconds")
+    assert runs[0] == runs[1]
