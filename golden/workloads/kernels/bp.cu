@@ -1,0 +1,69 @@
+// BP: one training step of the input->hidden layer of a two-layer perceptron, in the
+// structure of the Rodinia backprop benchmark (DARSIE Table 1, TB (16,16)).
+//
+// Weights are an (n_in+1) x (HIDDEN+1) row-major matrix; row 0 and column 0 hold the bias
+// entries, so every index carries a "+1" offset. Blocks are 16x16, gridDim.y = n_in/16,
+// gridDim.x = 1, and each block covers 16 input units (ty) x 16 hidden units (tx).
+//
+// bpnn_layerforward: thread (0, ty) stages input unit ty in shared memory (an
+//   `if (tx == 0)` load), each thread forms weight*input in a 16x16 shared tile, and the
+//   block sums the tile over ty with a log2(16)-step tree whose active threads are those
+//   with ty % 2^k == 0. The 16 column sums go to hidden_partial[by][tx].
+// bpnn_adjust_weights: momentum update of every weight from the hidden-unit deltas and
+//   the input activations; the bias row is updated by the first row of block 0.
+
+#define WIDTH 16
+#define HEIGHT 16
+#define HIDDEN 16
+#define ETA 0.3f
+#define MOMENTUM 0.3f
+
+extern "C" __global__ void bpnn_layerforward(const float *input, const float *weights,
+                                             float *hidden_partial)
+{
+    __shared__ float input_node[HEIGHT];
+    __shared__ float weight_matrix[HEIGHT][WIDTH];
+
+    const int by = blockIdx.y;
+    const int tx = threadIdx.x;
+    const int ty = threadIdx.y;
+    const int index = (HIDDEN + 1) * HEIGHT * by + (HIDDEN + 1) * ty + tx + 1 + (HIDDEN + 1);
+    const int index_in = HEIGHT * by + ty + 1;
+
+    if (tx == 0)
+        input_node[ty] = input[index_in];
+    __syncthreads();
+    weight_matrix[ty][tx] = weights[index];
+    __syncthreads();
+    weight_matrix[ty][tx] = weight_matrix[ty][tx] * input_node[ty];
+    __syncthreads();
+    for (int k = 1; (1 << k) <= HEIGHT; k++) {
+        const int power_two = 1 << k;
+        if (ty % power_two == 0)
+            weight_matrix[ty][tx] = weight_matrix[ty][tx] + weight_matrix[ty + power_two / 2][tx];
+        __syncthreads();
+    }
+    if (ty == 0)
+        hidden_partial[by * HIDDEN + tx] = weight_matrix[0][tx];
+}
+
+extern "C" __global__ void bpnn_adjust_weights(const float *delta, const float *ly,
+                                               float *weights, float *old_weights)
+{
+    const int by = blockIdx.y;
+    const int tx = threadIdx.x;
+    const int ty = threadIdx.y;
+    const int index = (HIDDEN + 1) * HEIGHT * by + (HIDDEN + 1) * ty + tx + 1 + (HIDDEN + 1);
+    const int index_y = HEIGHT * by + ty + 1;
+    const int index_x = tx + 1;
+
+    const float dw = ETA * delta[index_x] * ly[index_y] + MOMENTUM * old_weights[index];
+    weights[index] += dw;
+    old_weights[index] = dw;
+    __syncthreads();
+    if (ty == 0 && by == 0) {
+        const float dw0 = ETA * delta[index_x] + MOMENTUM * old_weights[index_x];
+        weights[index_x] += dw0;
+        old_weights[index_x] = dw0;
+    }
+}
