@@ -185,12 +185,14 @@ class RawModule:
             self._kernels[name] = Kernel(self, f)
         return self._kernels[name]
 
-    def get_global(self, name: str) -> DeviceArray:
+    def get_global(self, name: str, dtype=None) -> DeviceArray:
+        """The module-scope variable ``name`` as a device array (of ``dtype`` if given,
+        else of the variable's PTX type; nvcc declares initialised tables as ``.b8`` arrays)."""
         v = self.ir.variables.get(name)
         if v is None or name not in self.symbols:
             known = ", ".join(sorted(self.symbols)) or "none"
             raise LaunchError(f"no module-scope .global/.const variable '{name}'; known: {known}")
-        dt = {"f32": np.float32, "f64": np.float64}.get(v.type, None)
+        dt = dtype if dtype is not None else {"f32": np.float32, "f64": np.float64}.get(v.type, None)
         if dt is None:
             dt = np.dtype(f"u{TYPE_SIZE.get(v.type, 1)}") if v.type != "pred" else np.uint8
         n = max(v.size // np.dtype(dt).itemsize, 1)

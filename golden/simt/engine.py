@@ -383,6 +383,8 @@ class FunctionalLaunch:
         key = s.regs[r.name]
         arr = w.regs[key]
         vals = write_as(np.asarray(values), t, self.program.reg_types[key])
+        if vals.ndim and vals.size == 1 and active.size != 1:
+            vals = vals.reshape(())
         if isinstance(lanes, slice):
             if vals.ndim == 0:
                 arr[lanes][active] = vals
@@ -688,10 +690,8 @@ class FunctionalLaunch:
             self._write(w, s, dregs[1], ok, "pred", lanes, active)
 
     # ------------------------------------------------------------------ calls
-    def _call(self, w, s, lanes, active, path):
+    def _call(self, w, g, s, lanes, active, path):
         inst = s.inst
-        g = np.flatnonzero(np.isin(np.arange(w.nwarps), np.unique(
-            (np.arange(w.T)[lanes] // 32))))
         if not np.array_equal(active, path):
             raise PTXError("predicated call with a divergent guard is not supported", inst.loc, inst.text)
         p = self.program

@@ -123,8 +123,10 @@ def test_constant_table_with_initialiser(dev, mod):
     mod.get_function("const_lookup")(1, 64, (dev.to_device(v), out, np.int32(64)))
     lut = np.array([3, 1, 4, 1, 5, 9, 2, 6])
     np.testing.assert_array_equal(out.get(), lut[v & 7] * 10 + lut[(v >> 3) & 7])
-    g = mod.get_global("lut")
-    g.set(np.arange(8, dtype=g.dtype))
+    g = mod.get_global("lut", dtype=np.int32)
+    assert g.shape == (8,)
+    np.testing.assert_array_equal(g.get(), lut)
+    g.set(np.arange(8, dtype=np.int32))
     mod.get_function("const_lookup")(1, 64, (dev.to_device(v), out, np.int32(64)))
     np.testing.assert_array_equal(out.get(), (v & 7) * 10 + ((v >> 3) & 7))
 
@@ -166,8 +168,10 @@ def test_bad_launch_arguments(dev, mod):
         k(1, 32, (a, a, np.int64(4)))
     with pytest.raises(LaunchError, match="expected an integer"):
         k(1, 32, (a, a, 4.0))
-    with pytest.raises(LaunchError, match="does not fit"):
+    with pytest.raises(LaunchError, match="argument 1 .*got int32"):
         k(1, 32, (a, np.int32(3), np.int32(4)))
+    with pytest.raises(LaunchError, match="does not fit"):
+        k(1, 32, (a, a, 1 << 40))
     with pytest.raises(LaunchError, match="no kernel named 'nope'.*diverge"):
         mod.get_function("nope")
     with pytest.raises(LaunchError, match="block"):
