@@ -53,7 +53,12 @@ class DeviceArray:
         return raw.view(self.dtype).reshape(self.shape).copy()
 
     def set(self, host) -> None:
-        arr = np.ascontiguousarray(host, dtype=self.dtype)
+        """Copy a host array into this allocation. An array of the same dtype is converted
+        as numpy would; an array of another dtype is copied byte for byte and must have
+        exactly ``nbytes`` bytes (e.g. float32 data into a ``.b8`` ``__constant__`` table)."""
+        arr = np.ascontiguousarray(host)
+        if arr.dtype != self.dtype and arr.nbytes != self.nbytes:
+            arr = np.ascontiguousarray(host, dtype=self.dtype)
         if arr.nbytes != self.nbytes:
             raise ValueError(f"set(): host array has {arr.nbytes} bytes, device array {self.nbytes}")
         self.device.memory.write(self.ptr, arr)
