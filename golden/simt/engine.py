@@ -97,6 +97,10 @@ class Wave:
         self.shared = np.zeros(self.ntb * self.sh_size + 16, dtype=np.uint8)
         self.local_size = p.local_size
         self.local = np.zeros(self.T * self.local_size + 16, dtype=np.uint8)
+        self.slot = slot
+        self.sh_base = self.tb_local * self.sh_size
+        self.local_base = slot * self.local_size
+        self.ones = np.ones(self.T, dtype=bool)
         self.special_cache: dict = {}
 
 
@@ -205,7 +209,7 @@ class FunctionalLaunch:
         s = p.slots[pc >> 3]
         st = w.stacks
         masks = st.tos_mask(g)
-        path = unpack_bits(masks)
+        path = w.ones[: g.size * 32] if (masks == 0xFFFFFFFF).all() else unpack_bits(masks)
         lanes = self._lanes(g)
         if s.func_end:
             self._return(w, g, s, lanes, path)
@@ -456,8 +460,7 @@ class FunctionalLaunch:
         if isinstance(addr.base, Reg):
             key = s.regs[addr.base.name]
             v = w.regs[key][lanes]
-            v = v.view(np.uint64) if v.dtype.itemsize == 8 else v.view(np.uint32).astype(np.uint64) \
-                if v.dtype.itemsize == 4 else v.astype(np.uint64)
+            v = v.view(np.uint64) if v.dtype.itemsize == 8 else v.astype(np.uint64)
             return None, v + off
         if isinstance(addr.base, Sym):
             space, a = self._sym_addr(w, s, addr.base.name, None)
@@ -473,14 +476,14 @@ class FunctionalLaunch:
                           address=int(addrs[i]), nearest=nearest(int(addrs[i])))
 
     def _resolve(self, w, s, g, lanes, active, addrs, space, size):
-        """Map lane addresses to (buffer, element index) per space; checks bounds/alignment.
-
-        Returns a list of (lane_selector bool, buffer uint8 array, byte offsets) partitions.
-        """
+        """Map lane addresses to (lane selector, uint8 buffer, byte offsets) partitions,
+        checking alignment and bounds of the active lanes."""
         inst = s.inst
         if space == "generic":
             sh = (addrs >= np.uint64(SHARED_WINDOW)) & (addrs < np.uint64(SHARED_WINDOW + WINDOW_SIZE))
             lo = (addrs >= np.uint64(LOCAL_WINDOW)) & (addrs < np.uint64(LOCAL_WINDOW + WINDOW_SIZE))
+            if not (sh | lo).any():
+                return self._resolve(w, s, g, lanes, active, addrs, "global", size)
             parts = []
             for sel, sp, base in ((sh, "shared", SHARED_WINDOW), (lo, "local", LOCAL_WINDOW),
                                   (~(sh | lo), "global", 0)):
@@ -488,52 +491,53 @@ class FunctionalLaunch:
                     parts += self._resolve(w, s, g, lanes, active & sel,
                                            addrs - np.uint64(base), sp, size)
             return parts
-        bad_align = (addrs % np.uint64(size)) != 0
-        if (bad_align & active).any():
+        all_active = bool(active.all())
+        act_addrs = addrs if all_active else addrs[active]
+        if not act_addrs.size:
+            return []
+        if (act_addrs & np.uint64(size - 1)).any():
+            bad_align = (addrs & np.uint64(size - 1)) != 0
             self._fault(w, s, g, active, addrs, bad_align, f"misaligned {size}-byte {space} access",
                         lambda a: "n/a")
-        lane_slot = np.arange(w.T)[lanes]
+        amin, amax = int(act_addrs.min()), int(act_addrs.max())
         if space in ("global", "const"):
-            bad = self.gmem.find_bad(addrs, size)
-            if (bad & active).any():
-                self._fault(w, s, g, active, addrs, bad, f"out-of-bounds {space} memory access",
-                            self.gmem.nearest)
-            return [(active, self.gmem.buffer, (addrs - np.uint64(GLOBAL_BASE)).astype(np.int64))]
+            if not self.gmem.contains(amin, amax + size):
+                bad = self.gmem.find_bad(addrs, size)
+                if (bad & active).any():
+                    self._fault(w, s, g, active, addrs, bad, f"out-of-bounds {space} memory access",
+                                self.gmem.nearest)
+            return [(active, self.gmem.buffer, (addrs - np.uint64(GLOBAL_BASE)).view(np.int64))]
         if space == "shared":
-            bad = addrs + np.uint64(size) > np.uint64(w.sh_size)
-            if (bad & active).any():
+            if amax + size > w.sh_size:
+                bad = addrs + np.uint64(size) > np.uint64(w.sh_size)
                 self._fault(w, s, g, active, addrs, bad, "out-of-bounds shared memory access",
                             lambda a: f"shared memory of the thread block [0, {w.sh_size})")
-            return [(active, w.shared, w.tb_local[lane_slot] * w.sh_size + addrs.astype(np.int64))]
+            return [(active, w.shared, w.sh_base[lanes] + addrs.view(np.int64))]
         if space == "local":
-            bad = addrs + np.uint64(size) > np.uint64(w.local_size)
-            if (bad & active).any():
+            if amax + size > w.local_size:
+                bad = addrs + np.uint64(size) > np.uint64(w.local_size)
                 self._fault(w, s, g, active, addrs, bad, "out-of-bounds local memory access",
                             lambda a: f"local memory of the thread [0, {w.local_size})")
-            return [(active, w.local, lane_slot * w.local_size + addrs.astype(np.int64))]
+            return [(active, w.local, w.local_base[lanes] + addrs.view(np.int64))]
         if space == "param":
-            bad = addrs + np.uint64(size) > np.uint64(self.params.size)
-            if (bad & active).any():
+            if amax + size > self.params.size:
+                bad = addrs + np.uint64(size) > np.uint64(self.params.size)
                 self._fault(w, s, g, active, addrs, bad, "out-of-bounds kernel parameter access",
                             lambda a: f"parameter buffer [0, {self.params.size})")
-            return [(active, self.params, addrs.astype(np.int64))]
+            return [(active, self.params, addrs.view(np.int64))]
         raise PTXError(f"unsupported state space .{space}", inst.loc, inst.text)
 
+    # Buffers are aligned to 16 bytes and accesses were checked to be size-aligned,
+    # so every access is one element of the buffer viewed as its dtype.
     @staticmethod
     def _gather(buf, offs, dtype):
         size = np.dtype(dtype).itemsize
-        if offs.size and (offs % size == 0).all():
-            return buf[: buf.size - buf.size % size].view(dtype)[offs // size]
-        raw = buf[offs[:, None] + np.arange(size)]
-        return raw.view(dtype).ravel()
+        return buf[: buf.size - buf.size % size].view(dtype)[offs // size]
 
     @staticmethod
     def _scatter(buf, offs, values, dtype):
         size = np.dtype(dtype).itemsize
-        if offs.size and (offs % size == 0).all():
-            buf[: buf.size - buf.size % size].view(dtype)[offs // size] = values
-        else:
-            buf[offs[:, None] + np.arange(size)] = np.ascontiguousarray(values, dtype=dtype).view(np.uint8).reshape(-1, size)
+        buf[: buf.size - buf.size % size].view(dtype)[offs // size] = values
 
     def _mem_setup(self, w, s, lanes, addr_op, g, active, size):
         inst = s.inst
@@ -558,9 +562,13 @@ class FunctionalLaunch:
         space, addrs = self._mem_setup(w, s, lanes, inst.operands[1], g, active, size)
         for k, r in enumerate(regs):
             a = addrs + np.uint64(k * size)
-            out = np.zeros(active.size, dtype=dt)
-            for sel, buf, offs in self._resolve(w, s, g, lanes, active, a, space, size):
-                out[sel] = self._gather(buf, offs[sel], dt)
+            parts = self._resolve(w, s, g, lanes, active, a, space, size)
+            if len(parts) == 1 and parts[0][0] is active and active.all():
+                out = self._gather(parts[0][1], parts[0][2], dt)
+            else:
+                out = np.zeros(active.size, dtype=dt)
+                for sel, buf, offs in parts:
+                    out[sel] = self._gather(buf, offs[sel], dt)
             if r is not None:
                 self._write(w, s, r, out, t, lanes, active)
 
@@ -576,7 +584,10 @@ class FunctionalLaunch:
             v = np.broadcast_to(self._read(w, s, o, t, lanes), active.shape)
             a = addrs + np.uint64(k * size)
             for sel, buf, offs in self._resolve(w, s, g, lanes, active, a, space, size):
-                self._scatter(buf, offs[sel], v[sel], dt)
+                if sel.all():
+                    self._scatter(buf, offs, v, dt)
+                else:
+                    self._scatter(buf, offs[sel], v[sel], dt)
 
     def _atomic(self, w, s, lanes, active, g):
         inst = s.inst

@@ -120,6 +120,11 @@ class GlobalMemory:
                              f"(nearest: {self.nearest(addr)})")
 
     # ----------------------------------------------------------------- lane accesses
+    def contains(self, start: int, end: int) -> bool:
+        """True if ``[start, end)`` lies inside one allocation."""
+        i = bisect_right(self._starts, start) - 1
+        return i >= 0 and end <= self._allocs[i].end
+
     def find_bad(self, addrs: np.ndarray, size: int) -> np.ndarray:
         """Boolean array: which lane addresses ``[a, a+size)`` fall outside every allocation."""
         if not self._allocs:
