@@ -23,7 +23,7 @@ from typing import Callable
 import numpy as np
 
 from golden.errors import PTXError
-from golden.ptx.ir import Imm, Instruction, PredGuard, Reg, Vec
+from golden.ptx.ir import Imm, Instruction, PredGuard, Reg, SpecialReg, Vec
 
 
 @dataclass(frozen=True)
@@ -35,7 +35,8 @@ class CompiledOp:
     dst_operands:
         destination registers in text order, vectors flattened; ``None`` for a ``_`` sink.
     src_operands:
-        source operands in text order (``Reg`` or ``Imm``), vectors flattened.
+        source operands in text order (``Reg``, ``Imm`` or ``SpecialReg``), vectors
+        flattened.
     src_types:
         the PTX type each source is read as (``read_as`` / ``imm_as``).
     dst_types:
@@ -131,12 +132,10 @@ def split_operands(inst: Instruction, n_dst: int = 1, n_src: int | None = None):
 
 
 def _check_src(inst: Instruction, s):
-    if isinstance(s, (Reg, Imm)):
-        return s
-    if isinstance(s, PredGuard):
+    if isinstance(s, (Reg, Imm, SpecialReg, PredGuard)):
         return s
     raise unsupported(inst, f"source operand {s!r}",
-                      "registers and immediates (special registers and symbols only in mov)")
+                      "registers, special registers and immediates (symbols only in mov)")
 
 
 # ----------------------------------------------------------------------------- wrapping

@@ -106,9 +106,11 @@ def round_pair(s, e, mode: str, dtype=np.float32):
         return r
     r64 = r.astype(np.float64)
     big = np.isinf(r) & np.isfinite(s)
-    if big.any():
+    if big.any():  # overflowed: measure from the first power of two past the largest float
         r64 = np.where(big, np.copysign(_OVER[dtype], s), r64)
     d = s - r64  # exact; d != 0 gives the sign of (exact - r)
+    if big.any():  # a finite exact value always lies inside +-infinity
+        d = np.where(big & (np.abs(s) >= _OVER[dtype]), -np.copysign(1.0, s), d)
     if mode == "rn":
         if e is None:
             return r
@@ -152,7 +154,7 @@ def _round_fraction(x: Fraction, mode: str) -> float:
     try:
         r = x.numerator / x.denominator  # correctly rounded to nearest by CPython
     except OverflowError:
-        r = math.copysign(math.inf, x)
+        r = math.inf if x > 0 else -math.inf
     if mode == "rn":
         return r
     if math.isinf(r):
