@@ -152,13 +152,33 @@ class Instruction:
 
 # ----------------------------------------------------------------------------- declarations
 
+@dataclass(frozen=True)
+class Reloc:
+    """An address inside a variable's initialiser: ``.u64 tab[2] = {generic(a), b+8}``.
+
+    The loader writes the address of ``symbol`` (+ ``addend``) as a ``size``-byte
+    little-endian integer at byte ``offset`` of the variable (``init`` holds zeros
+    there). ``generic`` is True for ``generic(sym)`` (a generic address); otherwise the
+    address is in the symbol's own state space (or a function address for a function).
+    """
+
+    offset: int
+    size: int
+    symbol: str
+    generic: bool = False
+    addend: int = 0
+
+
 @dataclass
 class Variable:
     """A state-space variable: module-scope ``.global``/``.const``, or a function's
-    ``.shared``/``.local`` (including nvcc's demoted ``__shared__`` variables).
+    ``.shared``/``.local`` (including nvcc's demoted ``__shared__`` variables), or a
+    call-site ``.param`` declared inside a function body (see ``Function.call_params``).
 
     ``size`` is in bytes (element size x array length); ``init`` is the initialiser as
-    little-endian bytes of length ``size`` (``None`` when there is none).
+    little-endian bytes of length ``size`` (``None`` when there is none). ``relocs``
+    lists symbol addresses the initialiser stores (pointer tables); ``visible`` records
+    ``.visible`` linkage.
     """
 
     name: str
@@ -169,6 +189,8 @@ class Variable:
     init: bytes | None
     loc: SourceLoc
     extern: bool = False
+    relocs: tuple[Reloc, ...] = ()
+    visible: bool = False
 
 
 @dataclass
@@ -200,6 +222,16 @@ class BasicBlock:
     label: str | None
     succs: list[int] = field(default_factory=list)
     preds: list[int] = field(default_factory=list)
+    #: the block can leave the function (ret/exit/trap, or falls off its end); the
+    #: virtual exit node is not listed in ``succs``
+    to_exit: bool = False
+    #: id of the immediate post-dominator block; ``None`` = the virtual exit
+    ipdom: int | None = None
+
+    @property
+    def pc(self) -> int:
+        """PC of the block's first instruction."""
+        return 8 * self.start
 
 
 @dataclass
@@ -210,6 +242,14 @@ class Function:
     ``ipdom`` are filled by :mod:`golden.ptx.cfg`: ``ipdom[pc]`` is, for each branch
     instruction at ``pc``, the PC of the immediate post-dominator (reconvergence point);
     ``None`` means the paths only meet at function exit.
+
+    ``call_params`` holds the ``.param`` variables declared inside the body for calls
+    (nvcc's ``{ // callseq`` blocks: ``param0``, ``retval0``...). Names declared in a
+    nested ``{ }`` scope that would clash with an enclosing or earlier declaration of a
+    different shape are renamed ``name@N`` (N numbers the function's ``{ }`` blocks in
+    source order, the body itself being 1) in ``regs``,
+    ``call_params`` and every operand, so each name denotes exactly one storage.
+    ``minnctapersm`` / ``maxnreg`` are the performance-tuning directives.
     """
 
     name: str
@@ -227,6 +267,9 @@ class Function:
     blocks: list[BasicBlock] = field(default_factory=list)
     block_of: list[int] = field(default_factory=list)  # instruction index -> block id
     ipdom: dict[int, int | None] = field(default_factory=dict)
+    call_params: dict[str, Variable] = field(default_factory=dict)
+    minnctapersm: int | None = None
+    maxnreg: int | None = None
 
     @property
     def param_size(self) -> int:
@@ -241,7 +284,12 @@ class Function:
 
 @dataclass
 class Module:
-    """A parsed PTX file."""
+    """A parsed PTX file.
+
+    ``functions`` holds every function with a body; ``externs`` the functions only
+    declared (``.extern .func vprintf(...)``, prototypes never defined in this file),
+    with empty instruction lists.
+    """
 
     file: str
     version: str
@@ -249,6 +297,7 @@ class Module:
     address_size: int
     functions: dict[str, Function]
     variables: dict[str, Variable]  # module-scope .global / .const / .shared
+    externs: dict[str, Function] = field(default_factory=dict)
 
     @property
     def kernels(self) -> dict[str, Function]:
