@@ -189,7 +189,9 @@ def run_cocotb(
         Dotted name of the module holding the ``@cocotb.test()`` coroutines, usually
         ``__name__`` of the calling pytest module.
     toplevel : str, optional
-        Verilog top module name; defaults to the snake-case class name.
+        Verilog top module name; defaults to the component's file name for classes
+        under ``rtl/`` (``rtl.common.popcount.PopCount`` -> ``popcount``), otherwise
+        the snake-case class name.
     testcase : str or sequence of str, optional
         Run only these cocotb tests (default: all in *test_module*).
     seed : int, optional
@@ -215,7 +217,10 @@ def run_cocotb(
     params = dict(params)
     seed = default_seed() if seed is None else int(seed)
     cls_name = getattr(component_cls, "__qualname__", repr(component_cls))
-    toplevel = toplevel or _snake(getattr(component_cls, "__name__", "top"))
+    if toplevel is None:
+        module = getattr(component_cls, "__module__", "") or ""
+        toplevel = module.rsplit(".", 1)[-1] if module.startswith("rtl.") else \
+            _snake(getattr(component_cls, "__name__", "top"))
     cases = [testcase] if isinstance(testcase, str) else (list(testcase) if testcase else None)
     key = {
         "component": f"{getattr(component_cls, '__module__', '')}.{cls_name}",
@@ -262,13 +267,14 @@ def run_cocotb(
         except SystemExit as exc:
             # cocotb's runner calls sys.exit() on failures when it sees pytest; turn that
             # into an ordinary assertion failure carrying the names of the failing tests.
-            detail = ""
             if results_xml.is_file():
                 total, failed = _failed_cases(results_xml)
-                detail = f": {len(failed)} of {total} cocotb tests failed: {failed}"
+                detail = f"{len(failed)} of {total} cocotb tests failed: {failed}"
+            else:
+                detail = (f"the simulation ended without a results file (simulator exit "
+                          f"{exc.code}); see the cocotb log above")
             raise CocotbFailure(
-                f"cocotb run of {toplevel} {params} (seed {seed}) failed "
-                f"(exit {exc.code}){detail}; log and results in {build_dir}"
+                f"cocotb run of {toplevel} {params} (seed {seed}): {detail}; build folder {build_dir}"
             ) from None
 
         if not results_xml.is_file():
