@@ -15,6 +15,8 @@ family            opcodes (module)
 integer           ``add sub`` (``.sat.s32``), ``mul mad`` (``.lo .hi .wide``, ``mad.hi.sat``),
                   ``mul24 mad24``, ``div rem`` (by zero: all ones / dividend), ``abs neg
                   min max sad dp4a dp2a`` on .u16-.u64/.s16-.s64 (:mod:`.int_ops`)
+carry flag        ``add.cc addc sub.cc subc mad.cc madc`` (libdevice multi-word code);
+                  CC.CF is the pseudo-register :data:`CARRY_REG` (:mod:`.carry_ops`)
 bitwise, shifts   ``and or xor not cnot lop3 shl shr shf bfe bfi bfind bmsk szext prmt``
                   (all modes) ``popc clz brev`` (:mod:`.bit_ops`)
 predicate logic   ``and or xor not`` on .pred, negated predicate sources (:mod:`.bit_ops`)
@@ -31,8 +33,7 @@ atomics           ``add min max exch cas and or xor inc dec`` values (:mod:`.ato
 ================  =====================================================================
 
 Left out (a clear :class:`~golden.errors.PTXError` when met): half-precision and packed
-arithmetic (``add.f16``, ``fma.rn.f16x2``, ``.bf16``, ``min.s16x2``...), carry-flag
-arithmetic (``add.cc addc sub.cc subc mad.cc madc``), ``fns``, the predicate-output form
+arithmetic (``add.f16``, ``fma.rn.f16x2``, ``.bf16``, ``min.s16x2``...), ``fns``, the predicate-output form
 of ``lop3``, ``cvt`` to/from ``.bf16 .tf32`` and fp8/fp6/fp4 formats, ``.relu`` and
 ``.satfinite``, ``min/max.xorsign.abs``, ``ex2/tanh`` on f16, video instructions
 (``vadd``...), texture/surface instructions, tensor-core instructions. Memory, control,
@@ -42,9 +43,10 @@ the SIMT executor. NaN results use numpy's NaN bit patterns, not the GPU's canon
 """
 
 from golden.exec.atomics import atomic_fn
+from golden.exec.carry_ops import CARRY_REG, CARRY_TYPE
 from golden.exec.compiled import CompiledOp
 from golden.exec.ops import EXECUTOR_OPCODES, SUPPORTED_OPCODES, compile_op
 from golden.exec.types import DTYPE, imm_as, read_as, write_as
 
 __all__ = ["CompiledOp", "compile_op", "atomic_fn", "DTYPE", "read_as", "write_as", "imm_as",
-           "SUPPORTED_OPCODES", "EXECUTOR_OPCODES"]
+           "SUPPORTED_OPCODES", "EXECUTOR_OPCODES", "CARRY_REG", "CARRY_TYPE"]

@@ -171,6 +171,23 @@ def build_bfe(inst):
     udt = UINT[dt.itemsize]
     signed = t[0] == "s"
 
+    _, b_op, c_op = split_operands(inst, 1, 3)[1]
+    if isinstance(b_op, Imm) and isinstance(c_op, Imm):  # constant field: decode once
+        pos, ln = int(b_op.value) & 0xFF, int(c_op.value) & 0xFF
+        n = min(ln, max(w - pos, 0))
+        shift, mask = udt.type(min(pos, w - 1)), udt.type((1 << n) - 1)
+        fill = udt.type(((1 << w) - 1) ^ ((1 << n) - 1))
+        sbit = udt.type(min(max(pos + ln - 1, 0), w - 1))
+        one = udt.type(1)
+
+        def fixed(a, _b, _c):
+            ua = np.asarray(a).view(udt)
+            field = (ua >> shift) & mask
+            if signed and ln:
+                field = np.where(((ua >> sbit) & one) != 0, field | fill, field)
+            return (np.asarray(field, udt).view(dt),)
+        return _op(inst, t, fixed, 3, src_types=(t, "u32", "u32"))
+
     def core(a, b, c):
         ua = np.asarray(a).view(udt)
         pos = (b & 0xFF).astype(np.int64)
@@ -281,27 +298,43 @@ _PRMT_MODES = {
 }
 
 
+def _prmt_selectors(c, table):
+    """Per-lane source-byte indices (n, 4): into the 8 bytes {b, a} for the modes, into
+    those 8 bytes followed by their 8 sign bytes for the default mode."""
+    c = np.atleast_1d(c)
+    if table is None:
+        return ((c[:, None] >> np.array([0, 4, 8, 12], np.uint32)) & 0xF).astype(np.intp)
+    return table[(c & 3).astype(np.intp)]
+
+
 def build_prmt(inst):
     """``prmt.b32{.mode} d, a, b, c``: pick 4 bytes out of the 8 bytes ``{b, a}``; default
     mode takes one 4-bit selector per byte (bit 3 replicates the byte's sign)."""
     mods = _no_mods(inst, tuple(_PRMT_MODES))
     t = the_type(inst, ("b32",), "prmt.b32{.f4e .b4e .rc8 .ecl .ecr .rc16}")
     mode = one_of(inst, mods, tuple(_PRMT_MODES), None, " ".join("." + m for m in _PRMT_MODES))
-    table = None if mode is None else np.array(_PRMT_MODES[mode], dtype=np.uint64)
+    table = None if mode is None else np.array(_PRMT_MODES[mode], dtype=np.intp)
+    sel_op = split_operands(inst, 1, 3)[1][2]
+    fixed = None
+    if isinstance(sel_op, Imm):  # nvcc's __byte_perm with a constant selector
+        fixed = _prmt_selectors(np.uint32(int(sel_op.value) & 0xFFFFFFFF), table)[0]
 
     def core(a, b, c):
-        x = (b.astype(_U64) << _U64(32)) | a
-        out = np.zeros(np.broadcast(a, b, c).shape, _U64)
-        sel = None if table is None else (c & 3).astype(np.intp)
-        for k in range(4):
-            if table is None:
-                ctl = (c >> (4 * k)) & 0xF
-                byte = (x >> ((ctl & 7).astype(_U64) * _U64(8))) & _U64(0xFF)
-                byte = np.where((ctl & 8) != 0, np.where((byte & _U64(0x80)) != 0, _U64(0xFF), _U64(0)), byte)
-            else:
-                byte = (x >> (table[sel, k] * _U64(8))) & _U64(0xFF)
-            out |= byte << _U64(8 * k)
-        return (out.astype(np.uint32),)
+        a, b = np.broadcast_arrays(np.atleast_1d(a), np.atleast_1d(b))
+        n = a.shape[0]
+        src = np.empty((n, 16 if table is None else 8), np.uint8)
+        src[:, 0:4] = np.ascontiguousarray(a, np.uint32).view(np.uint8).reshape(n, 4)
+        src[:, 4:8] = np.ascontiguousarray(b, np.uint32).view(np.uint8).reshape(n, 4)
+        if table is None:  # selector values 8..15: the sign of byte (sel & 7), replicated
+            src[:, 8:16] = (src[:, 0:8].view(np.int8) >> 7).view(np.uint8)
+        if fixed is not None:
+            out = src[:, fixed]
+        else:
+            sel = _prmt_selectors(c, table)
+            if sel.shape[0] != n:
+                sel = np.broadcast_to(sel, (n, 4))
+            out = np.take_along_axis(src, sel, axis=1)
+        return (np.ascontiguousarray(out).view(np.uint32).reshape(n),)
     return _op(inst, t, core, 3)
 
 

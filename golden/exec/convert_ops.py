@@ -65,6 +65,9 @@ def _float_to_int(dtype, irnd, ftz):
         if ftz:
             a = fp.ftz(a)
         r = rnd(np.asarray(a, np.float64))
+        inside = (r >= lo_f) & (r < over_f)  # False for NaN
+        if inside.all():
+            return r.astype(dt)
         over, under = r >= over_f, r < lo_f
         bad = over | under | np.isnan(r)
         out = np.where(bad, 0.0, r).astype(dt)

@@ -210,17 +210,20 @@ def build_min_max(inst, is_max: bool):
     pick = np.fmax if is_max else np.fmin
     canon = _CANON_NAN32 if t == "f32" else _CANON_NAN64
 
+    nan_mode = "NaN" in mods
+
     def core(a, b):
         r = pick(a, b)  # NaN loses to a number
         zeros = (a == 0) & (b == 0)
-        if is_max:
-            sign = np.signbit(a) & np.signbit(b)
-        else:
-            sign = np.signbit(a) | np.signbit(b)
-        r = np.where(zeros, np.where(sign, -np.zeros_like(r), np.zeros_like(r)), r)
-        if "NaN" in mods:
+        if zeros.any():  # +0 vs -0: order them (fmin/fmax may return either)
+            if is_max:
+                sign = np.signbit(a) & np.signbit(b)
+            else:
+                sign = np.signbit(a) | np.signbit(b)
+            r = np.where(zeros, np.where(sign, -np.zeros_like(r), np.zeros_like(r)), r)
+        if nan_mode:
             r = np.where(np.isnan(a) | np.isnan(b), canon, r)
-        return r.astype(canon.dtype, copy=False)
+        return np.asarray(r, canon.dtype)
     return _op(inst, t, core, 2, "ftz" in mods)
 
 

@@ -51,6 +51,10 @@ _SUM_MAX = 2.0 ** 1021
 
 ROUNDING = ("rn", "rz", "rm", "rp")
 
+_LOW29, _HALF29 = np.uint64(0x1FFFFFFF), np.uint64(0x10000000)
+_ONE, _NOSIGN = np.uint64(1), np.uint64(0x7FFFFFFFFFFFFFFF)
+_SUB32 = np.float64(2.0 ** -125).view(np.uint64)
+
 
 # ----------------------------------------------------------------------------- flush / clamp
 
@@ -208,16 +212,17 @@ def mul_f32(a, b, mode: str):
 def fma_f32(a, b, c, mode: str):
     """Correctly rounded f32 ``a * b + c`` (single rounding)."""
     p = np.asarray(a, np.float64) * b  # exact: 24 + 24 bits
-    c64 = np.asarray(c, np.float64)
-    s = p + c64
     if mode == "rn":
+        s = p + c
         r = s.astype(np.float32)
         # only a float64 sum lying exactly on an f32 halfway point (or in the f32
-        # subnormal range) can have been double-rounded; re-round those exactly
+        # subnormal range) can have been double-rounded; re-round those exactly.
+        # (bits - 1) & ~sign < bits(2**-125) is "0 < |s| < 2**-125" in one compare.
         bits = s.view(np.uint64)
-        risky = ((bits & 0x1FFFFFFF) == 0x10000000) | ((np.abs(s) < 2.0 ** -125) & (s != 0))
+        risky = ((bits & _LOW29) == _HALF29) | (((bits - _ONE) & _NOSIGN) < _SUB32)
         if not risky.any():
             return r
+    c64 = np.asarray(c, np.float64)
     s, e = two_sum(p, c64)
     r = round_pair(s, e, mode)
     if mode == "rm":

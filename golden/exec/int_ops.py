@@ -10,14 +10,15 @@ produce:
 * ``div.s`` of ``INT_MIN`` by ``-1`` wraps to ``INT_MIN`` and ``rem.s`` gives 0;
 * signed division truncates toward zero, the remainder has the dividend's sign (C99).
 
-Carry-flag instructions (``add.cc``, ``addc``, ``sub.cc``, ``subc``, ``mad.cc``, ``madc``)
-are not supported: nvcc emits them only for multi-word arithmetic with inline PTX.
+``add.cc``, ``sub.cc`` and ``mad.cc`` (and ``addc subc madc``) set/use the carry flag;
+they are built by :mod:`golden.exec.carry_ops`.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from golden.exec import carry_ops
 from golden.exec.compiled import check_mods, dest_regs, make_op, one_of, split_operands, the_type, unsupported
 from golden.exec.types import DTYPE, UINT, width
 
@@ -40,8 +41,7 @@ def _op(inst, t, core, n_src, *, src_types=None, dst_type=None, warns=False):
 
 def _reject_carry(inst, mods):
     if "cc" in mods:
-        raise unsupported(inst, "carry-flag modifier .cc",
-                          "integer arithmetic without carry (add.cc/addc/madc are not modelled)")
+        raise unsupported(inst, "carry-flag modifier .cc", "add.cc sub.cc mad.cc addc subc madc")
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -86,6 +86,8 @@ def _divider(t):
             return (np.where(zero, a, a % np.where(zero, 1, b)).astype(dt, copy=False),)
         return div, rem
 
+    if width(t) <= 32:
+        return _divider_small(t)
     udt = UINT[dt.itemsize]
 
     def mags(a, b):
@@ -109,11 +111,35 @@ def _divider(t):
     return div, rem
 
 
+def _divider_small(t):
+    """Signed division of <= 32-bit integers through float64: |a|, |b| < 2**32, so the
+    float64 quotient is never rounded across an integer and truncating it is exact;
+    ``INT_MIN / -1`` gives 2**31, which wraps to ``INT_MIN`` in the final cast."""
+    dt = DTYPE[t]
+
+    def quotient(a, b):
+        zero = b == 0
+        a64 = np.asarray(a, np.int64)
+        b64 = np.where(zero, 1, b).astype(np.int64)
+        q = np.trunc(a64 / b64).astype(np.int64)
+        return zero, a64, b64, q
+
+    def div(a, b):
+        zero, _, _, q = quotient(a, b)
+        return (np.where(zero, -1, q).astype(dt),)
+
+    def rem(a, b):
+        zero, a64, b64, q = quotient(a, b)
+        return (np.where(zero, a64, a64 - q * b64).astype(dt),)
+    return div, rem
+
+
 # ----------------------------------------------------------------------------- builders
 
 def build_add_sub(inst, sign: int):
     mods = plain_int_mods(inst, {"sat", "cc"})
-    _reject_carry(inst, mods)
+    if "cc" in mods:
+        return carry_ops.build_add_sub(inst, sign < 0, reads=False)
     t = the_type(inst, INT_TYPES, SUP)
     if "sat" in mods:
         if t != "s32":
@@ -150,7 +176,8 @@ def build_mul(inst):
 
 def build_mad(inst):
     mods = plain_int_mods(inst, {"hi", "lo", "wide", "sat", "cc"})
-    _reject_carry(inst, mods)
+    if "cc" in mods:
+        return carry_ops.build_mad(inst, reads=False)
     t = the_type(inst, INT_TYPES, SUP)
     part = one_of(inst, mods, ("hi", "lo", "wide"), "lo", ".hi .lo .wide")
     if "sat" in mods and not (part == "hi" and t == "s32"):

@@ -11,7 +11,7 @@ min max``) are dispatched on the instruction type. Memory (``ld st atom red``), 
 from __future__ import annotations
 
 from golden.errors import PTXError
-from golden.exec import bit_ops, compare_ops, convert_ops, float_ops, int_ops
+from golden.exec import bit_ops, carry_ops, compare_ops, convert_ops, float_ops, int_ops
 from golden.exec.compiled import CompiledOp
 from golden.exec.types import FLOATS
 from golden.ptx.ir import Instruction
@@ -19,7 +19,7 @@ from golden.ptx.ir import Instruction
 _SHARED = frozenset({"add", "sub", "mul", "mad", "div", "abs", "neg", "min", "max"})
 
 _BUILDERS = {}
-for _family in (int_ops, bit_ops, compare_ops, convert_ops, float_ops):
+for _family in (int_ops, carry_ops, bit_ops, compare_ops, convert_ops, float_ops):
     for _name, _builder in _family.BUILDERS.items():
         if _name not in _SHARED:
             _BUILDERS[_name] = _builder

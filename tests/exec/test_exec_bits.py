@@ -102,6 +102,18 @@ def test_bfe_against_pseudocode(t):
     assert got == [ref_bfe(x, p, n, t) for x, p, n in zip(a, pos, ln)]
 
 
+@pytest.mark.parametrize("t", ["u32", "s32", "u64", "s64"])
+def test_bfe_immediate_field(t):
+    # constant position/length (the usual nvcc form) takes a separately compiled path
+    g = rng(29)
+    bits = int(t[1:])
+    vals = rand_u(g, 20, bits)
+    for p in (0, 1, 7, bits - 8, bits - 1, bits, 255, 259):
+        for n in (0, 1, 8, bits - 1, bits, 255):
+            got = run(f"bfe.{t}", vals, operands=["d", "a", str(p), str(n)]).tolist()
+            assert got == [ref_bfe(x, p, n, t) for x in vals], (p, n)
+
+
 def test_bfe_examples():
     assert run("bfe.u32", [0xABCD1234], operands=["d", "a", "8", "8"]).tolist() == [0x12]
     assert run("bfe.s32", [0x0000F000], operands=["d", "a", "12", "4"]).tolist() == [-1]
@@ -187,6 +199,16 @@ def test_prmt(mode):
     name = "prmt.b32" + ("" if mode is None else f".{mode}")
     got = run(name, a, b, c, operands=["d", "a", "b", "c"]).tolist()
     assert got == [ref_prmt(*x, mode) for x in zip(a, b, c)]
+
+
+@pytest.mark.parametrize("mode", [None, "f4e", "b4e", "rc8", "ecl", "ecr", "rc16"])
+def test_prmt_immediate_selector(mode):
+    g = rng(30)
+    a, b = rand_u(g, 20, 32), rand_u(g, 20, 32)[::-1]
+    name = "prmt.b32" + ("" if mode is None else f".{mode}")
+    for c in (0x3210, 0x7531, 0x0123, 0x8888, 0xFEDC, 1, 2, 3, 0xFFFF1234):
+        got = run(name, a, b, operands=["d", "a", "b", str(c)]).tolist()
+        assert got == [ref_prmt(x, y, c, mode) for x, y in zip(a, b)], hex(c)
 
 
 def test_prmt_examples():

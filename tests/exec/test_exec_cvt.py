@@ -9,7 +9,7 @@ import pytest
 from golden.errors import PTXError
 from golden.exec import compile_op, read_as, write_as
 from golden.ptx.ir import Reg, SpecialReg
-from exec_helpers import bits32, mk, random_floats, ref_round, rng, run
+from exec_helpers import mk, random_floats, ref_round, rng, run
 
 NAN, INF = float("nan"), float("inf")
 I32_MIN, I32_MAX = -(1 << 31), (1 << 31) - 1

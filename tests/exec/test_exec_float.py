@@ -10,7 +10,7 @@ import pytest
 
 from golden.errors import PTXError
 from golden.exec import compile_op
-from exec_helpers import bits32, bits64, mk, random_floats, ref_round, rng, run
+from exec_helpers import bits32, mk, random_floats, ref_round, rng, run
 
 MODES = ["rn", "rz", "rm", "rp"]
 NAN, INF = float("nan"), float("inf")
