@@ -29,7 +29,7 @@ def make_inputs(params, rng):
 def launch(dev, module, inputs, params):
     image = inputs["image"]
     h, w = image.shape
-    module.get_global("c_kernel").set(inputs["taps"])
+    module.get_global("c_kernel", F32).set(inputs["taps"])
     d_src = dev.to_device(image)
     d_tmp = dev.empty((h, w), F32)
     d_dst = dev.empty((h, w), F32)

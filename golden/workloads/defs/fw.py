@@ -70,7 +70,7 @@ WORKLOAD = Workload(
     tb_dims=(THREADS, 1, 1),
     stands_for=("DARSIE Table 1: FW fastWalshTransform [CUDA SDK], TB (256,1)",),
     sizes={"small": {"log2n": 13, "batch": 2},
-           "default": {"log2n": 16, "batch": 2}},
+           "default": {"log2n": 16, "batch": 4}},
     make_inputs=make_inputs,
     launch=launch,
     reference=reference,

@@ -82,7 +82,7 @@ WORKLOAD = Workload(
     tb_dims=TB,
     stands_for=("DARSIE Table 1: INLM ImageDenoisingNLM [CUDA SDK], TB (16,16)",),
     sizes={"small": {"height": 32, "width": 32},
-           "default": {"height": 96, "width": 80}},
+           "default": {"height": 128, "width": 128}},
     make_inputs=make_inputs,
     launch=launch,
     reference=reference,

@@ -42,9 +42,9 @@ def _padded(values, size, dtype):
 def launch(dev, module, inputs, params):
     z = inputs["z"]
     nmat, paths = z.shape
-    module.get_global("c_lambda").set(_padded(inputs["lambda"], NN_MAX, F32))
-    module.get_global("c_maturities").set(_padded(inputs["maturities"], NOPT_MAX, np.int32))
-    module.get_global("c_swaprates").set(_padded(inputs["swaprates"], NOPT_MAX, F32))
+    module.get_global("c_lambda", F32).set(_padded(inputs["lambda"], NN_MAX, F32))
+    module.get_global("c_maturities", np.int32).set(_padded(inputs["maturities"], NOPT_MAX, np.int32))
+    module.get_global("c_swaprates", F32).set(_padded(inputs["swaprates"], NOPT_MAX, F32))
     d_z = dev.to_device(z)
     d_value = dev.empty((paths,), F32)
     module.get_function("libor_portfolio")(
@@ -96,7 +96,7 @@ WORKLOAD = Workload(
     stands_for=("DARSIE Table 1: LIB [GPGPU-Sim dist.], TB (256,1)",
                 "CAPRI Table 2: LIB LIBOR Monte Carlo (non-divergent)"),
     sizes={"small": {"paths": 1024, "N": 16, "Nmat": 8, "Nopt": 6},
-           "default": {"paths": 8192, "N": 24, "Nmat": 12, "Nopt": 8}},
+           "default": {"paths": 16384, "N": 24, "Nmat": 12, "Nopt": 8}},
     make_inputs=make_inputs,
     launch=launch,
     reference=reference,

@@ -57,5 +57,5 @@ WORKLOAD = Workload(
     reference=reference,
     divergent=False,
     # float32 sums of wA positive products in a different order than the float64 reference
-    tolerance={"C": Tolerance(rtol=1e-4, atol=1e-5)},
+    tolerance={"C": Tolerance(rtol=1e-5, atol=1e-5)},
 )

@@ -3,8 +3,8 @@
 Kernels in ``kernels/sr1.cu`` on a column-major image, one element per thread of 512-thread
 blocks, row/column recovered with integer division and modulo, clamped neighbours through
 index tables. Each iteration: shared-memory tree reduction of the image and its square
-(block sums finished on the host to get q0sqr), diffusion coefficient (clamped to [0,1]:
-data-dependent branches), image update. Launches: 2 + 3 * iterations.
+(block sums finished on the host to get q0sqr), diffusion coefficient (clamped to [0,1]),
+image update. Launches: 2 + 3 * iterations.
 """
 
 from __future__ import annotations
@@ -126,7 +126,9 @@ WORKLOAD = Workload(
     make_inputs=make_inputs,
     launch=launch,
     reference=reference,
-    divergent=True,
+    # the clamp of c compiles to selects; only the reduction tree's last levels and the
+    # bounds guard diverge (SIMD use ~0.97)
+    divergent=False,
     # expf/logf and contracted multiply-adds differ from numpy by a few ulp per step
-    tolerance={"image": Tolerance(rtol=1e-4, atol=1e-3)},
+    tolerance={"image": Tolerance(rtol=1e-5, atol=1e-3)},
 )
