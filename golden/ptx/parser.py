@@ -89,6 +89,7 @@ _VECTOR = {".v2": 2, ".v4": 4, ".v8": 8}
 MAX_INIT_BYTES = 1 << 28
 MAX_REG_RANGE = 1 << 20
 _WS_RE = re.compile(r"\s+")
+_BRACKET_WS_RE = re.compile(r"\( | \)| ,")
 _COMMENT_RE = re.compile(r"//[^\n]*|/\*.*?\*/", re.DOTALL)
 
 
@@ -830,6 +831,8 @@ class Parser:
         if "/" in raw:
             raw = _COMMENT_RE.sub(" ", raw)
         text = _WS_RE.sub(" ", raw).strip()
+        if "\n" in raw:  # multi-line statements (nvcc's call sequences): tidy brackets
+            text = _BRACKET_WS_RE.sub(lambda m: m.group().strip(), text)
         func = fb.func
         func.instructions.append(Instruction(
             opcode=opcode, mods=mods, types=types, operands=operands, guard=guard,

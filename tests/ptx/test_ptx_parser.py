@@ -191,6 +191,16 @@ def test_address_initialisers_become_relocations():
                         Reloc(16, 8, "a", False, 0))
 
 
+def test_pointer_param_attributes_and_managed_variables():
+    params = ".param .u64 .ptr .global .align 16 k_p,\n.param .u32 k_n"
+    pre = ".global .attribute(.managed) .align 4 .u32 man = 7;\n"
+    m = parse_ptx(kernel("ret;", params=params, pre=pre))
+    f = m.functions["k"]
+    assert [(p.name, p.type, p.size, p.offset) for p in f.params] == [
+        ("k_p", "u64", 8, 0), ("k_n", "u32", 4, 8)]
+    assert m.variables["man"].init == (7).to_bytes(4, "little")
+
+
 def test_function_scope_variables():
     body = ".shared .align 4 .b8 _ZZ1kE4tile[1024];\n.local .align 16 .b8 __local_depot0[32];\nret;"
     f = parse_ptx(kernel(body)).functions["k"]
@@ -264,7 +274,7 @@ def test_device_function_call_and_return_params():
     assert call.opcode == "call" and call.mods == ("uni",)
     assert call.operands == (Vec((Sym("retval0"),)), Sym("_Z3fooii"),
                              Vec((Sym("param0"), Sym("param1"))))
-    assert call.text == "call.uni (retval0), _Z3fooii, ( param0, param1 );"
+    assert call.text == "call.uni (retval0), _Z3fooii, (param0, param1);"
     assert set(k.call_params) == {"param0", "param1", "retval0"}
     assert k.call_params["param0"].space == "param" and k.call_params["retval0"].size == 4
     assert "temp_param_reg" in k.regs
