@@ -11,17 +11,26 @@ instructions                                           this model      PTX ISA a
 ``div.rn sqrt.rn rcp.rn`` f32/f64 and their ``.rz .rm   exact IEEE       correctly rounded
 .rp`` forms
 ``div.full.f32``                                       0.5 ulp          2 ulp
-``div.approx.f32``, ``rcp.approx.f32``,                0.5 ulp          2 ulp / 1 ulp / ~2**-23
-``sqrt.approx.f32``                                                     relative
-``rcp.approx.ftz.f64``                                 0.5 ulp          ~2**-20 relative (MUFU)
+``div.approx.f32``                                     0.5 ulp          2 ulp (|b| in 2**+-126)
+``rcp.approx.f32``                                     0.5 ulp          1 ulp
+``sqrt.approx.f32``                                    0.5 ulp          2**-23 relative
 ``rsqrt.approx.f32``                                   <= 1 ulp         2**-22.9 relative
-``rsqrt.approx.f64`` (``.ftz``)                        <= 2 ulp         ~2**-20 relative
-``sin.approx cos.approx .f32``                         <= 1 ulp         2**-20.5 absolute
+``rsqrt.approx.f64``                                   <= 2 ulp         none given (software)
+``rcp/rsqrt.approx.ftz.f64``                           2**-20 rel.      upper-word "gross
+                                                       (see below)      approximation"
+``sin.approx cos.approx .f32``                         <= 1 ulp         2**-20.5 abs in
+                                                                        [-2pi, 2pi], 2**-14.7
                                                                         in [-100pi, 100pi]
-``ex2.approx.f32``                                     <= 1 ulp         2 ulp (2**-22 relative)
-``lg2.approx.f32``                                     <= 1 ulp         2**-22 abs/rel
-``tanh.approx.f32``                                    <= 1 ulp         2**-10.9 relative
+``ex2.approx.f32``                                     <= 1 ulp         2 ulp
+``lg2.approx.f32``                                     <= 1 ulp         2**-22 abs in (0.5, 2),
+                                                                        else 2**-22 relative
+``tanh.approx.f32``                                    <= 1 ulp         2**-11 relative
 =====================================================  ==============  =========================
+
+``rcp.approx.ftz.f64`` and ``rsqrt.approx.ftz.f64`` follow the bit-level description of
+the PTX ISA: they read only the upper 32 bits of the input, return a result whose low
+32 bits are zero (the upper word is rounded to nearest here), flush subnormals, and
+return the canonical NaN 0x7fffffff00000000 for NaN.
 
 The approximate functions are evaluated in float64 with numpy's libm and rounded once
 to float32, so the model is *more* accurate than a GPU: its values can differ from a
@@ -33,6 +42,8 @@ Other rules (PTX ISA, "Floating-Point Instructions"):
 * ``.ftz`` flushes subnormal f32 inputs and results to sign-preserving zero; without it
   subnormals are kept (sm_20+). ``rcp/rsqrt.approx.ftz.f64`` flush f64 subnormals.
 * ``.sat`` clamps the result to [0.0, 1.0]; NaN becomes +0.0.
+* ``add``/``mul`` without a rounding modifier are computed unfused; on a GPU ptxas may
+  contract such a pair into an FMA (PTX allows it), which can change the last bit.
 * ``min``/``max``: if one input is NaN the other is returned; ``-0.0 < +0.0``;
   ``.NaN`` returns the canonical NaN (0x7fffffff) when an input is NaN.
 * ``abs``/``neg`` only change the sign bit (NaN payloads are kept).
@@ -144,11 +155,35 @@ def build_div(inst):
     return _op(inst, t, core, 2, "ftz" in mods)
 
 
+_HI_WORD = np.uint64(0xFFFFFFFF00000000)
+_HALF_LO = np.uint64(0x80000000)
+_CANON_NAN_HI = np.uint64(0x7FFFFFFF00000000).view(np.float64)
+
+
+def upper_word_approx(g):
+    """``rcp/rsqrt.approx.ftz.f64`` (PTX ISA 9.7.3.14/17): only the upper 32 bits of the
+    input (1.11.20 format) are used, subnormal inputs/results flush to sign-preserving
+    zero, the result keeps 32 significant bits (rounded to nearest here; the low 32 bits
+    are zero) and NaN inputs give the canonical NaN 0x7fffffff00000000."""
+    def core(a):
+        a = np.asarray(a, np.float64)
+        x = fp.ftz((a.view(np.uint64) & _HI_WORD).view(np.float64))
+        r = fp.ftz(g(x))
+        bits = (r.view(np.uint64) + _HALF_LO) & _HI_WORD
+        r = np.where(np.isinf(r), r, bits.view(np.float64))
+        return np.where(np.isnan(r), _CANON_NAN_HI, r)
+    return core
+
+
 def build_rcp(inst):
     t = _type(inst)
     mods = _mods(inst, _RND + ("approx", "ftz"))
     if t == "f64" and "ftz" in mods and "approx" not in mods:
         raise unsupported(inst, ".ftz with .f64", "rcp.approx.ftz.f64, rcp.{rn,rz,rm,rp}.f64")
+    if t == "f64" and "approx" in mods:
+        if "ftz" not in mods:
+            raise unsupported(inst, "rcp.approx.f64 without .ftz", "rcp.approx.ftz.f64")
+        return _op(inst, t, upper_word_approx(lambda x: 1.0 / x), 1)
     mode = one_of(inst, mods, _RND + ("approx",), "rn", ".rn .rz .rm .rp .approx")
     mode = "rn" if mode == "approx" else mode
     one = np.dtype("float32" if t == "f32" else "float64").type(1)
@@ -175,6 +210,8 @@ def build_rsqrt(inst):
         raise unsupported(inst, "rsqrt without .approx", "rsqrt.approx{.ftz}.{f32,f64}")
     if t == "f32":
         core = lambda a: (1.0 / np.sqrt(np.asarray(a, np.float64))).astype(np.float32)
+    elif "ftz" in mods:
+        return _op(inst, t, upper_word_approx(lambda x: 1.0 / np.sqrt(x)), 1)
     else:
         core = lambda a: 1.0 / np.sqrt(a)
     return _op(inst, t, core, 1, "ftz" in mods)

@@ -189,7 +189,7 @@ def test_ftz_flushes_inputs_and_results():
     assert d.tolist() == [0.0, 0.0] and np.signbit(d).tolist() == [False, True]
     assert run("fma.rn.ftz.f32", [1.0], [s], [0.0], operands=["d", "a", "b", "c"])[0] == 0.0
     assert run("sqrt.approx.ftz.f32", [s], operands=["d", "a"])[0] == 0.0
-    assert run("rcp.approx.ftz.f64", [1e-310], operands=["d", "a"])[0] == INF
+    assert run("rcp.approx.ftz.f64", [1e-310, -1e-310], operands=["d", "a"]).tolist() == [INF, -INF]
 
 
 def test_sat():
@@ -345,7 +345,29 @@ def test_rsqrt_f64_within_two_ulp():
     getcontext().prec = 60
     ref = np.array([float(1 / Decimal(float(v)).sqrt()) for v in x])
     assert ulp_error(got, ref, np.float64).max() <= 2.0
-    assert run("rsqrt.approx.ftz.f64", [0.0, 4.0], operands=["d", "a"]).tolist() == [INF, 0.5]
+    assert run("rsqrt.approx.f64", [0.0, 4.0], operands=["d", "a"]).tolist() == [INF, 0.5]
+
+
+@pytest.mark.parametrize("name,f", [("rcp", lambda x: 1 / x), ("rsqrt", lambda x: 1 / math.sqrt(x))])
+def test_upper_word_f64_approximations(name, f):
+    # PTX ISA: only a[63:32] is used; d[31:0] = 0; a gross (~20-bit) approximation
+    g = rng(42)
+    x = np.abs(random_floats(g, 500, np.float64, -1000, 1000))
+    if name == "rcp":
+        x[:250] *= -1
+    d = run(f"{name}.approx.ftz.f64", x, operands=["d", "a"])
+    assert (d.view(np.uint64) & 0xFFFFFFFF).tolist() == [0] * x.size
+    ref = np.array([f(float(v)) for v in x])
+    assert np.max(np.abs(d - ref) / np.abs(ref)) < 2.0 ** -19
+    same_hi = (x.view(np.uint64) & np.uint64(0xFFFFFFFF00000000)).view(np.float64)
+    assert run(f"{name}.approx.ftz.f64", same_hi, operands=["d", "a"]).tolist() == d.tolist()
+    sp = run(f"{name}.approx.ftz.f64", [0.0, -0.0, INF, NAN, 1e-310], operands=["d", "a"])
+    if name == "rcp":
+        assert sp[:3].tolist() == [INF, -INF, 0.0] and sp[4] == INF
+    else:
+        assert sp[:3].tolist() == [INF, -INF, 0.0] and sp[4] == INF
+    assert int(sp[3:4].view(np.uint64)[0]) == 0x7FFFFFFF00000000
+    assert math.isnan(run("rsqrt.approx.ftz.f64", [-4.0], operands=["d", "a"])[0])
 
 
 def test_float_errors():
