@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from golden.errors import PTXError
+from golden.exec.carry_ops import CARRY_REG, CARRY_TYPE
 from golden.ptx.ir import Addr, Function, Instruction, Module, Reg, Sym, Vec, TYPE_SIZE
 
 NO_RECONVERGENCE = -1  # rpc of the base stack entry: paths meet only at kernel exit
@@ -143,8 +144,10 @@ def link(module: Module, kernel_name: str) -> Program:
         prefix = "" if f is kernel else f"{f.name}::"
         base = len(slots)
         func_entry[f.name] = 8 * base
-        regmap = {r: prefix + r for r in f.regs}
-        for r, t in f.regs.items():
+        # every function also has the condition-code carry flag (add.cc/addc...)
+        regs = {**f.regs, CARRY_REG.name: CARRY_TYPE}
+        regmap = {r: prefix + r for r in regs}
+        for r, t in regs.items():
             reg_types[prefix + r] = t
         for inst in f.instructions:
             slots.append(Slot(inst=inst, pc=8 * len(slots), func=f.name, regs=regmap))

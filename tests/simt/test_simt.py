@@ -187,3 +187,12 @@ def test_deterministic_statistics(mod, dev):
     for r in runs:
         r.pop("wall_seconds")
     assert runs[0] == runs[1]
+
+
+def test_carry_flag_chain(dev, mod):
+    r = np.random.default_rng(7)
+    a = r.integers(0, 2**64 - 1, 64, dtype=np.uint64)
+    b = r.integers(0, 2**64 - 1, 64, dtype=np.uint64)
+    c = dev.zeros(64, np.uint64)
+    mod.get_function("add64_carry")(1, 64, (dev.to_device(a), dev.to_device(b), c))
+    np.testing.assert_array_equal(c.get(), a + b)  # numpy uint64 addition wraps like the kernel

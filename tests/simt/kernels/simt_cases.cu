@@ -99,3 +99,14 @@ extern "C" __global__ void const_lookup(const int *in, int *out, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) out[i] = lut[in[i] & 7] * 10 + lut[(in[i] >> 3) & 7];
 }
+
+// 64-bit add from 32-bit halves through the carry flag (add.cc / addc)
+extern "C" __global__ void add64_carry(const unsigned long long *a, const unsigned long long *b,
+                                       unsigned long long *c) {
+    int i = threadIdx.x;
+    unsigned lo, hi;
+    asm("add.cc.u32 %0, %2, %4;\n\taddc.u32 %1, %3, %5;"
+        : "=r"(lo), "=r"(hi)
+        : "r"((unsigned)a[i]), "r"((unsigned)(a[i] >> 32)), "r"((unsigned)b[i]), "r"((unsigned)(b[i] >> 32)));
+    c[i] = ((unsigned long long)hi << 32) | lo;
+}
