@@ -127,7 +127,10 @@ class Instruction:
     ``("f32", "s32")``). ``operands`` are in text order, the destination(s) first as
     PTX writes them (``setp`` with ``%p1|%p2`` gives a ``Vec`` of two regs as its first
     operand). For ``call``, ``operands`` is ``(Vec(ret params) | None, Sym(func),
-    Vec(arg params))``.
+    Vec(arg params))``; an indirect call through a register adds its prototype:
+    ``(Vec | None, Reg(target), Vec(args), Sym(prototype))``. A negated predicate
+    source operand (``!%p3``) is a ``PredGuard(reg, negated=True)``; a ``_`` sink
+    outside a vector is ``None``.
     """
 
     opcode: str

@@ -719,16 +719,21 @@ class Parser:
         fb.func.labels[t.text] = len(fb.func.instructions)
 
     def declare(self, fb: _FunctionBuilder, name: str, kind: str, sig: tuple, tok: Token) -> str:
-        """Declare ``name`` in the innermost scope; returns its resolved (unique) name."""
+        """Declare ``name`` in the innermost scope; returns its resolved (unique) name.
+
+        The name is kept unless it shadows a name of an enclosing scope or an earlier
+        (closed) scope declared it with another shape; then it becomes ``name@N``.
+        Function parameters cannot be re-declared.
+        """
         scope = fb.scopes[-1]
         if name in scope.names:
             raise self.error(f"'{name}' declared twice in the same scope", tok)
-        resolved = name
-        visible = any(name in s.names for s in fb.scopes[:-1])
         prev = fb.decl_sig.get(name)
-        if visible or (prev is not None and (prev != sig or len(fb.scopes) == 1)):
-            if len(fb.scopes) == 1:
-                raise self.error(f"'{name}' conflicts with an earlier declaration", tok)
+        if prev == ("param",):
+            raise self.error(f"'{name}' conflicts with a parameter of function "
+                             f"'{fb.func.name}'", tok)
+        resolved = name
+        if prev is not None and (prev != sig or any(name in s.names for s in fb.scopes[:-1])):
             resolved = f"{name}@{scope.number}"
         if resolved not in fb.decl_sig:
             fb.decl_sig[resolved] = sig

@@ -131,7 +131,7 @@ def test_undeclared_symbols_and_functions():
     (".reg .v4 .f32 %v;", "vector registers"),
     (".reg %x;", "malformed .reg"),
     (".reg .b32 %r<2>;", "'%r0' declared twice in the same scope"),
-    (".reg .b32 k_p;", "'k_p' conflicts with an earlier declaration"),
+    (".reg .b32 k_p;", "'k_p' conflicts with a parameter of function 'k'"),
     ("mov.u32 %r1, %tid;", "needs a component"),
     ("mov.u32 %r1, %laneid.x;", "has no component"),
     ("ld.global.u32 %r1, [%r2+08];", "malformed integer literal '08'"),

@@ -350,6 +350,28 @@ def test_nested_scopes_rename_shadowing_and_conflicting_names():
     assert i[5].operands == (Reg("%r2"), Reg("%r1"), Imm(1))
 
 
+def test_redeclaration_after_a_closed_scope():
+    text = HEADER + """
+.visible .entry k()
+{
+	{
+	.reg .b32 %t;
+	mov.u32 %t, 1;
+	}
+	.reg .b64 %t;
+	mov.u64 %t, 2;
+	{
+	.reg .b64 %t;
+	mov.u64 %t, 3;
+	}
+	ret;
+}
+"""
+    k = parse_ptx(text).functions["k"]
+    assert [i.operands[0] for i in k.instructions[:3]] == [Reg("%t"), Reg("%t@1"), Reg("%t@3")]
+    assert (k.regs["%t"], k.regs["%t@1"], k.regs["%t@3"]) == ("b32", "b64", "b64")
+
+
 def test_indirect_call_with_prototype():
     text = HEADER + """
 .visible .entry k()
