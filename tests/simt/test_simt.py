@@ -196,3 +196,30 @@ def test_carry_flag_chain(dev, mod):
     c = dev.zeros(64, np.uint64)
     mod.get_function("add64_carry")(1, 64, (dev.to_device(a), dev.to_device(b), c))
     np.testing.assert_array_equal(c.get(), a + b)  # numpy uint64 addition wraps like the kernel
+
+
+class _Recorder:
+    def __init__(self):
+        self.events = []
+
+    def on_exec(self, ev):
+        self.events.append(ev)
+
+
+def test_observer_sees_every_warp_instruction_with_values(dev, mod):
+    v = np.arange(64, dtype=np.int32)
+    out = dev.zeros(64, np.int32)
+    rec = _Recorder()
+    st = mod.get_function("const_lookup")(2, 32, (dev.to_device(v), out, np.int32(64)), observers=[rec])
+    assert sum(e.warps.size for e in rec.events) == st.warp_instructions
+    assert sum(int(e.active.sum()) for e in rec.events) == st.thread_instructions
+    # the global index i = ctaid.x * ntid.x + tid.x is computed by a mad.lo: its destination values
+    mads = [e for e in rec.events if e.inst.opcode == "mad"]
+    assert mads, "kernel computes its index with mad.lo"
+    e = mads[0]
+    assert e.dsts[0][1].shape == (e.warps.size, 32)
+    for row, tb in zip(e.dsts[0][1], e.tbs):
+        np.testing.assert_array_equal(row.view(np.int32), tb * 32 + np.arange(32))
+    # sources include the special registers with their lane values
+    srcs = [e.srcs for e in rec.events if e.inst.opcode == "mov" and "%tid.x" in e.inst.text]
+    assert srcs and any(np.array_equal(vals[0], np.arange(32)) for o, vals in srcs[0])
