@@ -72,7 +72,7 @@ WORKLOAD = Workload(
     source="mq.cu",
     tb_dims=(TB, 1, 1),
     stands_for=("G-Scalar Table 2: mri-q (MQ), Parboil",),
-    sizes={"small": {"n_samples": 160, "n_voxels": 1024},
+    sizes={"small": {"n_samples": 160, "n_voxels": 512},
            "default": {"n_samples": 256, "n_voxels": 4096}},
     make_inputs=make_inputs,
     launch=launch,
