@@ -74,7 +74,7 @@ WORKLOAD = Workload(
     tb_dims=(TB, 1, 1),
     stands_for=("CAPRI Table 2: TPACF Two-Point Angular Correlation (divergent)",
                 "G-Scalar Table 2: tpacf (ACF), Parboil"),
-    sizes={"small": {"n_points": 384, "n_clusters": 8, "n_edges": 20,
+    sizes={"small": {"n_points": 320, "n_clusters": 8, "n_edges": 20,
                      "min_deg": 0.5, "max_deg": 150.0},
            "default": {"n_points": 1280, "n_clusters": 24, "n_edges": 20,
                        "min_deg": 0.5, "max_deg": 150.0}},
