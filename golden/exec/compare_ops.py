@@ -11,7 +11,8 @@ Integer comparisons use the type's signedness (``.b`` types compare unsigned);
 false. ``selp.type d, a, b, c`` is ``c ? a : b``; ``slct.dtype.ctype d, a, b, c`` is
 ``c >= 0 ? a : b``; ``testp.op.type p, a`` classifies a float.
 
-A negated predicate source ``!%p`` reaches :func:`golden.exec.compiled.make_op` as a
+Comparisons never raise numpy floating-point warnings (NaN compares quietly), so these
+functions run without an ``np.errstate`` guard. A negated predicate source ``!%p`` reaches :func:`golden.exec.compiled.make_op` as a
 ``PredGuard(reg, negated=True)`` operand.
 """
 
@@ -105,7 +106,7 @@ def build_setp(inst):
             def core(a, b, c):
                 return (g(f(a, b), c),)
         src_types = (src_t, src_t, "pred")
-    return make_op(inst, dsts, ("pred",) * len(dsts), srcs, src_types, core, warns=is_float(t))
+    return make_op(inst, dsts, ("pred",) * len(dsts), srcs, src_types, core, warns=False)
 
 
 def build_set(inst):
@@ -127,7 +128,7 @@ def build_set(inst):
         g = _BOOL[boolop]
         core = lambda a, b, c: (np.where(g(f(a, b), c), true, false),)
         src_types = (src_t, src_t, "pred")
-    return make_op(inst, dest_regs(inst, d), (dt_name,), srcs, src_types, core, warns=is_float(st))
+    return make_op(inst, dest_regs(inst, d), (dt_name,), srcs, src_types, core, warns=False)
 
 
 def build_selp(inst):
@@ -151,7 +152,7 @@ def build_slct(inst):
         core = lambda a, b, c: (np.where(fp.ftz(c) >= 0, a, b),)
     else:
         core = lambda a, b, c: (np.where(c >= 0, a, b),)
-    return make_op(inst, dest_regs(inst, d), (t,), srcs, (t, t, ct), core, warns=True)
+    return make_op(inst, dest_regs(inst, d), (t,), srcs, (t, t, ct), core, warns=False)
 
 
 _TESTP = {

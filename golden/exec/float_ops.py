@@ -96,10 +96,12 @@ def _decorate(core, n: int, ftz: bool, sat: bool):
     return lambda a, b, c: (post(core(fp.ftz(a), fp.ftz(b), fp.ftz(c))),)
 
 
-def _op(inst, t, core, n_src, ftz=False, sat=False):
+def _op(inst, t, core, n_src, ftz=False, sat=False, warns=True):
+    """``warns=False`` for sign/compare-only operations, which never raise numpy
+    floating-point warnings (so ``fn`` can skip the errstate guard)."""
     (d,), srcs = split_operands(inst, 1, n_src)
     return make_op(inst, dest_regs(inst, d), (t,), srcs, (t,) * n_src,
-                   _decorate(core, n_src, ftz, sat), warns=True)
+                   _decorate(core, n_src, ftz, sat), warns=warns)
 
 
 def _f32_only(inst, t, mods, which):
@@ -237,7 +239,7 @@ def build_abs_neg(inst, neg: bool):
     mods = _mods(inst, ("ftz",))
     _f32_only(inst, t, mods, ("ftz",))
     core = (lambda a: -a) if neg else (lambda a: np.abs(a))
-    return _op(inst, t, core, 1, "ftz" in mods)
+    return _op(inst, t, core, 1, "ftz" in mods, warns=False)
 
 
 def build_min_max(inst, is_max: bool):
@@ -261,13 +263,13 @@ def build_min_max(inst, is_max: bool):
         if nan_mode:
             r = np.where(np.isnan(a) | np.isnan(b), canon, r)
         return np.asarray(r, canon.dtype)
-    return _op(inst, t, core, 2, "ftz" in mods)
+    return _op(inst, t, core, 2, "ftz" in mods, warns=False)
 
 
 def build_copysign(inst):
     t = _type(inst)
     _mods(inst, ())
-    return _op(inst, t, lambda a, b: np.copysign(b, a), 2)
+    return _op(inst, t, lambda a, b: np.copysign(b, a), 2, warns=False)
 
 
 BUILDERS = {
