@@ -33,8 +33,8 @@ atomics           ``add min max exch cas and or xor inc dec`` values (:mod:`.ato
 ================  =====================================================================
 
 Left out (a clear :class:`~golden.errors.PTXError` when met): half-precision and packed
-arithmetic (``add.f16``, ``fma.rn.f16x2``, ``.bf16``, ``min.s16x2``...), ``fns``, the predicate-output form
-of ``lop3``, ``cvt`` to/from ``.bf16 .tf32`` and fp8/fp6/fp4 formats, ``.relu`` and
+arithmetic (``add.f16``, ``fma.rn.f16x2``, ``.bf16``, ``min.s16x2``...), ``fns``, the
+predicate-output form of ``lop3``, ``cvt`` to/from ``.bf16 .tf32`` and fp8/fp6/fp4 formats, ``.relu`` and
 ``.satfinite``, ``min/max.xorsign.abs``, ``ex2/tanh`` on f16, video instructions
 (``vadd``...), texture/surface instructions, tensor-core instructions. Memory, control,
 warp-level instructions, ``cvta`` and ``mov`` of special registers/symbols belong to

@@ -16,8 +16,8 @@ instructions                                           this model      PTX ISA a
 ``sqrt.approx.f32``                                    0.5 ulp          2**-23 relative
 ``rsqrt.approx.f32``                                   <= 1 ulp         2**-22.9 relative
 ``rsqrt.approx.f64``                                   <= 2 ulp         none given (software)
-``rcp/rsqrt.approx.ftz.f64``                           2**-20 rel.      upper-word "gross
-                                                       (see below)      approximation"
+``rcp/rsqrt.approx.ftz.f64``                           1.5 * 2**-20     upper-word "gross
+                                                       relative         approximation" (below)
 ``sin.approx cos.approx .f32``                         <= 1 ulp         2**-20.5 abs in
                                                                         [-2pi, 2pi], 2**-14.7
                                                                         in [-100pi, 100pi]

@@ -358,7 +358,7 @@ def test_upper_word_f64_approximations(name, f):
     d = run(f"{name}.approx.ftz.f64", x, operands=["d", "a"])
     assert (d.view(np.uint64) & 0xFFFFFFFF).tolist() == [0] * x.size
     ref = np.array([f(float(v)) for v in x])
-    assert np.max(np.abs(d - ref) / np.abs(ref)) < 2.0 ** -19
+    assert np.max(np.abs(d - ref) / np.abs(ref)) <= 1.5 * 2.0 ** -20   # float_ops table
     same_hi = (x.view(np.uint64) & np.uint64(0xFFFFFFFF00000000)).view(np.float64)
     assert run(f"{name}.approx.ftz.f64", same_hi, operands=["d", "a"]).tolist() == d.tolist()
     sp = run(f"{name}.approx.ftz.f64", [0.0, -0.0, INF, NAN, 1e-310], operands=["d", "a"])
