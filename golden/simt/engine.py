@@ -424,7 +424,7 @@ class FunctionalLaunch:
                 self._ops[s.pc] = c
             vals = [self._read(w, s, o, t, lanes) for o, t in zip(c.src_operands, c.src_types)]
             with np.errstate(all="ignore"):
-                res = c.fn(*vals)
+                res = c.fn_raw(*vals)
             for r, t, v in zip(c.dst_operands, c.dst_types, res):
                 self._write(w, s, r, v, t, lanes, active)
 
@@ -601,8 +601,11 @@ class FunctionalLaunch:
             dst, addr_op, rest = None, ops[0], ops[1:]
         kind = next(m for m in inst.mods if m in ("add", "min", "max", "exch", "cas", "and", "or",
                                                      "xor", "inc", "dec"))
-        fn = atomic_fn(kind, t)
         space, addrs = self._mem_setup(w, s, lanes, addr_op, g, active, size)
+        try:  # PTX: global (not shared) f32 atomic add flushes subnormals
+            fn = atomic_fn(kind, t, ftz=(kind == "add" and t == "f32" and space != "shared"))
+        except PTXError as e:
+            raise PTXError(str(e), inst.loc, inst.text) from None
         b = np.broadcast_to(self._read(w, s, rest[0], t, lanes), active.shape)
         c = np.broadcast_to(self._read(w, s, rest[1], t, lanes), active.shape) if len(rest) > 1 else None
         old_all = np.zeros(active.size, dtype=dt)
