@@ -301,13 +301,12 @@ class Parser:
         self.expect(PUNCT, ";")
 
     def parse_module_declaration(self) -> None:
-        first = self.peek()
         linkage = set()
         while self.at(DIR) and self.peek().text in _LINKAGE:
             linkage.add(self.next().text)
         t = self.peek()
         if t.kind == DIR and t.text in (".entry", ".func"):
-            self.parse_function(linkage, first)
+            self.parse_function(linkage)
         elif t.kind == DIR and t.text in (".global", ".const", ".shared"):
             self.next()
             for v in self.parse_variable(t.text[1:], linkage):
@@ -591,7 +590,7 @@ class Parser:
             self.expect(PUNCT, ",", what="',' or ')' in parameter list")
 
     # ------------------------------------------------------------------ functions
-    def parse_function(self, linkage: set, first: Token) -> None:
+    def parse_function(self, linkage: set) -> None:
         kw = self.next()
         is_entry = kw.text == ".entry"
         ret_params: list[Param] = []
