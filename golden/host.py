@@ -179,7 +179,21 @@ class RawModule:
                 if v.init is not None:
                     self.device.memory.write(ptr, v.init)
                 self.symbols[v.name] = ptr
+        self._apply_relocs()
         self.device._modules[id(self.ir)] = self
+
+    def _apply_relocs(self) -> None:
+        """Write symbol addresses into initialisers such as ``__device__ int *p[] = {&a}``."""
+        for v in self.ir.variables.values():
+            for r in getattr(v, "relocs", ()) or ():
+                if v.name not in self.symbols:
+                    continue
+                if r.symbol not in self.symbols:
+                    raise SimtlabError(f"{self.ir.file}: initialiser of '{v.name}' takes the address of "
+                                       f"'{r.symbol}', which is not a global/const variable (function "
+                                       f"pointers are not supported)")
+                addr = (self.symbols[r.symbol] + r.addend) & ((1 << (8 * r.size)) - 1)
+                self.device.memory.write(self.symbols[v.name] + r.offset, addr.to_bytes(r.size, "little"))
 
     def get_function(self, name: str) -> Kernel:
         f = self.ir.functions.get(name)
@@ -212,13 +226,15 @@ class Device:
     """
 
     def __init__(self, num_sms: int = 1, max_warps_per_sm: int = 64, max_threads_per_tb: int = 1024,
-                 max_wave_threads: int = 1 << 16):
+                 max_wave_threads: int = 1 << 16, echo_printf: bool = True):
         self.memory = GlobalMemory()
         self.num_sms = num_sms
         self.max_warps_per_sm = max_warps_per_sm
         self.max_threads_per_tb = max_threads_per_tb
         self.max_wave_threads = max_wave_threads
         self.launches: list[LaunchStats] = []
+        self.printf_output: list[str] = []  # every device printf, in warp/lane order
+        self.echo_printf = echo_printf
         self._modules: dict[int, RawModule] = {}
 
     def load_module(self, path: str | Path | None = None, code: str | None = None) -> RawModule:

@@ -26,6 +26,7 @@ from golden.exec.types import DTYPE, imm_as, read_as, write_as
 from golden.ptx.ir import Addr, Imm, Reg, SpecialReg, Sym, Vec, TYPE_SIZE
 from golden.simt.memory import GLOBAL_BASE, LOCAL_WINDOW, SHARED_WINDOW, WINDOW_SIZE
 from golden.simt.observer import ExecEvent
+from golden.simt.printf import format_printf
 from golden.simt.program import Program, Slot
 from golden.simt.stack import SimtStacks
 from golden.simt.stats import OPCODE_CLASS, LaunchStats
@@ -240,6 +241,11 @@ class FunctionalLaunch:
             st.reconverge(g)
         elif op == "ret":  # return from a device function: branch to the function end
             st.branch(g, pack_bits(active), s.target, pc + 8, s.rpc)
+            st.reconverge(g)
+        elif op == "call" and s.callee == "vprintf":
+            if nact:
+                self._vprintf(w, s, lanes, active, g)
+            st.advance(g, pc + 8)
             st.reconverge(g)
         elif op == "call":
             self._call(w, g, s, lanes, active, path)
@@ -738,6 +744,51 @@ class FunctionalLaunch:
                 self._copy_local(w, lanes, path, src_off, p.local_layout[dst_key], callee.ret_params[i].size)
         w.stacks.advance(g, ret_pc)
         w.stacks.reconverge(g)
+
+    def _local_param(self, s, name: str) -> int:
+        p = self.program
+        return p.local_layout[name if s.func == p.kernel.name else f"{s.func}::{name}"]
+
+    def _vprintf(self, w, s, lanes, active, g):
+        """``printf`` (nvcc's ``vprintf(fmt, args)``): format each active lane in warp/lane order."""
+        inst = s.inst
+        args = [a.name for a in inst.operands[2].elems]
+        slots = w.slot[lanes][active]
+        lane_ids = np.flatnonzero(active)
+        for slot, li in zip(slots.tolist(), lane_ids.tolist()):
+            base = slot * w.local_size
+            fmt_ptr, buf_ptr = (int(w.local[base + self._local_param(s, a):][:8].view(np.uint64)[0])
+                                for a in args[:2])
+            read = lambda addr, n: self._read_generic(w, s, g, li, addr, n, slot)
+            text = format_printf(read, fmt_ptr, buf_ptr)
+            self.device.printf_output.append(text)
+            if self.device.echo_printf:
+                print(text, end="")
+        rets = inst.operands[0]
+        if isinstance(rets, Vec):
+            for r in rets.elems:
+                off = self._local_param(s, r.name)
+                for slot in slots.tolist():
+                    w.local[slot * w.local_size + off: slot * w.local_size + off + 4] = 0
+
+    def _read_generic(self, w, s, g, li, addr: int, n: int, slot: int) -> bytes:
+        """Read ``n`` bytes at a generic address for one lane (printf arguments)."""
+        if LOCAL_WINDOW <= addr < LOCAL_WINDOW + WINDOW_SIZE:
+            off = addr - LOCAL_WINDOW
+            if off + n > w.local_size:
+                raise KernelFault("printf argument outside local memory", kernel=self.name, pc=s.pc,
+                                  loc=s.inst.loc, lane=li % 32, address=addr)
+            return w.local[slot * w.local_size + off: slot * w.local_size + off + n].tobytes()
+        if SHARED_WINDOW <= addr < SHARED_WINDOW + WINDOW_SIZE:
+            off = addr - SHARED_WINDOW
+            b = w.sh_base[slot]
+            return w.shared[b + off: b + off + n].tobytes()
+        try:
+            return self.gmem.read(addr, n).tobytes()
+        except ValueError:
+            raise KernelFault("printf reads outside any allocation", kernel=self.name, pc=s.pc,
+                              loc=s.inst.loc, lane=li % 32, address=addr,
+                              nearest=self.gmem.nearest(addr)) from None
 
     def _copy_local(self, w, lanes, active, src_off, dst_off, n):
         slots = np.arange(w.T)[lanes][active]

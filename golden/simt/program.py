@@ -20,7 +20,8 @@ from golden.errors import PTXError
 from golden.exec.carry_ops import CARRY_REG, CARRY_TYPE
 from golden.ptx.ir import Addr, Function, Instruction, Module, Reg, Sym, Vec, TYPE_SIZE
 
-NO_RECONVERGENCE = -1  # rpc of the base stack entry: paths meet only at kernel exit
+NO_RECONVERGENCE = -1
+BUILTIN_EXTERNS = frozenset({"vprintf"})  # external functions the executor implements itself  # rpc of the base stack entry: paths meet only at kernel exit
 
 
 @dataclass
@@ -69,9 +70,17 @@ def _reachable_functions(module: Module, kernel: Function) -> list[Function]:
         f = work.pop()
         for inst in f.instructions:
             if inst.opcode == "call":
-                name = inst.operands[1].name
+                callee = inst.operands[1]
+                if not isinstance(callee, Sym):
+                    raise PTXError("indirect calls (through a function pointer) are not supported",
+                                   inst.loc, inst.text, supported="direct calls and vprintf (printf)")
+                name = callee.name
+                if name in BUILTIN_EXTERNS:
+                    continue
                 if name not in module.functions:
-                    raise PTXError(f"call to undefined function '{name}'", inst.loc, inst.text)
+                    raise PTXError(f"call to function '{name}' which has no body in this module",
+                                   inst.loc, inst.text, supported="direct calls to .func defined in "
+                                   "the module, and vprintf (printf)")
                 if name not in seen and name != kernel.name:
                     seen.append(name)
                     work.append(module.functions[name])
@@ -174,7 +183,7 @@ def link(module: Module, kernel_name: str) -> Program:
             elif inst.opcode == "call":
                 s.callee = inst.operands[1].name
     for s in slots:
-        if s.callee is not None:
+        if s.callee is not None and s.callee not in BUILTIN_EXTERNS:
             s.target = func_entry[s.callee]
 
     params = {p.name: (p.offset, p.size) for p in kernel.params}

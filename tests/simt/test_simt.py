@@ -223,3 +223,18 @@ def test_observer_sees_every_warp_instruction_with_values(dev, mod):
     # sources include the special registers with their lane values
     srcs = [e.srcs for e in rec.events if e.inst.opcode == "mov" and "%tid.x" in e.inst.text]
     assert srcs and any(np.array_equal(vals[0], np.arange(32)) for o, vals in srcs[0])
+
+
+def test_device_printf(mod):
+    dev = mod.device
+    dev.echo_printf = False
+    mod.get_function("hello")(2, 32, (np.int32(100),))
+    want = [f"tb {b} thread {t}: {100 + t} {0.5 * t:5.2f} ok {chr(65 + t % 26)} 1234567890\n"
+            for b in range(2) for t in (3, 19)]
+    assert dev.printf_output == want
+
+
+def test_pointer_table_initialiser(dev, mod):
+    out = dev.zeros(4, np.int32)
+    mod.get_function("pointer_table")(1, 4, (out,))
+    np.testing.assert_array_equal(out.get(), [7, 9, 7, 9])

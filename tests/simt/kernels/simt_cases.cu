@@ -110,3 +110,16 @@ extern "C" __global__ void add64_carry(const unsigned long long *a, const unsign
         : "r"((unsigned)a[i]), "r"((unsigned)(a[i] >> 32)), "r"((unsigned)b[i]), "r"((unsigned)(b[i] >> 32)));
     c[i] = ((unsigned long long)hi << 32) | lo;
 }
+
+#include <cstdio>
+extern "C" __global__ void hello(int base) {
+    if (threadIdx.x % 16 == 3)
+        printf("tb %d thread %u: %d %5.2f %s %c %llx\n", blockIdx.x, threadIdx.x, base + (int)threadIdx.x,
+               0.5 * threadIdx.x, "ok", 'A' + (int)threadIdx.x % 26, 0x1234567890ULL);
+}
+
+__device__ int g_a = 7, g_b = 9;
+__device__ int *g_ptrs[2] = {&g_a, &g_b};
+extern "C" __global__ void pointer_table(int *out) {
+    out[threadIdx.x] = *g_ptrs[threadIdx.x & 1];
+}
