@@ -1,0 +1,142 @@
+"""Per-SM L1 data cache: sectored tags, MSHRs and one transaction per cycle.
+
+Stores a :class:`SectorCache` (sets/ways/line from :class:`L1Config`, true LRU), an
+:class:`MSHRTable` of ``L1Config.mshrs`` entries and the cycle its single port is next
+free. The port serves one coalesced transaction per cycle (transaction ``i`` of a warp
+access is looked up at ``start + i``), and shared-memory accesses use the same port
+(Fermi and later unify L1 and shared memory).
+
+Policies:
+
+* loads: hit (all requested sectors valid) -> ``lookup + hit_latency``; a sector miss
+  sends only the missing sectors to the L2, holding one MSHR per line; later misses to
+  the same line merge into that MSHR. The line is allocated (possibly evicting the LRU
+  line of its set) when the data returns -- "allocate on fill".
+* reservation fail: if the access needs more new MSHRs than are free it is rejected as
+  a whole (no side effects) and must be retried when an MSHR is released. So that an
+  access needing more lines than the table has can still proceed, it is accepted when
+  the table is empty (the table then temporarily holds more entries than its size).
+* stores: write-through, no write-allocate (Fermi/Pascal L1 for global stores): a
+  resident line gets the written sectors (stays valid) and becomes MRU; the write goes
+  to the L2 either way; no MSHR is used.
+* atomics: bypass the L1 (performed at the L2); the line is invalidated in this L1.
+
+A zero-size L1 (``size_bytes: 0``) stores nothing: every load goes to the L2 and no
+MSHR limit applies.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from golden.timing.memory.cache import MSHRTable, SectorCache
+from golden.timing.memory.coalescer import Transaction
+from golden.timing.memory.l2 import L2Cache
+
+
+class L1Cache:
+    """L1 data cache of one SM."""
+
+    def __init__(self, *, sets: int, assoc: int, line_bytes: int, hit_latency: int, mshrs: int):
+        self.tags = SectorCache(sets=sets, assoc=assoc, line_bytes=line_bytes)
+        self.mshrs = MSHRTable(mshrs)
+        self.hit_latency = hit_latency
+        self.port_free = 0
+
+    def start(self, cycle: int) -> int:
+        """First cycle the port can take a new access presented at ``cycle``."""
+        return max(cycle, self.port_free)
+
+    def retire(self, cycle: int) -> None:
+        """Fill every line whose data has returned by ``cycle`` and release its MSHR."""
+        for line, e in self.mshrs.release_until(cycle):
+            self.tags.fill(line, e.sectors)
+
+    def new_mshrs_needed(self, txs: list[Transaction]) -> int:
+        """MSHR entries a load would allocate (lines with missing sectors and no entry)."""
+        if not self.tags.enabled:
+            return 0
+        n = 0
+        for tx in txs:
+            st = self.tags.probe(tx.line_addr)
+            valid = st.valid if st is not None else 0
+            if tx.sector_mask & ~valid and self.mshrs.get(tx.line_addr) is None:
+                n += 1
+        return n
+
+    def can_accept(self, txs: list[Transaction]) -> bool:
+        """False = reservation fail (not enough free MSHRs and the table is not empty)."""
+        need = self.new_mshrs_needed(txs)
+        return need <= self.mshrs.free or self.mshrs.in_use == 0
+
+    def load(self, t0: int, txs: list[Transaction], l2: L2Cache, counts: dict,
+             events: list[int]) -> int:
+        """Serve an accepted load starting at ``t0``; returns its completion cycle."""
+        done_all = t0
+        enabled = self.tags.enabled
+        for i, tx in enumerate(txs):
+            p = t0 + i
+            line = tx.line_addr
+            counts["l1_accesses"] += 1
+            if not enabled:
+                counts["l1_misses"] += 1
+                done = L2Cache.to_cycle(l2.read(p, line, tx.sector_mask))
+                done_all = max(done_all, done)
+                continue
+            missing = self.tags.lookup(line, tx.sector_mask)
+            if not missing:
+                counts["l1_hits"] += 1
+                done = p + self.hit_latency
+            else:
+                counts["l1_misses"] += 1
+                e = self.mshrs.get(line)
+                if e is not None:
+                    counts["l1_mshr_merges"] += 1
+                    extra = missing & ~e.sectors
+                    ready = e.ready
+                    if extra:
+                        ready = max(ready, L2Cache.to_cycle(l2.read(p, line, extra)))
+                    self.mshrs.merge(line, missing, ready)
+                    done = max(ready, p + 1)
+                else:
+                    ready = L2Cache.to_cycle(l2.read(p, line, missing))
+                    self.mshrs.allocate(line, missing, ready, force=True)
+                    done = ready
+                events.append(ready)
+            done_all = max(done_all, done)
+        self.port_free = t0 + len(txs)
+        return done_all
+
+    def store(self, t0: int, txs: list[Transaction], l2: L2Cache, counts: dict) -> int:
+        """Write-through, no-allocate store starting at ``t0``; returns the L2 ack cycle."""
+        done_all = t0
+        for i, tx in enumerate(txs):
+            p = t0 + i
+            counts["l1_accesses"] += 1
+            if self.tags.probe(tx.line_addr) is not None:
+                counts["l1_write_hits"] += 1
+                self.tags.fill(tx.line_addr, tx.sector_mask)
+            else:
+                counts["l1_write_misses"] += 1
+            done_all = max(done_all, L2Cache.to_cycle(l2.write(p, tx.line_addr, tx.sector_mask)))
+        self.port_free = t0 + len(txs)
+        return done_all
+
+    def atomic(self, t0: int, txs: list[Transaction], lane_addrs: np.ndarray, l2: L2Cache,
+               counts: dict) -> int:
+        """Atomics performed at the L2, one transaction per cycle; returns completion."""
+        done_all = t0
+        for i, tx in enumerate(txs):
+            p = t0 + i
+            self.tags.invalidate(tx.line_addr)
+            lanes = [l for l in range(lane_addrs.shape[0]) if tx.lane_mask >> l & 1]
+            _, cnt = np.unique(lane_addrs[lanes], return_counts=True)
+            serial = int(cnt.max())
+            counts["atomic_serialized_lanes"] += serial - 1
+            done_all = max(done_all, L2Cache.to_cycle(l2.atomic(p, tx.line_addr,
+                                                                 tx.sector_mask, serial)))
+        self.port_free = t0 + len(txs)
+        return done_all
+
+    def next_release(self) -> int | None:
+        return self.mshrs.next_release()
