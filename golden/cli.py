@@ -39,7 +39,7 @@ def _summarise(name: str, size: str, seed: int) -> dict:
     d = total.to_dict()
     d.update(workload=w.name, size=size, seed=seed, launches=len(run.stats), tb_dims=list(w.tb_dims),
              divergent=w.divergent, outputs_match=not bad, mismatches=bad[:5],
-             wall_seconds=run.wall_seconds)
+             wall_seconds=run.wall_time)
     return d
 
 
@@ -85,7 +85,7 @@ def _atomic_write(path: Path, text: str) -> None:
 
 def cmd_characterise(args) -> int:
     reg = _registry()
-    names = sorted(reg.all_workloads())
+    names = sorted(reg.get(n).name for n in args.only) if args.only else sorted(reg.all_workloads())
     results: dict[str, dict] = {}
     t0 = time.perf_counter()
     jobs = max(1, args.jobs)
@@ -97,7 +97,8 @@ def cmd_characterise(args) -> int:
         futs = {ex.submit(_summarise, n, args.size, args.seed): n for n in names}
         it = as_completed(futs)
         if tqdm is not None:
-            it = tqdm(it, total=len(futs), desc="workloads", unit="wl", file=sys.stderr)
+            it = tqdm(it, total=len(futs), desc="workloads", unit="wl", file=sys.stderr,
+                      disable=not sys.stderr.isatty())
         for f in it:
             results[futs[f]] = f.result()
     rows = [results[n] for n in names]
@@ -135,6 +136,7 @@ def main(argv=None) -> int:
     c.add_argument("--seed", type=int, default=0)
     c.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1)
     c.add_argument("--out", default="build/results")
+    c.add_argument("--only", nargs="+", metavar="WORKLOAD", help="run only these workloads")
     c.set_defaults(fn=cmd_characterise)
     args = ap.parse_args(argv)
     try:
