@@ -49,6 +49,31 @@ def unpack_bits(masks: np.ndarray) -> np.ndarray:
 
 
 @dataclass
+class MemAccess:
+    """The lane addresses of the last memory instruction (for the timing model's coalescer)."""
+
+    space: str
+    addrs: np.ndarray
+    active: np.ndarray
+    size: int
+    is_store: bool
+    is_atomic: bool
+
+
+@dataclass
+class StepRecord:
+    """What one warp instruction did, as seen by :meth:`FunctionalLaunch.step_warp`."""
+
+    pc: int
+    slot: Slot
+    mask: int  # TOS active mask before the instruction (guard not applied)
+    mem: MemAccess | None
+    diverged: bool
+    finished: bool
+    at_barrier: bool
+
+
+@dataclass
 class LaunchGeometry:
     grid: tuple[int, int, int]
     block: tuple[int, int, int]
@@ -123,6 +148,7 @@ class FunctionalLaunch:
         self.name = program.kernel.name
         self.stats = LaunchStats(kernel=self.name, grid=geo.grid, block=geo.block)
         self._ops: dict[int, object] = {}
+        self._last_mem: MemAccess | None = None
         self.clock = 0
 
     # ------------------------------------------------------------------ driver
@@ -134,9 +160,41 @@ class FunctionalLaunch:
             wave = Wave(self, np.arange(start, min(n, start + tbs_per_wave), dtype=np.int64))
             self._run_wave(wave)
             self.stats.thread_blocks += wave.ntb
-            self.stats.warps += int((wave.stacks.depth > 0).sum()) if False else wave.nwarps
+            self.stats.warps += wave.nwarps
         self.stats.wall_seconds = time.perf_counter() - t0
         return self.stats
+
+    # ------------------------------------------------------------------ per-warp stepping
+    def make_wave(self, tb_ids) -> Wave:
+        """State for thread blocks ``tb_ids`` (linear ids) for a caller that steps warps itself,
+        e.g. the timing model (execution-driven: it calls :meth:`step_warp` when a warp's
+        instruction executes)."""
+        return Wave(self, np.asarray(tb_ids, dtype=np.int64))
+
+    @staticmethod
+    def next_pc(w: Wave, warp: int) -> int | None:
+        """PC the warp executes next, or None if it finished."""
+        d = int(w.stacks.depth[warp])
+        return None if d == 0 else int(w.stacks.pc[warp, d - 1])
+
+    def step_warp(self, w: Wave, warp: int) -> "StepRecord | None":
+        """Execute the next instruction of one warp (index within the wave).
+
+        Returns None when the warp has finished or waits at a barrier; otherwise a
+        :class:`StepRecord` with what the timing model needs (instruction, masks, memory
+        addresses, whether it diverged, finished or now waits at a barrier).
+        """
+        st = w.stacks
+        if st.depth[warp] == 0 or w.at_barrier[warp]:
+            return None
+        pc = int(st.pc[warp, st.depth[warp] - 1])
+        mask = int(st.mask[warp, st.depth[warp] - 1])
+        div_before = self.stats.divergent_branches
+        self._last_mem = None
+        self._step(w, np.array([warp], dtype=np.int64), pc)
+        return StepRecord(pc=pc, slot=self.program.slots[pc >> 3], mask=mask, mem=self._last_mem,
+                          diverged=self.stats.divergent_branches > div_before,
+                          finished=bool(st.depth[warp] == 0), at_barrier=bool(w.at_barrier[warp]))
 
     def _run_wave(self, w: Wave) -> None:
         st = w.stacks
@@ -556,6 +614,8 @@ class FunctionalLaunch:
             space = "local"  # device-function call parameters live per thread
         self.stats.mem_warp_accesses[space] += g.size
         self.stats.mem_thread_accesses[space] += int(active.sum())
+        self._last_mem = MemAccess(space=space, addrs=addrs, active=active, size=size,
+                                   is_store=inst.opcode == "st", is_atomic=inst.opcode in ("atom", "red"))
         return space, addrs
 
     def _load(self, w, s, lanes, active, g):
