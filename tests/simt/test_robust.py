@@ -632,3 +632,55 @@ def test_cpp_mangled_kernels(dev, rng):
     yd = dev.to_device(np.linspace(-1, 1, n))
     mod.get_function("_Z7scale_tIdEvPT_S0_i")(1, 128, (yd, np.float64(0.1), np.int32(n)))
     np.testing.assert_array_equal(yd.get(), np.linspace(-1, 1, n) * 0.1)
+
+
+# ----------------------------------------------------------------------------- extras
+
+def test_partial_warps_shuffle_width_shared_float_atomics(dev, rng):
+    n, bs, grid = 100, 48, 3          # 48-thread blocks: the second warp of each block is half full
+    v = (rng.integers(-1000, 1000, n) / 16).astype(np.float64)
+    o, fs = dev.zeros((n, 3), np.float64), dev.zeros((grid, 4), np.float32)
+    mod = _mod(dev, "robust_extra")
+    mod.get_function("partial_warps")(grid, bs, (dev.to_device(v), o, fs, np.int32(n)))
+    x = np.zeros(grid * bs)
+    x[:n] = v
+    ref = np.zeros((grid * bs, 3))
+    w = np.array([0.5, -1.0, 2.0, 0.25, 3.0, -0.75, 1.5, 4.0], dtype=np.float32).astype(np.float64)
+    for i in range(grid * bs):
+        t = i % bs
+        warp0 = i - t + (t // 32) * 32            # first thread of i's warp
+        lane = t % 32
+        live = min(32, bs - (t // 32) * 32)       # lanes that exist in this warp
+        g16 = warp0 + (lane // 16) * 16
+        ref[i, 0] = sum(x[g16 + k] for k in range(16) if (g16 + k - warp0) < live)
+        src = lane + 1
+        ref[i, 1] = x[warp0 + src] if (src % 8) != 0 and src < live else x[i]
+        ref[i, 2] = bs + w[t & 7]
+    got = o.get()
+    np.testing.assert_array_equal(got[:, 2], ref[:n, 2])
+    # shfl.down from a lane that does not exist is undefined in CUDA: check only defined lanes
+    dfn = [i for i in range(n) if ((i % bs) % 32 + 1) % 8 == 0 or (i % bs) % 32 + 1 < min(32, bs - (i % bs) // 32 * 32)]
+    np.testing.assert_array_equal(got[dfn, 1], ref[dfn, 1])
+    # lanes beyond the block do not exist; a full-mask shuffle over them is undefined in CUDA,
+    # so the xor-sum is only checked for groups of 16 lanes that all exist.
+    full = [i for i in range(n) if (i % bs) // 16 * 16 + 16 <= bs]
+    np.testing.assert_array_equal(got[full, 0], ref[full, 0])
+    per_slot = [sum(t & 7 for t in range(bs) if t & 3 == s) for s in range(4)]
+    np.testing.assert_array_equal(fs.get(), np.tile(per_slot, (grid, 1)).astype(np.float32))
+    assert mod.get_global("g_counter", np.int32).get()[0] == grid * bs
+
+
+def test_unsigned_countdown_and_shifts(dev, rng):
+    n = 150
+    v = rng.integers(-(1 << 31), 1 << 31, n).astype(np.int32)
+    out, sh = dev.zeros(n, np.uint32), dev.zeros(3 * n, np.int32)
+    _mod(dev, "robust_extra").get_function("countdown")(2, 96, (dev.to_device(v), out, sh, np.int32(n)))
+    ro, rs = [], []
+    for i, x in enumerate(v.tolist()):
+        acc = 0
+        for k in range((x & 31) - 1, -1, -1):
+            acc = (acc * 31 + k) & M32
+        ro.append(acc)
+        rs += [x >> (i & 31), _s32((x & M32) >> (i & 31)), _s32(x << (i & 7))]
+    np.testing.assert_array_equal(out.get(), ro)
+    np.testing.assert_array_equal(sh.get(), rs)
