@@ -4,7 +4,8 @@
 #   make cosim     run only the cocotb testbenches (tb/)
 #   make verilog   export every RTL component listed in synth/targets.yaml to build/verilog/
 #   make synth     Yosys area estimates -> build/synth/area.md and area.json
-#   make ptx       regenerate the committed PTX next to each .cu (needs nvcc)
+#   make ptx       regenerate the committed PTX next to each .cu: workloads, PTX samples,
+#                  SIMT test kernels (needs nvcc)
 #   make bench     print functional-mode throughput of the golden model
 #   make reproduce main job: area report + whole workload suite on the golden model
 #                  (build/synth/area.md, build/results/characterisation.md)
@@ -62,6 +63,9 @@ reproduce: setup synth
 
 ptx: setup
 	$(PY) -m golden.workloads.build_ptx
+	$(PY) tests/ptx/regen_samples.py
+	cd tests/simt/kernels && for f in *.cu; do \
+	    echo "nvcc -ptx -arch=sm_75 -o $${f%.cu}.ptx $$f"; nvcc -ptx -arch=sm_75 -o "$${f%.cu}.ptx" "$$f" || exit 1; done
 
 bench: setup
 	$(PY) -m golden.bench
