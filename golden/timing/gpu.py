@@ -1,0 +1,207 @@
+"""The GPU: SMs, the thread-block dispatcher, the memory hierarchy and the cycle loop.
+
+:class:`GPU.run` simulates one kernel launch cycle by cycle:
+
+* **TB dispatcher** -- thread blocks are dispatched in linear-id order, round robin
+  across SMs (the next TB goes to the SM after the one that received the previous TB,
+  the first SM with room), whenever they fit the SM's free resources: resident TBs
+  (``max_tbs_per_sm``), threads (``max_threads_per_sm``), warps/scheduler slots
+  (``max_warps_per_sm``), registers (``registers_per_thread x threads`` rounded up to
+  whole warps, from ``registers_per_sm``) and shared memory (``shared_mem_per_sm``).
+  A retired TB frees its resources in the cycle it retires.
+* **cycle loop** -- every SM with resident warps ticks once per cycle. When no SM did
+  anything in a cycle (no writeback, memory access, issue or fetch), the clock jumps to
+  the earliest pending event (a writeback, a memory retry, an I-buffer entry or a
+  pipeline/collector becoming free) and each scheduler's stall outcome is repeated
+  for the skipped cycles, so long memory stalls cost no Python time per idle cycle.
+* **done** -- when every TB retired. ``cycles`` is the last simulated cycle + 1.
+
+Registers per thread: nvcc's PTX declares virtual registers (often hundreds), far more
+than ptxas allocates, so the count comes from a linear-scan liveness estimate of the
+PTX (:func:`ptx_registers_per_thread`: peak number of simultaneously live 32-bit
+register slots), capped at the ISA limit of 255, unless the caller overrides it
+(``regs_per_thread``). Simplification: this approximates, not reproduces, ptxas.
+
+Deterministic: no randomness; SMs tick in id order.
+"""
+
+from __future__ import annotations
+
+from golden.errors import DeadlockError, LaunchError
+from golden.timing.memory.hierarchy import MemoryHierarchy
+from golden.timing.sm import SM, _regs_of, decode_program
+from golden.timing.stats import TimingStats
+
+MAX_REGS_PER_THREAD = 255
+
+
+def ptx_registers_per_thread(program) -> int:
+    """Estimated registers per thread: peak register pressure of a linear-scan liveness
+    estimate over the PTX (see module docstring), capped at 255.
+
+    Each register's live range is [first, last] instruction index where it is named;
+    a loop (backward branch from ``b`` to ``t``) extends every range that is live into
+    the loop (starts before ``t`` and ends inside it) to ``b``. The estimate is the
+    maximum, over instructions, of the 32-bit register slots (64-bit: 2, predicates: 0)
+    whose ranges cover that instruction.
+    """
+    first: dict[str, int] = {}
+    last: dict[str, int] = {}
+    loops = []
+    for i, s in enumerate(program.slots):
+        inst = s.inst
+        if inst is None:
+            continue
+        names = [r.name for o in inst.operands for r in _regs_of(o)]
+        if inst.guard is not None:
+            names.append(inst.guard.reg.name)
+        for nm in names:
+            key = s.regs.get(nm)
+            if key is None:
+                continue
+            first.setdefault(key, i)
+            last[key] = i
+        if s.target is not None and (s.target >> 3) <= i:
+            loops.append((s.target >> 3, i))
+    for t, b in loops:
+        for k in first:
+            if first[k] < t <= last[k] < b:
+                last[k] = b
+    delta = [0] * (len(program.slots) + 2)
+    for k, f in first.items():
+        ty = program.reg_types[k]
+        w = 0 if ty == "pred" else (2 if ty.endswith("64") else 1)
+        delta[f] += w
+        delta[last[k] + 1] -= w
+    peak = cur = 0
+    for d in delta:
+        cur += d
+        peak = max(peak, cur)
+    return max(1, min(peak, MAX_REGS_PER_THREAD))
+
+
+class GPU:
+    """A configured GPU that runs launches (one :class:`FunctionalLaunch` at a time)."""
+
+    def __init__(self, config, mechanisms=(), regs_per_thread: int | None = None,
+                 max_cycles: int = 2_000_000_000):
+        self.config = config
+        self.mechanisms = tuple(mechanisms)
+        self.regs_per_thread = regs_per_thread
+        self.max_cycles = max_cycles
+
+    def run(self, launch) -> TimingStats:
+        """Simulate ``launch`` (a :class:`golden.simt.engine.FunctionalLaunch`); return its
+        :class:`TimingStats` (memory counters included)."""
+        cfg = self.config
+        core = cfg.core
+        stats = TimingStats.for_config(cfg)
+        memory = MemoryHierarchy(cfg)
+        decoded = decode_program(launch.program)
+        sms = [SM(i, cfg, launch, decoded, memory, stats, self.mechanisms)
+               for i in range(core.num_sms)]
+        geo = launch.geo
+        wpt = geo.warps_per_tb
+        threads = geo.threads_per_tb
+        rpt = self.regs_per_thread or ptx_registers_per_thread(launch.program)
+        regs = rpt * wpt * core.warp_size
+        shared = launch.shared_bytes
+        need = dict(threads=threads, warps=wpt, regs=regs, shared=shared)
+        if threads > core.max_threads_per_sm or wpt > core.max_warps_per_sm \
+                or regs > core.registers_per_sm or shared > core.shared_mem_per_sm:
+            raise LaunchError(
+                f"kernel {launch.name}: one thread block needs {need} but an SM of "
+                f"{cfg.name} has threads {core.max_threads_per_sm}, warps "
+                f"{core.max_warps_per_sm}, registers {core.registers_per_sm} "
+                f"({rpt} per thread), shared memory {core.shared_mem_per_sm} bytes")
+        next_tb = 0
+        n_tbs = geo.num_tbs
+        rr = 0
+
+        def fits(sm: SM) -> bool:
+            return (len(sm.tbs) < core.max_tbs_per_sm
+                    and sm.used_threads + threads <= core.max_threads_per_sm
+                    and sm.used_warps + wpt <= core.max_warps_per_sm
+                    and sm.used_regs + regs <= core.registers_per_sm
+                    and sm.used_shared + shared <= core.shared_mem_per_sm)
+
+        def dispatch() -> None:
+            nonlocal next_tb, rr
+            while next_tb < n_tbs:
+                placed = False
+                for k in range(len(sms)):
+                    sm = sms[(rr + k) % len(sms)]
+                    if fits(sm) and all(m.on_dispatch(sm, next_tb, wpt) for m in self.mechanisms):
+                        sm.add_tb(next_tb, threads, regs, shared)
+                        rr = (rr + k + 1) % len(sms)
+                        next_tb += 1
+                        placed = True
+                        break
+                if not placed:
+                    return
+
+        dispatch()
+        if next_tb == 0 and n_tbs:
+            raise LaunchError(f"kernel {launch.name}: no SM accepted thread block 0 "
+                              f"(a mechanism's on_dispatch refused every SM)")
+        now = 0
+        retired = 0
+        while retired < n_tbs:
+            progress = False
+            any_retired = False
+            for sm in sms:
+                if sm.warps:
+                    if sm.tick(now):
+                        progress = True
+                    if sm.retired:
+                        retired += len(sm.retired)
+                        sm.retired.clear()
+                        any_retired = True
+            if any_retired:
+                dispatch()
+                progress = True
+            if retired >= n_tbs:
+                break
+            if progress:
+                now += 1
+            else:
+                nxt = [c for c in (sm.next_event(now) for sm in sms if sm.warps) if c is not None]
+                if not nxt:
+                    raise DeadlockError(self._deadlock_report(launch, sms, now))
+                target = min(nxt)
+                for sm in sms:
+                    if sm.warps:
+                        sm.account_idle(target - now - 1)
+                now = target
+            if now > self.max_cycles:
+                raise DeadlockError(f"kernel {launch.name}: more than {self.max_cycles} cycles; "
+                                    f"the kernel appears not to terminate")
+        stats.cycles = now + 1
+        self._memory_stats(stats, memory)
+        for m in self.mechanisms:
+            m.on_complete(stats)
+        return stats
+
+    @staticmethod
+    def _memory_stats(stats: TimingStats, memory: MemoryHierarchy) -> None:
+        c = memory.counters()
+        stats.l1_hits = c["l1_hits"]
+        stats.l1_misses = c["l1_misses"]
+        stats.shared_accesses = c["shared_cycles"]
+        stats.shared_bank_conflict_cycles = c["shared_bank_conflicts"]
+        stats.l2_hits = c["l2_hits"]
+        stats.l2_misses = c["l2_misses"]
+        stats.dram_reads = c["dram_reads"]
+        stats.dram_writes = c["dram_writes"]
+        stats.dram_bytes = c["dram_bytes"]
+
+    @staticmethod
+    def _deadlock_report(launch, sms, now) -> str:
+        lines = [f"deadlock in kernel {launch.name} at cycle {now}: no warp can ever progress"]
+        for sm in sms:
+            for w in sm.warps[:8]:
+                bar = bool(w.wave.at_barrier[w.widx])
+                lines.append(f"  SM {sm.id} TB {w.tb.tb_id} warp {w.widx}: next pc "
+                             f"{launch.next_pc(w.wave, w.widx)}, "
+                             f"{'waits at a barrier' if bar else 'stalled'}")
+        return "\n".join(lines)

@@ -1,0 +1,69 @@
+"""Mechanism hooks: the plug-in interface of the cycle-level SM model.
+
+A *mechanism* (DARSIE, UV elimination, WarpMan, G-Scalar, CAPRI...) is a subclass of
+:class:`Mechanism` that overrides some of the hook methods below. The SM model
+(:mod:`golden.timing.sm`) calls every hook of every attached mechanism at the named
+point of the pipeline; the baseline GPU is the model with no mechanism attached.
+
+Contract: a mechanism may change *timing and events* (skip a fetch, eliminate an
+instruction's execution, change RF events, change TB dispatch), never a kernel's
+results -- the functional step of every instruction still runs when it issues, so
+outputs stay bit-identical to the baseline. Mechanism-specific counters go to
+``sm.stats.count_mechanism("name.counter")``.
+
+Hook points and what a return value means:
+
+* :meth:`on_fetch` -- the fetch stage chose ``warp`` to fetch ``pc``; return True to
+  *skip* the fetch this cycle (no I-cache access, no I-buffer entry; the SM tries the
+  next warp).
+* :meth:`on_issue` -- an instruction is about to issue; return ``None`` (baseline),
+  ``"eliminate"`` (the functional step runs, but no operand read, no pipeline, no
+  writeback events: counted as skipped) or a pipeline name ``"alu" | "sfu" | "mem"``
+  to convert it to another pipeline class.
+* :meth:`on_operand_read` -- the source registers (storage indices) to read; return
+  the list actually read from the banked RF (e.g. fewer if a value is reused).
+* :meth:`on_writeback` -- destination registers being written back; return the list
+  counted as RF writes.
+* :meth:`on_branch` -- a control instruction issued (``record`` is the functional
+  :class:`~golden.simt.engine.StepRecord`, ``diverged`` says whether it split the warp).
+* :meth:`on_dispatch` -- a thread block is about to be placed on ``sm``; return False
+  to refuse (the dispatcher then tries the next SM).
+* :meth:`on_complete` -- a launch finished; ``stats`` is the merged TimingStats.
+"""
+
+from __future__ import annotations
+
+
+class Mechanism:
+    """Base class of a mechanism: every hook is a no-op that keeps the baseline behaviour."""
+
+    #: Short name used as the prefix of this mechanism's counters.
+    name = "mechanism"
+
+    def on_fetch(self, sm, warp, pc: int) -> bool:
+        """Called before ``warp`` (a :class:`~golden.timing.sm.WarpSlot`) fetches ``pc``.
+        Return True to skip the fetch."""
+        return False
+
+    def on_issue(self, sm, warp, pc: int, inst) -> str | None:
+        """Called when the instruction at ``pc`` issues. Return None, ``"eliminate"`` or a
+        pipeline name (``"alu"``, ``"sfu"``, ``"mem"``) to convert it."""
+        return None
+
+    def on_operand_read(self, sm, warp, pc: int, regs: list) -> list:
+        """Source registers about to be read from the banked RF; return those to read."""
+        return regs
+
+    def on_writeback(self, sm, warp, pc: int, regs: list) -> list:
+        """Destination registers being written back; return those counted as RF writes."""
+        return regs
+
+    def on_branch(self, sm, warp, pc: int, record, diverged: bool) -> None:
+        """A control-flow instruction issued (after its functional step)."""
+
+    def on_dispatch(self, sm, tb_id: int, warps_per_tb: int) -> bool:
+        """A thread block is about to be dispatched to ``sm``; return False to refuse."""
+        return True
+
+    def on_complete(self, stats) -> None:
+        """The launch finished; ``stats`` is its merged :class:`TimingStats`."""

@@ -1,0 +1,76 @@
+"""Issue (warp) schedulers: the order in which one scheduler considers its warps.
+
+Warps are statically partitioned: SM-local warp slot ``w`` belongs to scheduler
+``w mod num_schedulers_per_sm``. Each cycle the scheduler walks its warps in policy
+order and issues from the first warp whose I-buffer head can issue (up to
+``issue_width`` instructions, all from that warp).
+
+Policies (``core.scheduler``):
+
+* ``lrr`` -- loose round robin: start after the warp that issued last.
+* ``gto`` -- greedy then oldest: keep issuing from the last warp that issued while it
+  can; otherwise the oldest warp (smallest dispatch sequence number) first.
+* ``two_level`` -- two-level scheduling (Narasiman et al., MICRO 2011): an *active set*
+  of ``two_level_active_warps`` warps is scheduled LRR; a warp that stalls on a
+  long-latency (memory) dependence is demoted to the tail of the *pending* queue and
+  the head of the pending queue is promoted.
+"""
+
+from __future__ import annotations
+
+
+class IssueScheduler:
+    """One issue scheduler of an SM and the warps assigned to it."""
+
+    def __init__(self, index: int, policy: str, active_size: int):
+        self.index = index
+        self.policy = policy
+        self.active_size = active_size
+        self.warps: list = []        # WarpSlot objects, in dispatch order (oldest first)
+        self.active: list = []       # two_level: active set
+        self.pending: list = []      # two_level: pending queue
+        self.last = None             # warp that issued last
+        self.last_reason = 0         # stall outcome of the last evaluated cycle
+
+    def add(self, warp) -> None:
+        """A warp was dispatched to this scheduler."""
+        self.warps.append(warp)
+        if self.policy == "two_level":
+            (self.active if len(self.active) < self.active_size else self.pending).append(warp)
+
+    def remove(self, warp) -> None:
+        """A warp finished."""
+        self.warps.remove(warp)
+        if self.last is warp:
+            self.last = None
+        if self.policy == "two_level":
+            if warp in self.active:
+                self.active.remove(warp)
+                if self.pending:
+                    self.active.append(self.pending.pop(0))
+            elif warp in self.pending:
+                self.pending.remove(warp)
+
+    def order(self) -> list:
+        """Warps in the order this cycle considers them."""
+        ws = self.active if self.policy == "two_level" else self.warps
+        last = self.last
+        if self.policy == "gto":
+            if last is None or last is ws[0]:
+                return ws
+            return [last] + [w for w in ws if w is not last]
+        if last is None or last not in ws:
+            return ws
+        i = ws.index(last) + 1
+        return ws[i:] + ws[:i]
+
+    def issued(self, warp) -> None:
+        """``warp`` issued this cycle."""
+        self.last = warp
+
+    def long_stall(self, warp) -> None:
+        """two_level: ``warp`` waits on memory; swap it out of the active set."""
+        if self.policy == "two_level" and self.pending and warp in self.active:
+            self.active.remove(warp)
+            self.pending.append(warp)
+            self.active.append(self.pending.pop(0))

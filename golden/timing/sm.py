@@ -1,0 +1,481 @@
+"""Cycle-level model of one streaming multiprocessor (SM), execution-driven.
+
+Per cycle (:meth:`SM.tick`), in this order:
+
+1. **writeback** -- results whose writeback cycle arrived release their scoreboard
+   reservations and count RF writes;
+2. **memory port** -- the oldest memory request whose MEM-pipeline stage finished is
+   presented to :class:`~golden.timing.memory.hierarchy.MemoryHierarchy` (in order; a
+   reservation fail keeps it at the head until ``retry_cycle``); its completion cycle
+   gates the load's writeback;
+3. **issue** -- each issue scheduler (:mod:`golden.timing.scheduler`) picks a warp whose
+   I-buffer head is valid, not at a barrier, free of RAW/WAW hazards
+   (:mod:`golden.timing.scoreboard`), with a free collector unit and pipeline unit. At
+   issue the functional core executes the instruction
+   (:meth:`golden.simt.engine.FunctionalLaunch.step_warp`), so branches, divergence and
+   memory addresses are exact. Operands are read from the banked RF
+   (:mod:`golden.timing.operand_collector`), then the instruction enters its pipeline
+   (:mod:`golden.timing.pipelines`). Each scheduler records one stall outcome per cycle;
+4. **fetch** -- loose round robin over warps with a free I-buffer slot
+   (``fetch_width`` warps per cycle, one instruction each), through the I-cache
+   (:mod:`golden.timing.fetch`).
+
+Fetch follows the PC sequentially; after an instruction issues, the SM compares the
+warp's next PC (``next_pc`` of the functional core) with what the I-buffer holds and
+flushes the I-buffer on a mismatch (taken branch, reconvergence, call/return).
+
+Simplifications (documented): TB dispatch is instantaneous; a warp is done when its
+last thread exits, and a TB retires when all its warps are done, without waiting for
+outstanding stores; predicate registers live in the same banked RF as data registers;
+``%smid`` seen by kernels is the functional core's ``tb mod num_sms``, not the SM the
+dispatcher chose.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections import deque
+from dataclasses import dataclass
+
+import numpy as np
+
+from golden.ptx.ir import Addr, Reg, Vec
+from golden.simt.memory import LOCAL_WINDOW, SHARED_WINDOW, WINDOW_SIZE
+from golden.timing.fetch import IBuffer, InstructionCache
+from golden.timing.operand_collector import OperandCollector
+from golden.timing.pipelines import CONTROL_OPCODES, PipelineClass, pipe_of
+from golden.timing.scheduler import IssueScheduler
+from golden.timing.scoreboard import Scoreboard
+from golden.timing.stats import (PIPE_ALU, PIPE_MEM, PIPE_SFU, STALL_BARRIER, STALL_DEPENDENCE,
+                                 STALL_ISSUE, STALL_MEMORY, STALL_NO_INSTRUCTION,
+                                 STALL_STRUCTURAL)
+
+_NO_DST = frozenset({"st", "red", "bra", "bar", "barrier", "call", "exit", "ret"})
+_PIPE_NAMES = {"alu": PIPE_ALU, "sfu": PIPE_SFU, "mem": PIPE_MEM}
+#: Synthetic base of local memory in the timing model: thread t's 4-byte word k of local
+#: memory lives at LOCAL_TIMING_BASE + (k * threads + t) * 4 (interleaved like CUDA's
+#: local memory, so a warp's same-offset accesses coalesce).
+LOCAL_TIMING_BASE = 1 << 44
+
+
+@dataclass(frozen=True)
+class DecodedInst:
+    """Timing-relevant decode of one instruction slot.
+
+    ``srcs`` / ``dsts`` are register indices (position in the program's sorted register
+    table); ``hazard`` = srcs + dsts (what the scoreboard checks); ``vec`` is the vector
+    width of a memory access; ``guard`` the storage key of the guard predicate.
+    """
+
+    opcode: str | None
+    pipe: int
+    srcs: tuple
+    dsts: tuple
+    hazard: tuple
+    is_mem: bool
+    is_control: bool
+    vec: int
+    guard: str | None
+    guard_negated: bool
+
+
+def _regs_of(op) -> list:
+    if op is None:
+        return []
+    if isinstance(op, Reg):
+        return [op]
+    if isinstance(op, Vec):
+        return [e for e in op.elems if isinstance(e, Reg)]
+    if isinstance(op, Addr):
+        return [op.base] if isinstance(op.base, Reg) else []
+    r = getattr(op, "reg", None)  # PredGuard source operand (!%p)
+    return [r] if isinstance(r, Reg) else []
+
+
+def decode_program(program) -> list:
+    """:class:`DecodedInst` for every slot of ``program`` (index = pc >> 3)."""
+    index = {k: i for i, k in enumerate(sorted(program.reg_types))}
+    out = []
+    for s in program.slots:
+        inst = s.inst
+        if inst is None:
+            out.append(DecodedInst(None, PIPE_ALU, (), (), (), False, True, 1, None, False))
+            continue
+        op = inst.opcode
+        ops = inst.operands
+        has_dst = op not in _NO_DST and len(ops) > 0
+        dst_regs = _regs_of(ops[0]) if has_dst else []
+        src_ops = ops[1:] if has_dst else ops
+        if op == "call":
+            src_ops = ()
+        src_regs = [r for o in src_ops for r in _regs_of(o)]
+        guard = None
+        if inst.guard is not None:
+            guard = s.regs.get(inst.guard.reg.name)
+            src_regs.append(inst.guard.reg)
+
+        def idx(rs):
+            return tuple(dict.fromkeys(index[s.regs[r.name]] for r in rs if r.name in s.regs))
+
+        srcs, dsts = idx(src_regs), idx(dst_regs)
+        vec = next((int(m[1:]) for m in inst.mods if m in ("v2", "v4", "v8")), 1)
+        pipe = pipe_of(op)
+        out.append(DecodedInst(op, pipe, srcs, dsts, tuple(dict.fromkeys(srcs + dsts)),
+                               pipe == PIPE_MEM, op in CONTROL_OPCODES, vec, guard,
+                               bool(inst.guard is not None and inst.guard.negated)))
+    return out
+
+
+class WarpSlot:
+    """A resident warp: its functional state handle, I-buffer, scoreboard and fetch PC."""
+
+    __slots__ = ("tb", "wave", "widx", "slot", "gid", "sched", "ibuf", "sb", "fetch_pc",
+                 "done", "age")
+
+    def __init__(self, tb, widx: int, slot: int, gid: int, ibuf_entries: int, age: int):
+        self.tb = tb
+        self.wave = tb.wave
+        self.widx = widx
+        self.slot = slot
+        self.gid = gid
+        self.sched = None
+        self.ibuf = IBuffer(ibuf_entries)
+        self.sb = Scoreboard()
+        self.fetch_pc = 0
+        self.done = False
+        self.age = age
+
+
+class ResidentTB:
+    """A thread block resident on an SM: its wave (functional state) and warps."""
+
+    __slots__ = ("tb_id", "wave", "warps", "live", "threads", "regs", "shared")
+
+    def __init__(self, tb_id, wave, threads, regs, shared):
+        self.tb_id = tb_id
+        self.wave = wave
+        self.warps: list = []
+        self.live = 0
+        self.threads = threads
+        self.regs = regs
+        self.shared = shared
+
+
+class SM:
+    """One SM: front end, schedulers, operand collector, pipelines, memory port."""
+
+    def __init__(self, sm_id: int, config, launch, decoded, memory, stats, mechanisms=()):
+        core = config.core
+        self.id = sm_id
+        self.cfg = config
+        self.launch = launch
+        self.decoded = decoded
+        self.memory = memory
+        self.stats = stats
+        self.mechanisms = tuple(mechanisms)
+        self.warp_size = core.warp_size
+        self.icache = InstructionCache(core.icache)
+        self.oc = OperandCollector(config.register_file)
+        p = config.pipelines
+        self.pipes = [PipelineClass(p.alu, core.warp_size), PipelineClass(p.sfu, core.warp_size),
+                      PipelineClass(p.mem, core.warp_size)]
+        self.schedulers = [IssueScheduler(i, core.scheduler, core.two_level_active_warps)
+                           for i in range(core.num_schedulers_per_sm)]
+        self.issue_width = core.issue_width
+        self.fetch_width = core.fetch_width
+        self.ibuf_entries = core.ibuffer_entries
+        self.n_slots = core.max_warps_per_sm
+        self.free_slots = list(range(core.max_warps_per_sm))
+        self.warps: list = []          # resident warps, in dispatch order
+        self.tbs: list = []
+        self._fetch_ptr = 0
+        self._wb: list = []            # heap (cycle, seq, warp, regs, pc)
+        self._memq: deque = deque()    # [ready_cycle, warp, access, regs, pc]
+        self._seq = 0
+        self._age = 0
+        self.retired: list = []        # TBs retired in the last tick
+        # occupancy counters (resources in use)
+        self.used_threads = 0
+        self.used_regs = 0
+        self.used_shared = 0
+        self.used_warps = 0
+        self.n_prog = len(decoded) * 8
+        self.local_threads = 1
+
+    # ------------------------------------------------------------------ dispatch
+    def add_tb(self, tb_id: int, threads: int, regs: int, shared: int) -> None:
+        """Make thread block ``tb_id`` resident (resources were checked by the dispatcher)."""
+        wave = self.launch.make_wave([tb_id])
+        tb = ResidentTB(tb_id, wave, threads, regs, shared)
+        for widx in range(wave.nwarps):
+            slot = self.free_slots.pop(0)
+            w = WarpSlot(tb, widx, slot, tb_id * wave.nwarps + widx, self.ibuf_entries, self._age)
+            self._age += 1
+            w.fetch_pc = self.launch.next_pc(wave, widx)
+            w.sched = self.schedulers[slot % len(self.schedulers)]
+            w.sched.add(w)
+            tb.warps.append(w)
+            self.warps.append(w)
+        tb.live = wave.nwarps
+        self.tbs.append(tb)
+        self.used_threads += threads
+        self.used_regs += regs
+        self.used_shared += shared
+        self.used_warps += wave.nwarps
+
+    def _finish_warp(self, w: WarpSlot) -> None:
+        w.done = True
+        w.ibuf.flush()
+        w.sched.remove(w)
+        self.warps.remove(w)
+        self.free_slots.append(w.slot)
+        self.free_slots.sort()
+        tb = w.tb
+        tb.live -= 1
+        if tb.live == 0:
+            self.tbs.remove(tb)
+            self.used_threads -= tb.threads
+            self.used_regs -= tb.regs
+            self.used_shared -= tb.shared
+            self.used_warps -= len(tb.warps)
+            self.retired.append(tb)
+
+    # ------------------------------------------------------------------ one cycle
+    def tick(self, now: int) -> bool:
+        """Simulate cycle ``now``; return True if anything happened (for event skipping)."""
+        progress = False
+        wb = self._wb
+        if wb and wb[0][0] <= now:
+            progress = True
+            self._writeback(now)
+        if self._memq and self._memq[0][0] <= now:
+            progress = self._memory_port(now) or progress
+        st = self.stats
+        for sched in self.schedulers:
+            if sched.warps:
+                reason = self._issue(sched, now)
+                if reason == STALL_ISSUE:
+                    progress = True
+                sched.last_reason = reason
+                st.stalls[reason] += 1
+                st.scheduler_cycles += 1
+        if self.warps and self._fetch(now):
+            progress = True
+        return progress
+
+    def account_idle(self, cycles: int) -> None:
+        """Skipped ``cycles`` in which nothing changed: each scheduler repeats its outcome."""
+        st = self.stats
+        for sched in self.schedulers:
+            if sched.warps:
+                st.stalls[sched.last_reason] += cycles
+                st.scheduler_cycles += cycles
+
+    def next_event(self, now: int) -> int | None:
+        """Earliest future cycle at which this SM's state can change (None if never)."""
+        cands = []
+        if self._wb:
+            cands.append(self._wb[0][0])
+        if self._memq:
+            cands.append(self._memq[0][0])
+        for w in self.warps:
+            e = w.ibuf.entries
+            if e and e[0][1] > now:
+                cands.append(e[0][1])
+        for p in self.pipes:
+            for f in p.free_at:
+                if f > now:
+                    cands.append(f)
+        r = self.oc.next_release()
+        if r is not None and r > now:
+            cands.append(r)
+        cands = [c for c in cands if c > now]
+        return min(cands) if cands else None
+
+    # ------------------------------------------------------------------ writeback
+    def _writeback(self, now: int) -> None:
+        wb = self._wb
+        st = self.stats
+        oc = self.oc
+        while wb and wb[0][0] <= now:
+            _, _, w, regs, pc = heapq.heappop(wb)
+            w.sb.release(regs)
+            counted = regs
+            for m in self.mechanisms:
+                counted = m.on_writeback(self, w, pc, list(counted))
+            for r in counted:
+                st.rf_writes[oc.bank(w.slot, r)] += 1
+
+    # ------------------------------------------------------------------ memory
+    def _memory_port(self, now: int) -> bool:
+        q = self._memq
+        head = q[0]
+        ready, w, acc, regs, pc = head
+        space, addrs, size = acc
+        r = self.memory.access(self.id, now, w.gid, addrs[0], addrs[1], size,
+                               is_store=addrs[2], is_atomic=addrs[3], space=space)
+        if not r.ok:
+            head[0] = max(now + 1, r.retry_cycle if r.retry_cycle is not None else now + 1)
+            return False
+        q.popleft()
+        if regs:
+            self._seq += 1
+            heapq.heappush(self._wb, (max(r.completion_cycle, now + 1), self._seq, w, regs, pc))
+        return True
+
+    def _mem_request(self, w: WarpSlot, mem, vec: int):
+        """(space, (addrs, active, is_store, is_atomic), bytes per lane) for the hierarchy."""
+        addrs = mem.addrs
+        active = mem.active
+        space = mem.space
+        if space == "generic":
+            a = addrs[active]
+            first = int(a[0]) if a.size else 0
+            if SHARED_WINDOW <= first < SHARED_WINDOW + WINDOW_SIZE:
+                space, addrs = "shared", addrs - np.uint64(SHARED_WINDOW)
+            elif LOCAL_WINDOW <= first < LOCAL_WINDOW + WINDOW_SIZE:
+                space, addrs = "local", addrs - np.uint64(LOCAL_WINDOW)
+            else:
+                space = "global"
+        if space == "local":
+            threads = np.uint64(self.launch.geo.num_tbs * self.launch.geo.warps_per_tb * 32)
+            t = np.uint64(w.gid * 32) + np.arange(32, dtype=np.uint64)
+            addrs = (np.uint64(LOCAL_TIMING_BASE) + ((addrs // np.uint64(4)) * threads + t)
+                     * np.uint64(4) + addrs % np.uint64(4))
+            return space, (addrs, active, mem.is_store, mem.is_atomic), mem.size
+        return space, (addrs, active, mem.is_store, mem.is_atomic), mem.size * vec
+
+    # ------------------------------------------------------------------ issue
+    def _issue(self, sched: IssueScheduler, now: int) -> int:
+        decoded = self.decoded
+        pipes = self.pipes
+        reason = None
+        has_inst = False
+        at_bar = False
+        for w in sched.order():
+            e = w.ibuf.entries
+            if not e or e[0][1] > now:
+                continue
+            has_inst = True
+            if w.wave.at_barrier[w.widx]:
+                at_bar = True
+                continue
+            d = decoded[e[0][0] >> 3]
+            blk = w.sb.blocked(d.hazard)
+            if blk:
+                if reason is None:
+                    reason = STALL_MEMORY if blk == 2 else STALL_DEPENDENCE
+                if blk == 2:
+                    sched.long_stall(w)
+                continue
+            if not pipes[d.pipe].available(now) or not self.oc.free_unit(now):
+                if reason is None:
+                    reason = STALL_STRUCTURAL
+                continue
+            self._execute(w, e[0][0], d, now)
+            n = 1
+            while n < self.issue_width and not w.done and e and e[0][1] <= now \
+                    and not w.wave.at_barrier[w.widx]:
+                d = decoded[e[0][0] >> 3]
+                if w.sb.blocked(d.hazard) or not pipes[d.pipe].available(now) \
+                        or not self.oc.free_unit(now):
+                    break
+                self._execute(w, e[0][0], d, now)
+                n += 1
+            sched.issued(w)
+            return STALL_ISSUE
+        if not has_inst:
+            return STALL_NO_INSTRUCTION
+        if reason is None:
+            return STALL_BARRIER if at_bar else STALL_STRUCTURAL
+        return reason
+
+    def _execute(self, w: WarpSlot, pc: int, d: DecodedInst, now: int) -> None:
+        """Issue the I-buffer head of ``w``: functional step, operand read, pipeline."""
+        st = self.stats
+        action = None
+        for m in self.mechanisms:
+            a = m.on_issue(self, w, pc, self.launch.program.slots[pc >> 3].inst)
+            if a is not None:
+                action = a
+        wave = w.wave
+        lo = w.widx * 32
+        guard = None
+        if d.guard is not None:
+            pv = wave.regs[d.guard][lo:lo + 32]
+            guard = ~pv if d.guard_negated else pv
+        self.launch.clock = now
+        rec = self.launch.step_warp(wave, w.widx)
+        w.ibuf.entries.popleft()
+        st.instructions_issued += 1
+        mask = rec.mask
+        if guard is not None:
+            mask &= int((guard.astype(np.int64) << np.arange(32, dtype=np.int64)).sum())
+        active = bin(mask).count("1")
+        if action == "eliminate":
+            st.instructions_skipped += 1
+        else:
+            pipe_id = _PIPE_NAMES.get(action, d.pipe) if action else d.pipe
+            st.record_execute(pipe_id, active)
+            srcs = d.srcs
+            for m in self.mechanisms:
+                srcs = m.on_operand_read(self, w, pc, list(srcs))
+            ready = self.oc.read(now, w.slot, srcs, st)
+            done = self.pipes[pipe_id].occupy(ready)
+            if d.is_mem and rec.mem is not None and rec.mem.active.any():
+                w.sb.reserve(d.dsts, True)
+                space, acc, size = self._mem_request(w, rec.mem, d.vec)
+                self._memq.append([done, w, (space, acc, size), d.dsts, pc])
+            elif d.dsts:
+                w.sb.reserve(d.dsts, False)
+                self._seq += 1
+                heapq.heappush(self._wb, (done, self._seq, w, d.dsts, pc))
+        if d.is_control:
+            for m in self.mechanisms:
+                m.on_branch(self, w, pc, rec, rec.diverged)
+        if rec.finished:
+            self._finish_warp(w)
+            return
+        # Re-steer fetch when the next PC is not what the I-buffer holds.
+        nxt = self.launch.next_pc(wave, w.widx)
+        e = w.ibuf.entries
+        if e:
+            if e[0][0] != nxt:
+                w.ibuf.flush()
+                w.fetch_pc = nxt
+        elif w.fetch_pc != nxt:
+            w.fetch_pc = nxt
+
+    # ------------------------------------------------------------------ fetch
+    def _fetch(self, now: int) -> bool:
+        warps = self.warps
+        n = len(warps)
+        start = self._fetch_ptr % n
+        fetched = 0
+        st = self.stats
+        for k in range(n):
+            w = warps[(start + k) % n]
+            if not w.ibuf.has_space() or w.fetch_pc >= self.n_prog:
+                continue
+            pc = w.fetch_pc
+            skip = False
+            for m in self.mechanisms:
+                if m.on_fetch(self, w, pc):
+                    skip = True
+            if skip:
+                continue
+            h = self.icache.hits
+            lat = self.icache.probe(pc)
+            if self.icache.hits > h:
+                st.icache_hits += 1
+            else:
+                st.icache_misses += 1
+            w.ibuf.push(pc, now + max(1, lat))
+            w.fetch_pc = pc + 8
+            st.instructions_fetched += 1
+            st.instructions_decoded += 1
+            fetched += 1
+            if fetched >= self.fetch_width:
+                self._fetch_ptr = (start + k + 1) % n
+                break
+        return fetched > 0

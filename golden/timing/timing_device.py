@@ -1,0 +1,118 @@
+"""A host-API device that runs launches on the cycle-level timing model.
+
+``TimingDevice(config)`` is a :class:`golden.host.Device` whose kernels run through
+:class:`golden.timing.gpu.GPU` instead of the batched functional executor. Outputs are
+the functional core's (the timing model steps it instruction by instruction), so they
+equal a functional-mode run; a launch returns :class:`TimingLaunchStats` (timing
+counters, energy report and the functional core's instruction statistics)::
+
+    from golden.configs import load_config
+    from golden.timing.timing_device import TimingDevice
+    dev = TimingDevice(load_config("pascal"))
+    run = registry.run_workload("MM", "small", device=dev)
+    print(run.stats[0].timing.cycles, run.stats[0].energy.total)
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from golden.errors import LaunchError
+from golden.host import Device, Kernel, RawModule, _dim3
+from golden.simt.engine import FunctionalLaunch, LaunchGeometry
+from golden.simt.stats import LaunchStats
+from golden.timing.energy import EnergyModel, EnergyReport
+from golden.timing.gpu import GPU
+from golden.timing.stats import TimingStats
+
+
+@dataclass
+class TimingLaunchStats:
+    """What a timing-mode launch returns: ``timing`` counters, ``energy`` report,
+    ``functional`` instruction statistics and host ``wall_seconds``."""
+
+    kernel: str
+    grid: tuple
+    block: tuple
+    timing: TimingStats
+    energy: EnergyReport
+    functional: LaunchStats
+    wall_seconds: float
+
+    @property
+    def cycles(self) -> int:
+        return self.timing.cycles
+
+    @property
+    def ipc(self) -> float:
+        return self.timing.ipc
+
+    @property
+    def warp_instructions(self) -> int:
+        """Warp instructions executed by the functional core (same as functional mode)."""
+        return self.functional.warp_instructions
+
+    def to_dict(self) -> dict:
+        """JSON-ready dictionary of every statistic."""
+        return {"kernel": self.kernel, "grid": list(self.grid), "block": list(self.block),
+                "timing": self.timing.to_dict(), "energy": self.energy.to_dict(),
+                "warp_instructions": self.functional.warp_instructions,
+                "wall_seconds": self.wall_seconds}
+
+
+class TimingKernel(Kernel):
+    """A kernel whose launches run on the timing model of its device."""
+
+    def __call__(self, grid, block, args=(), shared_mem: int = 0, observers=()):
+        dev = self.module.device
+        geo = LaunchGeometry(_dim3(grid, "grid"), _dim3(block, "block"))
+        if geo.threads_per_tb > dev.max_threads_per_tb:
+            raise LaunchError(f"kernel {self.name}: block {geo.block} has {geo.threads_per_tb} "
+                              f"threads; the limit is {dev.max_threads_per_tb}")
+        params = self.pack_args(args)
+        t0 = time.perf_counter()
+        launch = FunctionalLaunch(dev, self.program, geo, params, dyn_shared=int(shared_mem),
+                                  observers=observers)
+        timing = dev.gpu.run(launch)
+        wall = time.perf_counter() - t0
+        launch.stats.wall_seconds = wall
+        energy = dev.energy_model.compute(timing, dev.config)
+        out = TimingLaunchStats(kernel=self.name, grid=geo.grid, block=geo.block, timing=timing,
+                                energy=energy, functional=launch.stats, wall_seconds=wall)
+        dev.launches.append(out)
+        return out
+
+
+class TimingModule(RawModule):
+    """A loaded PTX module whose kernels are :class:`TimingKernel` s."""
+
+    def get_function(self, name: str) -> Kernel:
+        k = super().get_function(name)
+        if not isinstance(k, TimingKernel):
+            k = TimingKernel(self, k.func)
+            self._kernels[name] = k
+        return k
+
+
+class TimingDevice(Device):
+    """A simulated GPU in timing mode (``mode == "timing"``) for configuration ``config``.
+
+    ``mechanisms`` are :class:`golden.timing.hooks.Mechanism` instances plugged into every
+    SM; ``regs_per_thread`` overrides the PTX register count used for occupancy.
+    """
+
+    mode = "timing"
+
+    def __init__(self, config, mechanisms=(), regs_per_thread: int | None = None,
+                 echo_printf: bool = True):
+        core = config.core
+        super().__init__(num_sms=core.num_sms, max_warps_per_sm=core.max_warps_per_sm,
+                         max_threads_per_tb=min(1024, core.max_threads_per_sm),
+                         echo_printf=echo_printf)
+        self.config = config
+        self.gpu = GPU(config, mechanisms=mechanisms, regs_per_thread=regs_per_thread)
+        self.energy_model = EnergyModel(config.energy)
+
+    def load_module(self, path=None, code=None) -> TimingModule:
+        return TimingModule(path=path, code=code, device=self)
