@@ -16,20 +16,16 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from dataclasses import fields
 
 import cocotb
 import pytest
-from cocotb.triggers import RisingEdge, Timer
 
 from golden.structures.cam import Cam, CamOps, CamOutputs, CamParams
 from rtl.common.cam import CAM
-from tb.runner import ClockResetTB, Scoreboard, run_cocotb, tb_params, tb_seed
+from tb.runner import Scoreboard, run_cocotb, tb_params, tb_seed
+from tb.stepper import StepTB, play_directed, play_random
 
 RANDOM_TRANSACTIONS = 10_000
-
-INPUT_PORTS = tuple(f.name for f in fields(CamOps))
-OUTPUT_PORTS = tuple(f.name for f in fields(CamOutputs))
 
 # Per-phase probabilities: insert, touching lookup, invalidate by index, invalidate by
 # tag, flush, and the chance that a tag is drawn from the CAM's current contents.
@@ -210,52 +206,14 @@ RANDOM_COVERAGE_GOALS = {"hit": 500, "miss": 500, "touch_hit": 200, "insert_fill
                          "inv_index": 100, "flush": 10, "full": 500, "empty": 20}
 
 
-class CamTB(ClockResetTB):
-    """Clock/reset shell plus a one-cycle driver and monitor for the CAM ports."""
-
-    def drive(self, ops: CamOps) -> None:
-        for name in INPUT_PORTS:
-            getattr(self.dut, name).value = int(getattr(ops, name))
-
-    def sample(self) -> CamOutputs:
-        return CamOutputs(**{name: int(getattr(self.dut, name).value) for name in OUTPUT_PORTS})
-
-    async def cycle(self, ops: CamOps) -> CamOutputs:
-        """Drive *ops* after a rising edge, sample the settled outputs, wait for the next edge."""
-        self.drive(ops)
-        await Timer(1, unit="ns")
-        got = self.sample()
-        await RisingEdge(self.dut.clk)
-        return got
-
-    async def restart(self) -> None:
-        """Idle the inputs and reset the DUT (so no request is applied at the release edge)."""
-        self.drive(CamOps())
-        await self.reset()
-
-
-async def _play(tb: CamTB, params: CamParams, ops_list, board: Scoreboard, label: str,
-                cov: Counter | None = None) -> None:
-    golden = Cam(params)
-    for cycle, ops in enumerate(ops_list):
-        got = await tb.cycle(ops)
-        expected = golden.step(ops)
-        board.check(f"{label} cycle {cycle} {ops}", expected, got)
-        if cov is not None:
-            cam_coverage(expected, ops, params, cov)
-
-
 @cocotb.test()
 async def run_directed(dut):
     """Corner cases: empty, full, all-invalid, LRU order and ties, same-cycle combinations."""
     params = CamParams(**tb_params())
-    tb = CamTB(dut)
+    tb = StepTB(dut, CamOps, CamOutputs)
     board = Scoreboard(f"cam{params} directed", log=dut._log)
-    tb.drive(CamOps())
-    tb.start_clock()
-    for name, seq in directed_cam_sequences(params):
-        await tb.restart()
-        await _play(tb, params, seq, board, name)
+    tb.start()
+    await play_directed(tb, lambda: Cam(params), directed_cam_sequences(params), board)
     board.finish()
 
 
@@ -266,17 +224,12 @@ async def run_random(dut):
     seed = tb_seed()
     dut._log.info("cam %s random: seed %d, %d transactions", params, seed, RANDOM_TRANSACTIONS)
     ops_list = random_cam_ops(params, random.Random(seed), RANDOM_TRANSACTIONS)
-    tb = CamTB(dut)
-    tb.drive(CamOps())
-    tb.start_clock()
-    await tb.restart()
+    tb = StepTB(dut, CamOps, CamOutputs)
+    tb.start()
     board = Scoreboard(f"cam{params} random", log=dut._log)
-    cov: Counter = Counter()
-    await _play(tb, params, ops_list, board, "random", cov)
-    board.finish()
-    dut._log.info("cam coverage: %s", dict(cov))
-    short = {k: (cov[k], goal) for k, goal in RANDOM_COVERAGE_GOALS.items() if cov[k] < goal}
-    assert not short, f"random stimulus missed coverage goals (got, goal): {short}"
+    await play_random(tb, Cam(params), ops_list, board,
+                      lambda expected, ops, cov: cam_coverage(expected, ops, params, cov),
+                      RANDOM_COVERAGE_GOALS)
 
 
 @pytest.mark.parametrize(("entries", "tag_width"), [(4, 8), (8, 8), (8, 16), (6, 10)])

@@ -15,20 +15,16 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from dataclasses import fields
 
 import cocotb
 import pytest
-from cocotb.triggers import RisingEdge, Timer
 
 from golden.structures.freelist import FreeList, FreeListOps, FreeListOutputs, FreeListParams
 from rtl.common.freelist import FreeList as FreeListRTL
-from tb.runner import ClockResetTB, Scoreboard, run_cocotb, tb_params, tb_seed
+from tb.runner import Scoreboard, run_cocotb, tb_params, tb_seed
+from tb.stepper import StepTB, play_directed, play_random
 
 RANDOM_TRANSACTIONS = 10_000
-
-INPUT_PORTS = tuple(f.name for f in fields(FreeListOps))
-OUTPUT_PORTS = tuple(f.name for f in fields(FreeListOutputs))
 
 # Per-phase probabilities of alloc and free requests.
 _PHASES = {
@@ -145,41 +141,6 @@ def coverage_goals(params: FreeListParams) -> dict[str, int]:
     return goals
 
 
-class FreeListTB(ClockResetTB):
-    """Clock/reset shell plus a one-cycle driver and monitor for the free-list ports."""
-
-    def drive(self, ops: FreeListOps) -> None:
-        for name in INPUT_PORTS:
-            getattr(self.dut, name).value = int(getattr(ops, name))
-
-    def sample(self) -> FreeListOutputs:
-        return FreeListOutputs(**{name: int(getattr(self.dut, name).value) for name in OUTPUT_PORTS})
-
-    async def cycle(self, ops: FreeListOps) -> FreeListOutputs:
-        """Drive *ops* after a rising edge, sample the settled outputs, wait for the next edge."""
-        self.drive(ops)
-        await Timer(1, unit="ns")
-        got = self.sample()
-        await RisingEdge(self.dut.clk)
-        return got
-
-    async def restart(self) -> None:
-        """Idle the inputs and reset the DUT (so no request is applied at the release edge)."""
-        self.drive(FreeListOps())
-        await self.reset()
-
-
-async def _play(tb: FreeListTB, params: FreeListParams, ops_list, board: Scoreboard, label: str,
-                cov: Counter | None = None) -> None:
-    golden = FreeList(params)
-    for cycle, ops in enumerate(ops_list):
-        got = await tb.cycle(ops)
-        expected = golden.step(ops)
-        board.check(f"{label} cycle {cycle} {ops}", expected, got)
-        if cov is not None:
-            freelist_coverage(expected, ops, params, cov)
-
-
 def _params() -> FreeListParams:
     return FreeListParams(**tb_params())
 
@@ -188,13 +149,10 @@ def _params() -> FreeListParams:
 async def run_directed(dut):
     """Corner cases: all free, empty, same-cycle alloc + free, double free, out of range."""
     params = _params()
-    tb = FreeListTB(dut)
+    tb = StepTB(dut, FreeListOps, FreeListOutputs)
     board = Scoreboard(f"freelist{params} directed", log=dut._log)
-    tb.drive(FreeListOps())
-    tb.start_clock()
-    for name, seq in directed_freelist_sequences(params):
-        await tb.restart()
-        await _play(tb, params, seq, board, name)
+    tb.start()
+    await play_directed(tb, lambda: FreeList(params), directed_freelist_sequences(params), board)
     board.finish()
 
 
@@ -205,17 +163,11 @@ async def run_random(dut):
     seed = tb_seed()
     dut._log.info("freelist %s random: seed %d, %d transactions", params, seed, RANDOM_TRANSACTIONS)
     ops_list = random_freelist_ops(params, random.Random(seed), RANDOM_TRANSACTIONS)
-    tb = FreeListTB(dut)
-    tb.drive(FreeListOps())
-    tb.start_clock()
-    await tb.restart()
+    tb = StepTB(dut, FreeListOps, FreeListOutputs)
+    tb.start()
     board = Scoreboard(f"freelist{params} random", log=dut._log)
-    cov: Counter = Counter()
-    await _play(tb, params, ops_list, board, "random", cov)
-    board.finish()
-    dut._log.info("freelist coverage: %s", dict(cov))
-    short = {k: (cov[k], goal) for k, goal in coverage_goals(params).items() if cov[k] < goal}
-    assert not short, f"random stimulus missed coverage goals (got, goal): {short}"
+    await play_random(tb, FreeList(params), ops_list, board,
+                      lambda expected, ops, cov: freelist_coverage(expected, ops, params, cov), coverage_goals(params))
 
 
 @pytest.mark.parametrize(("entries", "index_width"), [(8, 4), (32, 6), (6, None)])

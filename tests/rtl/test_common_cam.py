@@ -9,46 +9,24 @@ this file replays its directed scenarios and a few hundred random cycles, quickl
 from __future__ import annotations
 
 import random
-from dataclasses import fields
 
 import pytest
-from amaranth.sim import Simulator
 
 from golden.errors import ConfigError, SimtlabError
-from golden.structures.cam import Cam, CamOps, CamOutputs, CamParams
+from golden.structures.cam import Cam, CamOps, CamParams
 from rtl.common.cam import CAM
 from tb.common.test_cam import directed_cam_sequences, random_cam_ops
+
+from stepsim import check_steps_against_golden
 
 SEED = 20240611
 RANDOM_CYCLES = 400
 
 
-def simulate(params: CamParams, ops_list: list[CamOps]) -> list[CamOutputs]:
-    """Run *ops_list* (one element per cycle) on the RTL; return the outputs of each cycle."""
-    dut = CAM(entries=params.entries, tag_width=params.tag_width)
-    outputs: list[CamOutputs] = []
-
-    async def bench(ctx):
-        for ops in ops_list:
-            for f in fields(CamOps):
-                ctx.set(getattr(dut, f.name), int(getattr(ops, f.name)))
-            outputs.append(CamOutputs(**{f.name: ctx.get(getattr(dut, f.name))
-                                         for f in fields(CamOutputs)}))
-            await ctx.tick()
-
-    sim = Simulator(dut)
-    sim.add_clock(1e-6)
-    sim.add_testbench(bench)
-    sim.run()
-    return outputs
-
-
 def check_against_golden(params: CamParams, ops_list: list[CamOps], label: str) -> None:
-    golden = Cam(params)
-    got = simulate(params, ops_list)
-    for cycle, (ops, out) in enumerate(zip(ops_list, got)):
-        expected = golden.step(ops)
-        assert out == expected, f"{label} cycle {cycle}: {ops}\n expected {expected}\n got      {out}"
+    """Replay *ops_list* on a fresh RTL instance and a fresh golden model of *params*."""
+    dut = CAM(entries=params.entries, tag_width=params.tag_width)
+    check_steps_against_golden(dut, Cam(params), ops_list, label)
 
 
 # ---------------------------------------------------------------------------- golden model

@@ -8,46 +8,24 @@ parameter checks of both views. Long random runs live in tb/common/test_freelist
 from __future__ import annotations
 
 import random
-from dataclasses import fields
 
 import pytest
-from amaranth.sim import Simulator
 
 from golden.errors import ConfigError, SimtlabError
-from golden.structures.freelist import FreeList, FreeListOps, FreeListOutputs, FreeListParams
+from golden.structures.freelist import FreeList, FreeListOps, FreeListParams
 from rtl.common.freelist import FreeList as FreeListRTL
 from tb.common.test_freelist import directed_freelist_sequences, random_freelist_ops
+
+from stepsim import check_steps_against_golden
 
 SEED = 20240612
 RANDOM_CYCLES = 400
 
 
-def simulate(params: FreeListParams, ops_list: list[FreeListOps]) -> list[FreeListOutputs]:
-    """Run *ops_list* (one element per cycle) on the RTL; return the outputs of each cycle."""
-    dut = FreeListRTL(entries=params.entries, index_width=params.index_width)
-    outputs: list[FreeListOutputs] = []
-
-    async def bench(ctx):
-        for ops in ops_list:
-            for f in fields(FreeListOps):
-                ctx.set(getattr(dut, f.name), int(getattr(ops, f.name)))
-            outputs.append(FreeListOutputs(**{f.name: ctx.get(getattr(dut, f.name))
-                                              for f in fields(FreeListOutputs)}))
-            await ctx.tick()
-
-    sim = Simulator(dut)
-    sim.add_clock(1e-6)
-    sim.add_testbench(bench)
-    sim.run()
-    return outputs
-
-
 def check_against_golden(params: FreeListParams, ops_list: list[FreeListOps], label: str) -> None:
-    golden = FreeList(params)
-    got = simulate(params, ops_list)
-    for cycle, (ops, out) in enumerate(zip(ops_list, got)):
-        expected = golden.step(ops)
-        assert out == expected, f"{label} cycle {cycle}: {ops}\n expected {expected}\n got      {out}"
+    """Replay *ops_list* on a fresh RTL instance and a fresh golden model of *params*."""
+    dut = FreeListRTL(entries=params.entries, index_width=params.index_width)
+    check_steps_against_golden(dut, FreeList(params), ops_list, label)
 
 
 # ---------------------------------------------------------------------------- golden model
