@@ -15,7 +15,10 @@ Per cycle (:meth:`SM.tick`), in this order:
    (:meth:`golden.simt.engine.FunctionalLaunch.step_warp`), so branches, divergence and
    memory addresses are exact. Operands are read from the banked RF
    (:mod:`golden.timing.operand_collector`), then the instruction enters its pipeline
-   (:mod:`golden.timing.pipelines`). Each scheduler records one stall outcome per cycle;
+   (:mod:`golden.timing.pipelines`): issue in cycle ``t``, conflict-free operand read
+   in ``t + 1``, pipeline entry in ``t + 2`` (a pipeline unit counts as available to an
+   issuing instruction when it is free by ``t + 2``). Each scheduler records one stall
+   outcome per cycle;
 4. **fetch** -- loose round robin over warps with a free I-buffer slot
    (``fetch_width`` warps per cycle, one instruction each), through the I-cache
    (:mod:`golden.timing.fetch`).
@@ -368,7 +371,7 @@ class SM:
                 if blk == 2:
                     sched.long_stall(w)
                 continue
-            if not pipes[d.pipe].available(now) or not self.oc.free_unit(now):
+            if not pipes[d.pipe].available(now + 2) or not self.oc.free_unit(now):
                 if reason is None:
                     reason = STALL_STRUCTURAL
                 continue
@@ -377,7 +380,7 @@ class SM:
             while n < self.issue_width and not w.done and e and e[0][1] <= now \
                     and not w.wave.at_barrier[w.widx]:
                 d = decoded[e[0][0] >> 3]
-                if w.sb.blocked(d.hazard) or not pipes[d.pipe].available(now) \
+                if w.sb.blocked(d.hazard) or not pipes[d.pipe].available(now + 2) \
                         or not self.oc.free_unit(now):
                     break
                 self._execute(w, e[0][0], d, now)
