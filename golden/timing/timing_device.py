@@ -77,6 +77,8 @@ class TimingKernel(Kernel):
         timing = dev.gpu.run(launch)
         wall = time.perf_counter() - t0
         launch.stats.wall_seconds = wall
+        launch.stats.thread_blocks = geo.num_tbs
+        launch.stats.warps = geo.num_tbs * geo.warps_per_tb
         energy = dev.energy_model.compute(timing, dev.config)
         out = TimingLaunchStats(kernel=self.name, grid=geo.grid, block=geo.block, timing=timing,
                                 energy=energy, functional=launch.stats, wall_seconds=wall)
