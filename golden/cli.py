@@ -2,6 +2,7 @@
 
     simtlab list                               workloads (and their seed stand-ins)
     simtlab run WORKLOAD [--size small|default] [--seed N] [--json FILE]
+                [--mode functional|timing] [--config NAME]
     simtlab characterise [--size default] [-j N] [--out build/results]
 
 ``run`` executes a workload in functional mode, checks it against its numpy reference
@@ -69,6 +70,13 @@ def _print_run(d: dict) -> None:
 
 
 def cmd_run(args) -> int:
+    if args.mode == "timing":
+        from golden.timing.timing_device import format_timing_summary, run_timing_workload
+        d = run_timing_workload(args.workload, args.size, args.seed, args.config)
+        print(format_timing_summary(d))
+        if args.json:
+            _atomic_write(Path(args.json), json.dumps(d, indent=2))
+        return 0 if d["outputs_match"] else 1
     d = _summarise(args.workload, args.size, args.seed)
     _print_run(d)
     if args.json:
@@ -130,6 +138,8 @@ def main(argv=None) -> int:
     r.add_argument("--size", default="small", choices=("small", "default"))
     r.add_argument("--seed", type=int, default=0)
     r.add_argument("--json")
+    r.add_argument("--mode", default="functional", choices=("functional", "timing"))
+    r.add_argument("--config", default="pascal", help="GPU configuration (timing mode)")
     r.set_defaults(fn=cmd_run)
     c = sub.add_parser("characterise", help="run the whole suite, write build/results/characterisation.md")
     c.add_argument("--size", default="default", choices=("small", "default"))

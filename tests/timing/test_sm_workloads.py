@@ -114,3 +114,17 @@ def test_other_configs_run():
         run = registry.run_workload("DCT", "small", device=TimingDevice(cfg))
         assert run.mismatches() == []
         assert run.stats[0].cycles > 0
+
+
+def test_cli_run_timing_mode(tmp_path, capsys):
+    import json
+
+    from golden.cli import main
+    out = tmp_path / "dct.json"
+    assert main(["run", "DCT", "--mode", "timing", "--config", "pascal", "--json", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "cycles" in text and "IPC" in text and "stall breakdown" in text and "total" in text
+    d = json.loads(out.read_text())
+    assert d["outputs_match"] and d["cycles"] == d["timing"]["cycles"] > 0
+    assert d["energy"] and d["per_launch"]
+    assert main(["run", "DCT", "--mode", "timing", "--config", "nope"]) == 2
