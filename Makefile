@@ -46,11 +46,13 @@ define run_pytest
 	if [ $$rc = 5 ]; then echo "error: pytest collected no tests in '$(1)'"; fi; exit $$rc
 endef
 
+# tb/ runs verbosely so the log names every cocotb testbench that ran under Icarus.
 test: setup
-	@$(call run_pytest,tests tb)
+	@$(call run_pytest,tests)
+	@$(call run_pytest,-v tb)
 
 cosim: setup
-	@$(call run_pytest,tb)
+	@$(call run_pytest,-v tb)
 
 verilog: setup
 	$(PY) -m synth.export --out build/verilog
