@@ -512,12 +512,6 @@ class FunctionalLaunch:
                 return m
         return "generic"
 
-    def _vec_width(self, inst) -> int:
-        for m in inst.mods:
-            if m in ("v2", "v4", "v8"):
-                return int(m[1:])
-        return 1
-
     def _addresses(self, w, s, addr: Addr, lanes, nl: int):
         """(space_from_symbol or None, uint64 addresses per lane)."""
         off = np.uint64(addr.offset & 0xFFFFFFFFFFFFFFFF)

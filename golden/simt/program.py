@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 from golden.errors import PTXError
 from golden.exec.carry_ops import CARRY_REG, CARRY_TYPE
-from golden.ptx.ir import Addr, Function, Instruction, Module, Reg, Sym, Vec, TYPE_SIZE
+from golden.ptx.ir import Addr, Function, Instruction, Module, Sym, TYPE_SIZE
 
 NO_RECONVERGENCE = -1
 BUILTIN_EXTERNS = frozenset({"vprintf"})  # external functions the executor implements itself  # rpc of the base stack entry: paths meet only at kernel exit
@@ -193,13 +193,3 @@ def link(module: Module, kernel_name: str) -> Program:
                    local_size=_align(local_top, 8), func_entry=func_entry,
                    func_end_pc=func_end_pc, param_offsets=params)
 
-
-def flat_regs(operand) -> list:
-    """Registers named by an operand (expanding vectors)."""
-    if isinstance(operand, Reg):
-        return [operand]
-    if isinstance(operand, Vec):
-        return [e for e in operand.elems if isinstance(e, Reg)]
-    if isinstance(operand, Addr) and isinstance(operand.base, Reg):
-        return [operand.base]
-    return []
