@@ -129,8 +129,8 @@ class Kernel:
                 raise LaunchError(f"{where}: expected an integer, got float {a!r}")
             return np.array(a, dtype=np.float32 if p.size == 4 else np.float64).tobytes()
         bits = 8 * p.size
-        lo = -(1 << (bits - 1)) if p.type.startswith("s") else -(1 << (bits - 1))
-        if not (lo <= a < (1 << bits)):
+        # accept any value representable as signed or unsigned of the parameter's width
+        if not (-(1 << (bits - 1)) <= a < (1 << bits)):
             raise LaunchError(f"{where}: integer {a} does not fit in {bits} bits")
         return (a & ((1 << bits) - 1)).to_bytes(p.size, "little")
 
