@@ -91,15 +91,15 @@ def render_markdown(results: list[TargetArea], source: str) -> str:
         f"Flow: {FLOW_SUMMARY}.",
         "Storage bits = flip-flop bits + latch bits + unmapped memory bits.",
         "",
-        "| target | component | parameters | flip-flops | storage bits | cells | est. transistors | top cell types |",
-        "|---|---|---|--:|--:|--:|--:|---|",
+        "| target | component | parameters | flip-flops | storage bits | cells | est. transistors | top cell types | paper |",
+        "|---|---|---|--:|--:|--:|--:|---|---|",
     ]
     for r in results:
         s = r.stats
         top = ", ".join(f"{_short_cell(t)} {n}" for t, n in s.top_cell_types())
         tr = f"{s.transistors}" + ("" if s.transistors_exact else "+")
         lines.append(f"| {r.target.name} | `{r.target.class_name}` | {_params_text(r.target.params)} "
-                     f"| {s.flip_flops} | {s.storage_bits} | {s.cells} | {tr} | {top} |")
+                     f"| {s.flip_flops} | {s.storage_bits} | {s.cells} | {tr} | {top} | {r.target.paper or '-'} |")
     notes = [r for r in results if r.target.notes]
     if notes:
         lines += ["", "Notes:", ""]
@@ -118,6 +118,7 @@ def render_json(results: list[TargetArea], source: str) -> str:
                 "component": r.target.component,
                 "params": r.target.params,
                 "notes": r.target.notes,
+                "paper": r.target.paper,
                 **r.stats.to_dict(),
             }
             for r in results

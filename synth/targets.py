@@ -7,6 +7,7 @@
         component: rtl.common.cam.CAM           # dotted path of an amaranth Component class
         params: {entries: 8, tag_width: 48}     # keyword arguments of its constructor
         notes: DARSIE PC skip table of one TB   # optional, copied into the area report
+        paper: 82 bits per entry (seed 000 §6.3)  # optional, the paper's figure, shown beside ours
 
 The file is validated when it is loaded; every problem raises
 :class:`golden.errors.ConfigError` with the file name and the key path
@@ -34,7 +35,7 @@ DEFAULT_TARGETS = Path(__file__).with_name("targets.yaml")
 
 _NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _DOTTED_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)+$")
-_TARGET_KEYS = {"name": True, "component": True, "params": False, "notes": False}
+_TARGET_KEYS = {"name": True, "component": True, "params": False, "notes": False, "paper": False}
 _SCALARS = (bool, int, float, str)
 _SIMPLE_TYPES = {"int": int, "bool": bool, "str": str, "float": float}
 
@@ -52,6 +53,8 @@ class Target:
     component: str
     params: dict[str, Any] = field(default_factory=dict)
     notes: str = ""
+    #: The source paper's published figure for this structure (bits, area), shown beside ours.
+    paper: str = ""
     where: str = "targets[?]"
     source: str = "<targets>"
 
@@ -168,8 +171,14 @@ def _parse_row(row: Any, where: str, source: str) -> Target:
     if not isinstance(notes, str):
         raise _fail(source, f"{where}.notes", f"expected str, got {_type_name(notes)}")
 
+    paper = row.get("paper", "")
+    if paper is None:
+        paper = ""
+    if not isinstance(paper, (str, int, float)) or isinstance(paper, bool):
+        raise _fail(source, f"{where}.paper", f"expected str or number, got {_type_name(paper)}")
+
     return Target(name=name, component=component, params=dict(params), notes=notes.strip(),
-                  where=where, source=source)
+                  paper=str(paper).strip(), where=where, source=source)
 
 
 def _check_param_value(value: Any, path: str, source: str) -> None:
