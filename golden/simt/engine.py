@@ -36,6 +36,13 @@ _BITS = np.int64(1) << LANES
 
 _MEM_SPACES = ("global", "shared", "local", "const", "param")
 _NOPS = {"membar", "fence", "prefetch", "nanosleep", "pragma"}
+#: Opcodes that change the SIMT stack or need the vectorised step (:meth:`FunctionalLaunch._step`).
+_CONTROL_OPS = frozenset({"bra", "exit", "ret", "call", "bar", "barrier"})
+
+
+def _MASK_BITS(mask: int) -> np.ndarray:
+    """int lane bitmask -> bool (32,)."""
+    return np.unpackbits(np.array([mask], dtype="<u4").view(np.uint8), bitorder="little").astype(bool)
 
 
 def pack_bits(active: np.ndarray) -> np.ndarray:
@@ -71,6 +78,7 @@ class StepRecord:
     diverged: bool
     finished: bool
     at_barrier: bool
+    active_mask: int = 0  # lanes that executed (TOS mask and guard)
 
 
 @dataclass
@@ -149,6 +157,8 @@ class FunctionalLaunch:
         self.stats = LaunchStats(kernel=self.name, grid=geo.grid, block=geo.block)
         self._ops: dict[int, object] = {}
         self._last_mem: MemAccess | None = None
+        self._last_active: int | None = None
+        self._one: dict[int, np.ndarray] = {}  # warp -> np.array([warp]) for single-warp steps
         self.clock = 0
 
     # ------------------------------------------------------------------ driver
@@ -185,16 +195,52 @@ class FunctionalLaunch:
         addresses, whether it diverged, finished or now waits at a barrier).
         """
         st = w.stacks
-        if st.depth[warp] == 0 or w.at_barrier[warp]:
+        d = int(st.depth[warp])
+        if d == 0 or w.at_barrier[warp]:
             return None
-        pc = int(st.pc[warp, st.depth[warp] - 1])
-        mask = int(st.mask[warp, st.depth[warp] - 1])
-        div_before = self.stats.divergent_branches
+        pc = int(st.pc[warp, d - 1])
+        mask = int(st.mask[warp, d - 1])
+        s = self.program.slots[pc >> 3]
         self._last_mem = None
-        self._step(w, np.array([warp], dtype=np.int64), pc)
-        return StepRecord(pc=pc, slot=self.program.slots[pc >> 3], mask=mask, mem=self._last_mem,
-                          diverged=self.stats.divergent_branches > div_before,
-                          finished=bool(st.depth[warp] == 0), at_barrier=bool(w.at_barrier[warp]))
+        self._last_active = None
+        inst = s.inst
+        if (inst is not None and not s.func_end and not self.observers
+                and inst.opcode not in _CONTROL_OPS):
+            self._step_one(w, warp, pc, mask, s)
+            diverged = False
+        else:
+            div_before = self.stats.divergent_branches
+            self._step(w, np.array([warp], dtype=np.int64), pc)
+            diverged = self.stats.divergent_branches > div_before
+        act = self._last_active
+        return StepRecord(pc=pc, slot=s, mask=mask, mem=self._last_mem, diverged=diverged,
+                          finished=bool(st.depth[warp] == 0), at_barrier=bool(w.at_barrier[warp]),
+                          active_mask=mask if act is None else act)
+
+    def _step_one(self, w: Wave, warp: int, pc: int, mask: int, s: Slot) -> None:
+        """:meth:`_step` for one warp and a non-control instruction (the timing model's
+        common case), with scalar SIMT-stack updates instead of vectorised ones."""
+        inst = s.inst
+        lanes = slice(warp * 32, warp * 32 + 32)
+        path = w.ones[:32] if mask == 0xFFFFFFFF else _MASK_BITS(mask)
+        active = path
+        if inst.guard is not None:
+            pv = w.regs[s.regs[inst.guard.reg.name]][lanes]
+            active = path & (~pv if inst.guard.negated else pv)
+            self._last_active = int(np.packbits(active, bitorder="little").view(np.uint32)[0])
+        stats = self.stats
+        op = inst.opcode
+        stats.warp_instructions += 1
+        nact = int(np.count_nonzero(active))
+        stats.thread_instructions += nact
+        stats.by_opcode[op] += 1
+        stats.by_class[OPCODE_CLASS.get(op, "other")] += 1
+        if nact:
+            g = self._one.get(warp)
+            if g is None:
+                g = self._one[warp] = np.array([warp], dtype=np.int64)
+            self._execute(w, s, lanes, active, path, g)
+        w.stacks.advance_one(warp, pc + 8)
 
     def _run_wave(self, w: Wave) -> None:
         st = w.stacks
@@ -278,6 +324,8 @@ class FunctionalLaunch:
         if inst.guard is not None:
             pv = w.regs[s.regs[inst.guard.reg.name]][lanes]
             active = path & (~pv if inst.guard.negated else pv)
+            if g.size == 1:
+                self._last_active = int(pack_bits(active)[0])
         stats = self.stats
         op = inst.opcode
         stats.warp_instructions += g.size

@@ -98,6 +98,15 @@ class SimtStacks:
     def advance(self, warps: np.ndarray, next_pc: int) -> None:
         self.set_tos_pc(warps, next_pc)
 
+    def advance_one(self, warp: int, next_pc: int) -> None:
+        """:meth:`advance` then :meth:`reconverge` for a single warp (scalar fast path)."""
+        d = int(self.depth[warp]) - 1
+        pcs, rpcs, masks = self.pc, self.rpc, self.mask
+        pcs[warp, d] = next_pc
+        while d >= 0 and (pcs[warp, d] == rpcs[warp, d] or masks[warp, d] == 0):
+            d -= 1
+        self.depth[warp] = d + 1
+
     def kill_lanes(self, warps: np.ndarray, lanes: np.ndarray) -> None:
         """Lanes (bitmask per warp) exit: remove them from every entry of the warp."""
         self.mask[warps, :] &= ~lanes[:, None]

@@ -402,19 +402,11 @@ class SM:
             if a is not None:
                 action = a
         wave = w.wave
-        lo = w.widx * 32
-        guard = None
-        if d.guard is not None:
-            pv = wave.regs[d.guard][lo:lo + 32]
-            guard = ~pv if d.guard_negated else pv
         self.launch.clock = now
         rec = self.launch.step_warp(wave, w.widx)
         w.ibuf.entries.popleft()
         st.instructions_issued += 1
-        mask = rec.mask
-        if guard is not None:
-            mask &= int((guard.astype(np.int64) << np.arange(32, dtype=np.int64)).sum())
-        active = bin(mask).count("1")
+        active = rec.active_mask.bit_count()
         if action == "eliminate":
             st.instructions_skipped += 1
         else:
