@@ -1,0 +1,79 @@
+"""G-Scalar decompressor: per-byte select between stored bytes and the BVR (seed 003 §3.1, §3.3).
+
+Reference model: :class:`golden.structures.gscalar.decompressor.Decompressor`.
+"""
+
+from __future__ import annotations
+
+from amaranth.hdl import Cat, Module, Mux
+from amaranth.lib import wiring
+from amaranth.lib.wiring import In, Out
+
+from rtl.gscalar._checks import check_lanes_groups
+
+__all__ = ["Decompressor"]
+
+
+class Decompressor(wiring.Component):
+    """Rebuild a register from the byte arrays' output and the BVR, selected by the EBR.
+
+    Byte ``b`` of each lane of group ``g`` is taken from BVR byte ``b`` of that group when
+    bit ``b`` of ``enc_g`` is set and ``d`` is low, else from ``stored``. One
+    decompressor sits in each operand collector (16 per SM).
+
+    Purely combinational: latency 0 cycles (the paper's 1-cycle decode stage), one
+    register per cycle. No clock or reset.
+
+    Parameters
+    ----------
+    lanes : int
+        Lanes per register, 1..32.
+    groups : int
+        1 or 2 compression groups (half-register compression).
+
+    Attributes
+    ----------
+    stored : Signal(32 * lanes), in
+        Bytes delivered by the arrays (lane ``i`` in bits ``[32 i, 32 i + 32)``).
+    enc_groups : Signal(4 * groups), in
+        EBR code of each group (group 0 in bits 3..0).
+    base_groups : Signal(32 * groups), in
+        BVR value of each group (group 0 low).
+    d : Signal(1), in
+        D bit: register written by a divergent instruction; codes are ignored.
+    values : Signal(32 * lanes), out
+        The rebuilt register.
+    """
+
+    def __init__(self, *, lanes: int = 32, groups: int = 1):
+        check_lanes_groups(lanes, groups)
+        self._lanes, self._groups = lanes, groups
+        super().__init__({
+            "stored": In(32 * lanes),
+            "enc_groups": In(4 * groups),
+            "base_groups": In(32 * groups),
+            "d": In(1),
+            "values": Out(32 * lanes),
+        })
+
+    @property
+    def lanes(self) -> int:
+        return self._lanes
+
+    @property
+    def groups(self) -> int:
+        return self._groups
+
+    def elaborate(self, platform):
+        m = Module()
+        width = self._lanes // self._groups
+        out = []
+        for lane in range(self._lanes):
+            g = lane // width
+            enc = self.enc_groups[4 * g: 4 * g + 4]
+            base = self.base_groups[32 * g: 32 * g + 32]
+            for b in range(4):
+                out.append(Mux(enc[b] & ~self.d, base[8 * b: 8 * b + 8],
+                               self.stored[32 * lane + 8 * b: 32 * lane + 8 * b + 8]))
+        m.d.comb += self.values.eq(Cat(*out))
+        return m
