@@ -4,6 +4,7 @@
     simtlab run WORKLOAD [--size small|default] [--seed N] [--json FILE]
                 [--mode functional|timing] [--config NAME]
     simtlab characterise [--size default] [-j N] [--out build/results]
+    simtlab gscalar-stats [WORKLOAD...] [--size small|default] [-j N] [--json FILE]
 
 ``run`` executes a workload in functional mode, checks it against its numpy reference
 and prints its statistics. ``characterise`` does that for the whole suite in parallel
@@ -129,6 +130,16 @@ def cmd_characterise(args) -> int:
     return 0 if all(d["outputs_match"] for d in rows) else 1
 
 
+def cmd_gscalar_stats(args) -> int:
+    from golden.mechanisms.gscalar.analysis import PAPER, analyse_suite, average_row, render_tables
+    rows = analyse_suite(args.workloads or None, size=args.size, seed=args.seed, jobs=args.jobs)
+    print(render_tables(rows))
+    if args.json:
+        _atomic_write(Path(args.json), json.dumps(
+            {"rows": rows, "average": average_row(rows), "paper": PAPER}, indent=2))
+    return 0 if all(r["outputs_match"] for r in rows) else 1
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="simtlab", description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -148,6 +159,13 @@ def main(argv=None) -> int:
     c.add_argument("--out", default="build/results")
     c.add_argument("--only", nargs="+", metavar="WORKLOAD", help="run only these workloads")
     c.set_defaults(fn=cmd_characterise)
+    g = sub.add_parser("gscalar-stats", help="G-Scalar value/eligibility statistics beside the paper (seed 003)")
+    g.add_argument("workloads", nargs="*", metavar="WORKLOAD", help="default: the G-Scalar stand-ins")
+    g.add_argument("--size", default="small", choices=("small", "default"))
+    g.add_argument("--seed", type=int, default=0)
+    g.add_argument("-j", "--jobs", type=int, default=1)
+    g.add_argument("--json", help="write rows, average and paper values as JSON")
+    g.set_defaults(fn=cmd_gscalar_stats)
     args = ap.parse_args(argv)
     try:
         return args.fn(args)
