@@ -1,0 +1,167 @@
+"""Reference model of DARSIE's PC coalescer (seed 000 §4.3.4, Fig. 7 A).
+
+What it does
+------------
+The fetch stage presents, each cycle, up to ``slots`` skip-table requests: one per warp
+whose next instruction is marked TB-redundant, each a (TB slot, PC) key. Like the global
+memory coalescer, but on exact matches, the PC coalescer merges requests with the same
+key so that one skip-table read serves all of them, and hands at most ``ports`` = 2
+distinct keys to the two skip-table read ports (§4.3.4: "reduces the port requirement on
+the PC skip table to 2"). It stores nothing (purely combinational, latency 0).
+
+Selection (shared with :class:`rtl.darsie.coalescer.PCCoalescer`)
+----------------------------------------------------------------
+Port 0 takes the key of the lowest-numbered valid slot and serves every valid slot with
+that key (``port0_slots`` bitmask); port 1 takes the key of the lowest-numbered valid slot
+not served by port 0 and serves every slot with that key. Valid slots served by neither
+port are reported in ``leftover`` (they retry next cycle). Unused ports output 0.
+
+The number of slots examined per cycle is not given in the paper; 8 is our default (one
+fetch-scheduler window), ``slots`` = 32 covers every warp of a TB.
+
+Request ports are packed: slot ``i``'s TB is ``req_tb[i*tb_width +: tb_width]`` and its PC
+``req_pc[i*pc_width +: pc_width]``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+
+from golden.errors import SimtlabError
+
+from ._check import fits, param_int, width_of
+
+__all__ = ["CoalescerParams", "CoalescerOps", "CoalescerOutputs", "CoalescedPort", "PCCoalescer"]
+
+STRUCT = "pc_coalescer"
+PORTS = 2
+
+
+@dataclass(frozen=True)
+class CoalescerParams:
+    """Sizes of the PC coalescer.
+
+    Attributes
+    ----------
+    slots : int
+        Requests examined per cycle (our assumption: 8).
+    tbs : int
+        TB slots of the SM (32); the TB field is ``ceil(log2(tbs))`` bits.
+    pc_width : int
+        PC width (48).
+    """
+
+    slots: int = 8
+    tbs: int = 32
+    pc_width: int = 48
+
+    def __post_init__(self):
+        param_int(STRUCT, "slots", self.slots, 1)
+        param_int(STRUCT, "tbs", self.tbs, 1)
+        param_int(STRUCT, "pc_width", self.pc_width, 1)
+
+    @property
+    def tb_width(self) -> int:
+        return width_of(self.tbs)
+
+
+@dataclass(frozen=True)
+class CoalescerOps:
+    """Requests of one cycle (RTL input ports; ``req_tb``/``req_pc`` packed per slot)."""
+
+    req_valid: int = 0
+    req_tb: int = 0
+    req_pc: int = 0
+
+
+@dataclass(frozen=True)
+class CoalescerOutputs:
+    """Every RTL output port in one cycle."""
+
+    port0_valid: int
+    port0_tb: int
+    port0_pc: int
+    port0_slots: int
+    port1_valid: int
+    port1_tb: int
+    port1_pc: int
+    port1_slots: int
+    leftover: int
+
+    def as_dict(self) -> dict[str, int]:
+        return {f.name: int(getattr(self, f.name)) for f in fields(self)}
+
+
+@dataclass(frozen=True)
+class CoalescedPort:
+    """One skip-table read the coalescer issues: key and the slots it serves."""
+
+    tb: int
+    pc: int
+    slots: int
+
+
+class PCCoalescer:
+    """PC coalescer (see module docstring). Stateless; ``recorder`` records :meth:`step`."""
+
+    def __init__(self, params: CoalescerParams | None = None, *, recorder=None):
+        params = CoalescerParams() if params is None else params
+        if not isinstance(params, CoalescerParams):
+            raise SimtlabError(f"{STRUCT}: expected CoalescerParams, not {type(params).__name__}")
+        self._params = params
+        self._recorder = recorder
+
+    @property
+    def params(self) -> CoalescerParams:
+        return self._params
+
+    def coalesce(self, requests: list[tuple[int, int] | None]) -> tuple[list[CoalescedPort], int]:
+        """Per-event form: ``requests[i]`` is slot ``i``'s (tb, pc) or None.
+
+        Returns (the reads issued, at most 2, in port order; bitmask of leftover slots).
+        """
+        p = self._params
+        if len(requests) > p.slots:
+            raise SimtlabError(f"{STRUCT}: {len(requests)} requests for {p.slots} slots")
+        valid = tb = pc = 0
+        for i, req in enumerate(requests):
+            if req is None:
+                continue
+            valid |= 1 << i
+            tb |= fits(STRUCT, "tb", req[0], p.tb_width) << (i * p.tb_width)
+            pc |= fits(STRUCT, "pc", req[1], p.pc_width) << (i * p.pc_width)
+        out = self.step(CoalescerOps(req_valid=valid, req_tb=tb, req_pc=pc))
+        ports = [CoalescedPort(out.port0_tb, out.port0_pc, out.port0_slots)] if out.port0_valid else []
+        if out.port1_valid:
+            ports.append(CoalescedPort(out.port1_tb, out.port1_pc, out.port1_slots))
+        return ports, out.leftover
+
+    def step(self, ops: CoalescerOps) -> CoalescerOutputs:
+        """Combine one cycle of requests; return every RTL output."""
+        p = self._params
+        if not isinstance(ops, CoalescerOps):
+            raise SimtlabError(f"{STRUCT}.step: expected CoalescerOps, not {type(ops).__name__}")
+        fits(STRUCT, "req_valid", ops.req_valid, p.slots)
+        fits(STRUCT, "req_tb", ops.req_tb, p.slots * p.tb_width)
+        fits(STRUCT, "req_pc", ops.req_pc, p.slots * p.pc_width)
+        keys = [((ops.req_tb >> (i * p.tb_width)) & ((1 << p.tb_width) - 1),
+                 (ops.req_pc >> (i * p.pc_width)) & ((1 << p.pc_width) - 1))
+                for i in range(p.slots)]
+        remaining = ops.req_valid
+        ports = []
+        for _ in range(PORTS):
+            if not remaining:
+                ports.append((0, 0, 0, 0))
+                continue
+            first = (remaining & -remaining).bit_length() - 1
+            key = keys[first]
+            served = sum(1 << i for i in range(p.slots) if remaining >> i & 1 and keys[i] == key)
+            remaining &= ~served
+            ports.append((1, key[0], key[1], served))
+        (v0, tb0, pc0, s0), (v1, tb1, pc1, s1) = ports
+        out = CoalescerOutputs(port0_valid=v0, port0_tb=tb0, port0_pc=pc0, port0_slots=s0,
+                               port1_valid=v1, port1_tb=tb1, port1_pc=pc1, port1_slots=s1,
+                               leftover=remaining)
+        if self._recorder is not None:
+            self._recorder.record(ops, out)
+        return out

@@ -1,0 +1,283 @@
+"""Reference model of DARSIE's register rename table of one TB (seed 000 §4.3.1, Fig. 7 D).
+
+What it stores
+--------------
+The rename table maps <warp, named register> to the version of that register the warp
+currently reads (§4.3.1: "maps <warp,reg#> pairs to this warp's <reg#,version#> pair"),
+for the registers of one TB that are renamed (banked per TB; the SM has ``tbs`` copies).
+It is probed before the baseline base+length mapping; a miss means "read the private
+register".
+
+Organisation (ours; the paper gives sizes only): ``entries`` register entries (32 per
+TB, §5/§6.3), each with a named-register tag (``reg_width`` = 8 bits) and, per warp of
+the TB, a ``renamed`` bit and a version (``version_width`` = 5 bits). An entry is in use
+while any warp has its renamed bit set, so no separate valid bit is stored.
+
+Bits: the paper budgets 21 bits x 32 entries per TB for the rename **and** version tables
+together (named register 8 + physical tag 8 + version 5 = 21; 2,688 B for 32 TBs). That
+covers one version per register, i.e. the version table. Warps progress at different
+paces (Fig. 5: W2 reads R1(v1) while W0 is at v2), so the rename table needs a version
+per (warp, register): ``entries * (reg_width + warps * (version_width + 1))`` bits =
+32 x (8 + 32 x 6) = 6,400 bits per TB at paper sizes (25.6 kB per SM of 32 TBs), about
+9.5x the paper's 2,688 B for both tables.
+
+Per-cycle interface (shared with :class:`rtl.darsie.rename_table.RenameTable`)
+----------------------------------------------------------------------------
+Order within a cycle, each step seeing the previous ones:
+
+1. read (always active) of (``rd_warp``, ``rd_reg``) on the start-of-cycle state:
+   ``rd_hit`` when an entry holds ``rd_reg`` and ``rd_warp`` is renamed in it;
+   ``rd_version`` is its version (0 on a miss);
+2. the write-port operation ``wr_op`` (:class:`RenameOp`) for (``wr_warp``, ``wr_reg``):
+
+   * ``SET``: the warp now reads version ``wr_version`` (leader allocated it, or a
+     follower skipped the writer). Uses the entry holding ``wr_reg``, else the lowest
+     free entry; with neither, nothing changes and ``wr_full`` is set;
+   * ``DROP``: the warp writes the register privately again (a non-skipping writer):
+     its renamed bit is cleared;
+
+   Both report, from the start-of-cycle state, ``wr_hit`` (an entry holds ``wr_reg``),
+   ``wr_old_valid``/``wr_old_version`` (the warp's previous mapping) and
+   ``wr_old_shared`` (another warp is renamed to that same old version: the old
+   version is still read by someone). The DARSIE mechanism combines ``wr_old_shared``
+   with the skip table's arrivals to decide when a version's physical register returns
+   to the freelist;
+3. ``clr_en``: warp ``clr_warp`` leaves the majority path: all its renamed bits are cleared;
+4. ``flush``: every renamed bit is cleared (a new TB in the slot).
+
+``valid`` is the start-of-cycle bitmap of entries in use.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from enum import IntEnum
+
+from golden.errors import SimtlabError
+
+from ._check import below, fits, param_int, width_of
+
+__all__ = ["RenameOp", "RenameTableParams", "RenameTableOps", "RenameTableOutputs",
+           "RenameWrite", "RenameTable"]
+
+STRUCT = "rename_table"
+
+
+class RenameOp(IntEnum):
+    """Operation of the rename table's write port (the RTL ``wr_op`` port, 2 bits)."""
+
+    NONE = 0
+    SET = 1
+    DROP = 2
+
+
+@dataclass(frozen=True)
+class RenameTableParams:
+    """Sizes of one TB's rename table; defaults are the paper's (§5, §6.3).
+
+    Attributes
+    ----------
+    warps : int
+        Warps per TB (32).
+    entries : int
+        Renamed registers per TB (32).
+    reg_width : int
+        Named-register width (8: CUDA allows 255 registers per thread).
+    version_width : int
+        Version width (5).
+    """
+
+    warps: int = 32
+    entries: int = 32
+    reg_width: int = 8
+    version_width: int = 5
+
+    def __post_init__(self):
+        param_int(STRUCT, "warps", self.warps, 1)
+        param_int(STRUCT, "entries", self.entries, 1)
+        param_int(STRUCT, "reg_width", self.reg_width, 1)
+        param_int(STRUCT, "version_width", self.version_width, 1)
+
+    @property
+    def warp_width(self) -> int:
+        return width_of(self.warps)
+
+    @property
+    def storage_bits(self) -> int:
+        """State bits of our organisation: tags plus per-warp renamed bit and version."""
+        return self.entries * (self.reg_width + self.warps * (self.version_width + 1))
+
+
+@dataclass(frozen=True)
+class RenameTableOps:
+    """Requests of one cycle (RTL input ports)."""
+
+    rd_warp: int = 0
+    rd_reg: int = 0
+    wr_op: int = RenameOp.NONE
+    wr_warp: int = 0
+    wr_reg: int = 0
+    wr_version: int = 0
+    clr_en: int = 0
+    clr_warp: int = 0
+    flush: int = 0
+
+
+@dataclass(frozen=True)
+class RenameTableOutputs:
+    """Every RTL output port in one cycle."""
+
+    rd_hit: int
+    rd_version: int
+    wr_hit: int
+    wr_full: int
+    wr_old_valid: int
+    wr_old_version: int
+    wr_old_shared: int
+    valid: int
+
+    def as_dict(self) -> dict[str, int]:
+        return {f.name: int(getattr(self, f.name)) for f in fields(self)}
+
+
+@dataclass(frozen=True)
+class RenameWrite:
+    """Result of :meth:`RenameTable.set` / :meth:`RenameTable.drop`."""
+
+    full: bool
+    old_valid: bool
+    old_version: int
+    old_shared: bool
+
+
+class RenameTable:
+    """Rename table of one TB (see module docstring)."""
+
+    def __init__(self, params: RenameTableParams | None = None, *, recorder=None):
+        params = RenameTableParams() if params is None else params
+        if not isinstance(params, RenameTableParams):
+            raise SimtlabError(f"{STRUCT}: expected RenameTableParams, not {type(params).__name__}")
+        self._params = params
+        n, w = params.entries, params.warps
+        self._tag = [0] * n
+        self._renamed = [[False] * w for _ in range(n)]
+        self._version = [[0] * w for _ in range(n)]
+        self._recorder = recorder
+
+    # ------------------------------------------------------------------ inspection
+    @property
+    def params(self) -> RenameTableParams:
+        return self._params
+
+    @property
+    def valid(self) -> int:
+        return sum(1 << e for e in range(self._params.entries) if any(self._renamed[e]))
+
+    def mapping(self, warp: int) -> dict[int, int]:
+        """{named register: version} of every register ``warp`` has renamed."""
+        below(STRUCT, "warp", warp, self._params.warps)
+        return {self._tag[e]: self._version[e][warp]
+                for e in range(self._params.entries) if self._renamed[e][warp]}
+
+    def holders(self, reg: int, version: int) -> int:
+        """Bitmask of warps renamed to (``reg``, ``version``)."""
+        e = self._find(reg)
+        if e is None:
+            return 0
+        return sum(1 << w for w in range(self._params.warps)
+                   if self._renamed[e][w] and self._version[e][w] == version)
+
+    # ------------------------------------------------------------------ per-event API
+    def lookup(self, warp: int, reg: int) -> int | None:
+        """Version ``warp`` reads for ``reg``, or None (use the private register)."""
+        out = self.step(RenameTableOps(rd_warp=warp, rd_reg=reg))
+        return out.rd_version if out.rd_hit else None
+
+    def set(self, warp: int, reg: int, version: int) -> RenameWrite:
+        """``warp`` now reads ``reg`` at ``version``."""
+        return self._written(self.step(RenameTableOps(
+            wr_op=RenameOp.SET, wr_warp=warp, wr_reg=reg, wr_version=version)))
+
+    def drop(self, warp: int, reg: int) -> RenameWrite:
+        """``warp`` reads ``reg`` from its private register again."""
+        return self._written(self.step(RenameTableOps(wr_op=RenameOp.DROP, wr_warp=warp, wr_reg=reg)))
+
+    def clear_warp(self, warp: int) -> None:
+        """``warp`` left the majority path: forget all its mappings."""
+        self.step(RenameTableOps(clr_en=1, clr_warp=warp))
+
+    def flush(self) -> None:
+        """Forget every mapping (a new TB in the slot)."""
+        self.step(RenameTableOps(flush=1))
+
+    # ------------------------------------------------------------------ one cycle
+    def step(self, ops: RenameTableOps) -> RenameTableOutputs:
+        """Apply one cycle of requests in the documented order; return every RTL output."""
+        self._check(ops)
+        p = self._params
+        valid = self.valid
+        e = self._find(ops.rd_reg)
+        rd_hit = e is not None and ops.rd_warp < p.warps and self._renamed[e][ops.rd_warp]
+        rd_version = self._version[e][ops.rd_warp] if rd_hit else 0
+
+        wr = dict(wr_hit=0, wr_full=0, wr_old_valid=0, wr_old_version=0, wr_old_shared=0)
+        op = ops.wr_op
+        if op in (RenameOp.SET, RenameOp.DROP) and ops.wr_warp < p.warps:
+            w = ops.wr_warp
+            e = self._find(ops.wr_reg)
+            if e is not None:
+                old_valid = self._renamed[e][w]
+                old = self._version[e][w] if old_valid else 0
+                shared = old_valid and any(
+                    self._renamed[e][o] and self._version[e][o] == old
+                    for o in range(p.warps) if o != w)
+                wr.update(wr_hit=1, wr_old_valid=int(old_valid), wr_old_version=old,
+                          wr_old_shared=int(shared))
+            if op == RenameOp.SET:
+                if e is None:
+                    free = [i for i in range(p.entries) if not valid >> i & 1]
+                    if free:
+                        e = free[0]
+                        self._tag[e] = ops.wr_reg
+                    else:
+                        wr["wr_full"] = 1
+                if e is not None:
+                    self._renamed[e][w] = True
+                    self._version[e][w] = ops.wr_version
+            elif e is not None:
+                self._renamed[e][w] = False
+        if ops.clr_en and ops.clr_warp < p.warps:
+            for row in self._renamed:
+                row[ops.clr_warp] = False
+        if ops.flush:
+            for row in self._renamed:
+                row[:] = [False] * p.warps
+        out = RenameTableOutputs(rd_hit=int(rd_hit), rd_version=rd_version, valid=valid, **wr)
+        if self._recorder is not None:
+            self._recorder.record(ops, out)
+        return out
+
+    # ------------------------------------------------------------------ helpers
+    def _find(self, reg: int) -> int | None:
+        for e in range(self._params.entries):
+            if self._tag[e] == reg and any(self._renamed[e]):
+                return e
+        return None
+
+    @staticmethod
+    def _written(out: RenameTableOutputs) -> RenameWrite:
+        return RenameWrite(bool(out.wr_full), bool(out.wr_old_valid), out.wr_old_version,
+                           bool(out.wr_old_shared))
+
+    def _check(self, ops: RenameTableOps) -> None:
+        if not isinstance(ops, RenameTableOps):
+            raise SimtlabError(f"{STRUCT}.step: expected RenameTableOps, not {type(ops).__name__}")
+        p = self._params
+        for name in ("rd_warp", "wr_warp", "clr_warp"):
+            fits(STRUCT, name, getattr(ops, name), p.warp_width)
+        for name in ("rd_reg", "wr_reg"):
+            fits(STRUCT, name, getattr(ops, name), p.reg_width)
+        fits(STRUCT, "wr_version", ops.wr_version, p.version_width)
+        fits(STRUCT, "wr_op", ops.wr_op, 2)
+        fits(STRUCT, "clr_en", ops.clr_en, 1)
+        fits(STRUCT, "flush", ops.flush, 1)

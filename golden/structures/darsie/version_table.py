@@ -1,0 +1,192 @@
+"""Reference model of DARSIE's version table of one TB (seed 000 §4.3.1, Fig. 7 E).
+
+What it stores
+--------------
+For each live version of a TB-redundant register, the physical register holding it:
+<named register, version> -> physical register tag (§4.3.1). Banked per TB. Each of
+``entries`` = 32 entries holds the key (named register ``reg_width`` = 8 bits, version
+``version_width`` = 5 bits) and the physical tag (``phys_width`` = 8 bits): exactly the
+paper's 21-bit entry (§6.3: 21 x 32 x 32 TBs = 21,504 bits = 2,688 B). The 8-bit tag is an
+index into the TB's renamed register space (at most 32 registers), not an SM-wide
+register number (2K registers would need 11 bits).
+
+The key match and the replacement choice reuse :class:`golden.structures.cam.Cam`
+(tag = ``reg << version_width | version``). A version table never needs more entries
+than the TB's physical register freelist has registers, so with ``entries`` equal to the
+freelist size the CAM's LRU eviction never happens in a correct mechanism; it is reported
+(``ins_evict``) so a mechanism bug is visible.
+
+Per-cycle interface (shared with :class:`rtl.darsie.version_table.VersionTable`)
+------------------------------------------------------------------------------
+1. read (always active) of (``rd_reg``, ``rd_version``) on the start-of-cycle state:
+   ``rd_hit``, ``rd_phys`` (0 on a miss). Reads do not change the LRU order;
+2. ``flush``: every entry invalid (new TB in the slot);
+3. ``rm_en``: remove (``rm_reg``, ``rm_version``) (its register was freed);
+   ``rm_hit`` says whether it was present;
+4. ``ins_en``: insert (``ins_reg``, ``ins_version``) -> ``ins_phys``; an existing key
+   is overwritten in place (``ins_hit``), else the lowest free entry, else the LRU entry
+   is replaced (``ins_evict``). ``ins_index`` is the entry used.
+
+``valid`` is the start-of-cycle bitmap of valid entries.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+
+from golden.errors import SimtlabError
+from golden.structures.cam import Cam, CamParams
+
+from ._check import fits, param_int
+
+__all__ = ["VersionTableParams", "VersionTableOps", "VersionTableOutputs", "VersionTable"]
+
+STRUCT = "version_table"
+
+
+@dataclass(frozen=True)
+class VersionTableParams:
+    """Sizes of one TB's version table; defaults are the paper's (§6.3).
+
+    Attributes
+    ----------
+    entries : int
+        Live versions per TB (32, >= 2 for the CAM's LRU).
+    reg_width : int
+        Named-register width (8).
+    version_width : int
+        Version width (5).
+    phys_width : int
+        Physical register tag width (8).
+    """
+
+    entries: int = 32
+    reg_width: int = 8
+    version_width: int = 5
+    phys_width: int = 8
+
+    def __post_init__(self):
+        param_int(STRUCT, "entries", self.entries, 2)
+        param_int(STRUCT, "reg_width", self.reg_width, 1)
+        param_int(STRUCT, "version_width", self.version_width, 1)
+        param_int(STRUCT, "phys_width", self.phys_width, 1)
+
+    @property
+    def key_width(self) -> int:
+        return self.reg_width + self.version_width
+
+    @property
+    def bits_per_entry(self) -> int:
+        """The paper's 21 bits at default sizes (key + physical tag)."""
+        return self.key_width + self.phys_width
+
+
+@dataclass(frozen=True)
+class VersionTableOps:
+    """Requests of one cycle (RTL input ports)."""
+
+    rd_reg: int = 0
+    rd_version: int = 0
+    ins_en: int = 0
+    ins_reg: int = 0
+    ins_version: int = 0
+    ins_phys: int = 0
+    rm_en: int = 0
+    rm_reg: int = 0
+    rm_version: int = 0
+    flush: int = 0
+
+
+@dataclass(frozen=True)
+class VersionTableOutputs:
+    """Every RTL output port in one cycle."""
+
+    rd_hit: int
+    rd_phys: int
+    ins_index: int
+    ins_hit: int
+    ins_evict: int
+    rm_hit: int
+    valid: int
+
+    def as_dict(self) -> dict[str, int]:
+        return {f.name: int(getattr(self, f.name)) for f in fields(self)}
+
+
+class VersionTable:
+    """Version table of one TB (see module docstring)."""
+
+    def __init__(self, params: VersionTableParams | None = None, *, recorder=None):
+        params = VersionTableParams() if params is None else params
+        if not isinstance(params, VersionTableParams):
+            raise SimtlabError(f"{STRUCT}: expected VersionTableParams, not {type(params).__name__}")
+        self._params = params
+        self._cam = Cam(CamParams(entries=params.entries, tag_width=params.key_width))
+        self._phys = [0] * params.entries
+        self._recorder = recorder
+
+    @property
+    def params(self) -> VersionTableParams:
+        return self._params
+
+    def __len__(self) -> int:
+        return len(self._cam)
+
+    def __contains__(self, key: tuple[int, int]) -> bool:
+        """Whether (reg, version) is mapped (inspection, not a cycle)."""
+        return self._key(*key) in self._cam
+
+    def _key(self, reg: int, version: int) -> int:
+        return reg << self._params.version_width | version
+
+    # ------------------------------------------------------------------ per-event API
+    def lookup(self, reg: int, version: int) -> int | None:
+        """Physical register of (``reg``, ``version``), or None."""
+        out = self.step(VersionTableOps(rd_reg=reg, rd_version=version))
+        return out.rd_phys if out.rd_hit else None
+
+    def insert(self, reg: int, version: int, phys: int) -> VersionTableOutputs:
+        """Map (``reg``, ``version``) to ``phys``; returns the cycle's outputs."""
+        return self.step(VersionTableOps(ins_en=1, ins_reg=reg, ins_version=version, ins_phys=phys))
+
+    def remove(self, reg: int, version: int) -> int | None:
+        """Remove (``reg``, ``version``); return its physical register (read in the same cycle) or None."""
+        out = self.step(VersionTableOps(rd_reg=reg, rd_version=version,
+                                        rm_en=1, rm_reg=reg, rm_version=version))
+        return out.rd_phys if out.rm_hit else None
+
+    def flush(self) -> None:
+        """Forget every version (a new TB in the slot)."""
+        self.step(VersionTableOps(flush=1))
+
+    # ------------------------------------------------------------------ one cycle
+    def step(self, ops: VersionTableOps) -> VersionTableOutputs:
+        """Apply one cycle of requests in the documented order; return every RTL output."""
+        if not isinstance(ops, VersionTableOps):
+            raise SimtlabError(f"{STRUCT}.step: expected VersionTableOps, not {type(ops).__name__}")
+        p = self._params
+        for name in ("rd_reg", "ins_reg", "rm_reg"):
+            fits(STRUCT, name, getattr(ops, name), p.reg_width)
+        for name in ("rd_version", "ins_version", "rm_version"):
+            fits(STRUCT, name, getattr(ops, name), p.version_width)
+        fits(STRUCT, "ins_phys", ops.ins_phys, p.phys_width)
+        for name in ("ins_en", "rm_en", "flush"):
+            fits(STRUCT, name, getattr(ops, name), 1)
+
+        valid = self._cam.valid
+        found = self._cam.lookup(self._key(ops.rd_reg, ops.rd_version), touch=False)
+        rd_phys = self._phys[found.index] if found.hit else 0
+        if ops.flush:
+            self._cam.flush()
+        rm_hit = bool(ops.rm_en) and self._cam.invalidate_tag(self._key(ops.rm_reg, ops.rm_version))
+        ins_index = ins_hit = ins_evict = 0
+        if ops.ins_en:
+            ins = self._cam.insert(self._key(ops.ins_reg, ops.ins_version))
+            self._phys[ins.index] = ops.ins_phys
+            ins_index, ins_hit, ins_evict = ins.index, int(ins.hit), int(ins.evicted)
+        out = VersionTableOutputs(rd_hit=int(found.hit), rd_phys=rd_phys, ins_index=ins_index,
+                                  ins_hit=ins_hit, ins_evict=ins_evict, rm_hit=int(rm_hit),
+                                  valid=valid)
+        if self._recorder is not None:
+            self._recorder.record(ops, out)
+        return out

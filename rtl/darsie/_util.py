@@ -1,0 +1,37 @@
+"""Small elaboration helpers shared by the DARSIE components (parameter checks, one-hot encode)."""
+
+from __future__ import annotations
+
+from functools import reduce
+from operator import or_
+
+from amaranth.hdl import Const, Mux
+
+
+def check_int(owner: str, name: str, value, minimum: int) -> int:
+    """Return ``value`` if it is an int >= ``minimum``; TypeError/ValueError otherwise."""
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise TypeError(f"{owner} {name} must be an integer, not {value!r}")
+    if value < minimum:
+        raise ValueError(f"{owner} {name} must be at least {minimum}, not {value}")
+    return value
+
+
+def index_width(count: int) -> int:
+    """Bits of an index port over ``count`` items (at least 1)."""
+    return max(1, (count - 1).bit_length())
+
+
+def encode(onehot):
+    """Binary index of a one-hot (or all-zero) list of 1-bit values."""
+    return reduce(or_, [Mux(bit, i, 0) for i, bit in enumerate(onehot)], Const(0, 1))
+
+
+def any_of(bits):
+    """OR of a non-empty list of values."""
+    return reduce(or_, bits)
+
+
+def select(onehot, values, width: int):
+    """OR of ``values[i]`` gated by ``onehot[i]`` (a one-hot read mux)."""
+    return reduce(or_, [Mux(bit, v, 0) for bit, v in zip(onehot, values)], Const(0, width))

@@ -1,0 +1,110 @@
+"""DARSIE PC coalescer in front of the skip table's two read ports (seed 000 §4.3.4).
+
+Reference model and selection rules: :class:`golden.structures.darsie.coalescer.PCCoalescer`.
+"""
+
+from __future__ import annotations
+
+from amaranth.hdl import Cat, Module, Signal
+from amaranth.lib import wiring
+from amaranth.lib.wiring import In, Out
+
+from rtl.common.leading_one import LeadingOneDetector
+
+from ._util import check_int, index_width, select
+
+__all__ = ["PCCoalescer"]
+
+
+class PCCoalescer(wiring.Component):
+    """Merge same-(TB, PC) skip-table requests of up to ``slots`` warps into 2 reads.
+
+    Purely combinational (no state, no clock): latency 0, one set of requests per cycle.
+    Port 0 serves the key of the lowest valid slot and every slot sharing it; port 1 the
+    key of the lowest remaining slot and every slot sharing it; the rest is ``leftover``.
+    Cost: 2 x ``slots`` key comparators of ``tb_width + pc_width`` bits and two
+    :class:`~rtl.common.leading_one.LeadingOneDetector` of ``slots`` bits.
+
+    Parameters
+    ----------
+    slots : int
+        Requests examined per cycle (8).
+    tbs : int
+        TB slots of the SM (32); ``tb_width`` = bits for ``tbs - 1``.
+    pc_width : int
+        PC width (48).
+
+    Attributes
+    ----------
+    req_valid : Signal(slots), in
+        Slot ``i`` holds a request.
+    req_tb : Signal(slots * tb_width), in
+        Packed TB of each slot (slot ``i`` at bits ``i*tb_width``).
+    req_pc : Signal(slots * pc_width), in
+        Packed PC of each slot.
+    port0_valid, port1_valid : Signal(1), out
+        The read port is used.
+    port0_tb, port1_tb : Signal(tb_width), out
+        TB of the read (0 when unused).
+    port0_pc, port1_pc : Signal(pc_width), out
+        PC of the read (0 when unused).
+    port0_slots, port1_slots : Signal(slots), out
+        Slots served by the read.
+    leftover : Signal(slots), out
+        Valid slots served by neither port.
+    """
+
+    def __init__(self, *, slots: int = 8, tbs: int = 32, pc_width: int = 48):
+        self._slots = check_int("PCCoalescer", "slots", slots, 1)
+        self._tbs = check_int("PCCoalescer", "tbs", tbs, 1)
+        self._pc_width = check_int("PCCoalescer", "pc_width", pc_width, 1)
+        self._tb_width = index_width(tbs)
+        ports = {"req_valid": In(slots), "req_tb": In(slots * self._tb_width),
+                 "req_pc": In(slots * pc_width)}
+        for k in (0, 1):
+            ports.update({f"port{k}_valid": Out(1), f"port{k}_tb": Out(self._tb_width),
+                          f"port{k}_pc": Out(pc_width), f"port{k}_slots": Out(slots)})
+        ports["leftover"] = Out(slots)
+        super().__init__(ports)
+
+    @property
+    def slots(self) -> int:
+        return self._slots
+
+    @property
+    def tbs(self) -> int:
+        return self._tbs
+
+    @property
+    def pc_width(self) -> int:
+        return self._pc_width
+
+    def elaborate(self, platform):
+        m = Module()
+        s, tw, pw = self._slots, self._tb_width, self._pc_width
+        keys = []
+        for i in range(s):
+            key = Signal(tw + pw, name=f"key_{i}")
+            m.d.comb += key.eq(Cat(self.req_tb[i * tw:(i + 1) * tw], self.req_pc[i * pw:(i + 1) * pw]))
+            keys.append(key)
+
+        remaining = self.req_valid
+        for k in (0, 1):
+            first = LeadingOneDetector(width=s)
+            m.submodules[f"first{k}"] = first
+            m.d.comb += first.bits.eq(remaining)
+            key = Signal(tw + pw, name=f"port{k}_key")
+            m.d.comb += key.eq(select([first.onehot[i] for i in range(s)], keys, tw + pw))
+            served = Signal(s, name=f"port{k}_served")
+            m.d.comb += served.eq(Cat(*[remaining[i] & (keys[i] == key) for i in range(s)]))
+            m.d.comb += [
+                getattr(self, f"port{k}_valid").eq(first.valid),
+                getattr(self, f"port{k}_tb").eq(key[:tw]),
+                getattr(self, f"port{k}_pc").eq(key[tw:]),
+                getattr(self, f"port{k}_slots").eq(served),
+            ]
+            rest = Signal(s, name=f"after_port{k}")
+            m.d.comb += rest.eq(remaining & ~served)
+            remaining = rest
+        m.d.comb += self.leftover.eq(remaining)
+        return m

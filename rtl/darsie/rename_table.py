@@ -1,0 +1,188 @@
+"""DARSIE register rename table of one TB: <warp, reg> -> version (seed 000 §4.3.1).
+
+Reference model, organisation and bit count: :class:`golden.structures.darsie.rename_table.RenameTable`.
+"""
+
+from __future__ import annotations
+
+from amaranth.hdl import Cat, Module, Mux, Signal
+from amaranth.lib import wiring
+from amaranth.lib.wiring import In, Out
+
+from golden.structures.darsie.rename_table import RenameOp
+from rtl.common.leading_one import LeadingOneDetector
+
+from ._util import any_of, check_int, index_width, select
+
+__all__ = ["RenameTable"]
+
+
+class RenameTable(wiring.Component):
+    """``entries`` named-register entries, each with a per-warp renamed bit and version.
+
+    An entry is in use while any of its renamed bits is set (no separate valid bit). A
+    new register takes the lowest free entry (a :class:`~rtl.common.leading_one.LeadingOneDetector`).
+
+    Latency 0 (combinational outputs on the start-of-cycle state); updates at the next
+    ``sync`` edge. Per cycle: one read, one write-port operation (set or drop), one
+    clear-warp, one flush, applied in that order.
+
+    Parameters
+    ----------
+    warps : int
+        Warps per TB (32).
+    entries : int
+        Renamed registers per TB (32).
+    reg_width : int
+        Named-register width (8).
+    version_width : int
+        Version width (5).
+
+    Attributes
+    ----------
+    rd_warp : Signal(warp_width), in
+        Reading warp.
+    rd_reg : Signal(reg_width), in
+        Register read.
+    rd_hit : Signal(1), out
+        The warp has renamed the register.
+    rd_version : Signal(version_width), out
+        The version it reads (0 on a miss).
+    wr_op : Signal(2), in
+        ``RenameOp``: 0 none, 1 set, 2 drop (3 does nothing).
+    wr_warp : Signal(warp_width), in
+        Writing warp.
+    wr_reg : Signal(reg_width), in
+        Register written.
+    wr_version : Signal(version_width), in
+        New version (set).
+    clr_en : Signal(1), in
+        Clear every mapping of warp ``clr_warp``.
+    clr_warp : Signal(warp_width), in
+        Warp leaving the majority path.
+    flush : Signal(1), in
+        Clear every mapping.
+    wr_hit : Signal(1), out
+        An entry holds ``wr_reg``.
+    wr_full : Signal(1), out
+        Set of an absent register with no free entry: dropped.
+    wr_old_valid : Signal(1), out
+        The warp had a mapping for ``wr_reg``.
+    wr_old_version : Signal(version_width), out
+        That mapping's version.
+    wr_old_shared : Signal(1), out
+        Another warp maps ``wr_reg`` to the same old version.
+    valid : Signal(entries), out
+        Entries in use.
+    """
+
+    def __init__(self, *, warps: int = 32, entries: int = 32, reg_width: int = 8,
+                 version_width: int = 5):
+        self._warps = check_int("RenameTable", "warps", warps, 1)
+        self._entries = check_int("RenameTable", "entries", entries, 1)
+        self._reg_width = check_int("RenameTable", "reg_width", reg_width, 1)
+        self._version_width = check_int("RenameTable", "version_width", version_width, 1)
+        ww = index_width(warps)
+        super().__init__({
+            "rd_warp": In(ww), "rd_reg": In(reg_width),
+            "rd_hit": Out(1), "rd_version": Out(version_width),
+            "wr_op": In(2), "wr_warp": In(ww), "wr_reg": In(reg_width),
+            "wr_version": In(version_width),
+            "clr_en": In(1), "clr_warp": In(ww), "flush": In(1),
+            "wr_hit": Out(1), "wr_full": Out(1), "wr_old_valid": Out(1),
+            "wr_old_version": Out(version_width), "wr_old_shared": Out(1),
+            "valid": Out(entries),
+        })
+
+    @property
+    def warps(self) -> int:
+        return self._warps
+
+    @property
+    def entries(self) -> int:
+        return self._entries
+
+    @property
+    def reg_width(self) -> int:
+        return self._reg_width
+
+    @property
+    def version_width(self) -> int:
+        return self._version_width
+
+    def elaborate(self, platform):
+        m = Module()
+        n, nw, vw = self._entries, self._warps, self._version_width
+        tags = [Signal(self._reg_width, name=f"reg_{e}") for e in range(n)]
+        renamed = [Signal(nw, name=f"renamed_{e}") for e in range(n)]
+        versions = [[Signal(vw, name=f"version_{e}_w{w}") for w in range(nw)] for e in range(n)]
+        used = [Signal(name=f"used_{e}") for e in range(n)]
+        for e in range(n):
+            m.d.comb += used[e].eq(renamed[e].any())
+        m.d.comb += self.valid.eq(Cat(*used))
+
+        def warp_onehot(warp, name):
+            sig = Signal(nw, name=name)
+            m.d.comb += sig.eq(Cat(*[warp == w for w in range(nw)]))
+            return sig
+
+        rd_w = warp_onehot(self.rd_warp, "rd_warp_onehot")
+        wr_w = warp_onehot(self.wr_warp, "wr_warp_onehot")
+        clr_w = warp_onehot(self.clr_warp, "clr_warp_onehot")
+
+        # (1) read.
+        rd_match = [Signal(name=f"rd_match_{e}") for e in range(n)]
+        rd_row_version = []
+        for e in range(n):
+            m.d.comb += rd_match[e].eq(used[e] & (tags[e] == self.rd_reg) & (renamed[e] & rd_w).any())
+            rd_row_version.append(select([rd_w[w] for w in range(nw)], versions[e], vw))
+        m.d.comb += [
+            self.rd_hit.eq(any_of(rd_match)),
+            self.rd_version.eq(select(rd_match, rd_row_version, vw)),
+        ]
+
+        # (2) write port.
+        is_set = self.wr_op == RenameOp.SET
+        is_drop = self.wr_op == RenameOp.DROP
+        active = (is_set | is_drop) & wr_w.any()
+        wr_match = [Signal(name=f"wr_match_{e}") for e in range(n)]
+        for e in range(n):
+            m.d.comb += wr_match[e].eq(used[e] & (tags[e] == self.wr_reg))
+        hit = Signal()
+        m.d.comb += hit.eq(any_of(wr_match))
+        old_valid = Signal()
+        old_version = Signal(vw)
+        m.d.comb += [
+            old_valid.eq(any_of([wr_match[e] & (renamed[e] & wr_w).any() for e in range(n)])),
+            old_version.eq(select(wr_match, [select([wr_w[w] for w in range(nw)], versions[e], vw)
+                                             for e in range(n)], vw)),
+        ]
+        shared_rows = []
+        for e in range(n):
+            others = [renamed[e][w] & ~wr_w[w] & (versions[e][w] == old_version) for w in range(nw)]
+            shared_rows.append(wr_match[e] & any_of(others))
+        free = LeadingOneDetector(width=n)
+        m.submodules.free = free
+        m.d.comb += free.bits.eq(~Cat(*used))
+        m.d.comb += [
+            self.wr_hit.eq(active & hit),
+            self.wr_full.eq(active & is_set & ~hit & ~free.valid),
+            self.wr_old_valid.eq(active & old_valid),
+            self.wr_old_version.eq(Mux(active & old_valid, old_version, 0)),
+            self.wr_old_shared.eq(active & old_valid & any_of(shared_rows)),
+        ]
+
+        for e in range(n):
+            target = Signal(name=f"wr_target_{e}")
+            m.d.comb += target.eq(active & Mux(hit, wr_match[e], is_set & free.onehot[e]))
+            row = Signal(nw, name=f"renamed_next_{e}")
+            m.d.comb += row.eq(Mux(target & is_set, renamed[e] | wr_w,
+                                   Mux(target & is_drop, renamed[e] & ~wr_w, renamed[e])))
+            # (3) clear-warp, (4) flush.
+            m.d.sync += renamed[e].eq(Mux(self.flush, 0, Mux(self.clr_en, row & ~clr_w, row)))
+            with m.If(target & is_set & ~hit):
+                m.d.sync += tags[e].eq(self.wr_reg)
+            for w in range(nw):
+                with m.If(target & is_set & wr_w[w]):
+                    m.d.sync += versions[e][w].eq(self.wr_version)
+        return m

@@ -1,0 +1,319 @@
+"""DARSIE PC skip table with per-TB majority-path masks (seed 000 §4.3.2, §4.4, §6.3).
+
+Reference model and full semantics: :class:`golden.structures.darsie.skip_table.SkipTable`.
+
+Why not :class:`rtl.common.cam.CAM`: the skip table needs two read (match) ports plus a
+third match for the leader's insert, and a one-cycle removal of every IsLoad entry on a
+store; the common CAM has one lookup port and invalidates one entry per cycle. Each TB
+bank therefore keeps its own tags, valid bits and the same true-LRU age matrix as the
+CAM (the golden model reuses :class:`golden.structures.cam.Cam`, so the LRU behaviour is
+checked against the common reference), and reuses
+:class:`rtl.common.leading_one.LeadingOneDetector` for the lowest free entry.
+"""
+
+from __future__ import annotations
+
+from amaranth.hdl import Cat, Module, Mux, Signal
+from amaranth.lib import wiring
+from amaranth.lib.wiring import In, Out
+
+from golden.structures.darsie.skip_table import SkipOp
+from rtl.common.leading_one import LeadingOneDetector
+
+from ._util import any_of, check_int, encode, index_width, select
+
+__all__ = ["SkipTable"]
+
+
+class SkipTable(wiring.Component):
+    """PC skip table of an SM: ``tbs`` banks of ``entries`` entries, each entry PC + warps
+    mask + Sync + IsLoad + LeaderWB, plus one majority-path mask per bank.
+
+    Latency 0: every output is a combinational function of the start-of-cycle state and
+    this cycle's inputs; state changes at the next ``sync`` edge. Throughput per cycle:
+    two reads, one write-port operation, one store, one global atomic and one majority
+    write. Same-cycle order: reads (LRU touch port 0 then 1), ``wr_op``, store, atomic,
+    majority write (see the golden model's docstring).
+
+    State per bank: ``entries * (pc_width + warps + 4)`` bits (payload + valid) +
+    ``entries * (entries - 1) / 2`` LRU age bits + ``warps`` majority bits.
+
+    Parameters
+    ----------
+    tbs : int
+        TB banks (32 in the paper).
+    entries : int
+        Entries per TB, at least 2 (8).
+    warps : int
+        Warps per TB = mask width (32).
+    pc_width : int
+        PC width (48).
+
+    Attributes
+    ----------
+    rd0_en, rd1_en : Signal(1), in
+        Read port enable.
+    rd0_tb, rd1_tb : Signal(tb_width), in
+        TB bank probed.
+    rd0_pc, rd1_pc : Signal(pc_width), in
+        PC probed.
+    rd0_hit, rd1_hit : Signal(1), out
+        A valid entry of the bank holds the PC (a hit is made most recently used).
+    rd0_index, rd1_index : Signal(index_width), out
+        Its index (0 on a miss).
+    rd0_mask, rd1_mask : Signal(warps), out
+        Its warps mask (warps that reached the PC).
+    rd0_sync, rd1_sync : Signal(1), out
+        Its Sync bit.
+    rd0_is_load, rd1_is_load : Signal(1), out
+        Its IsLoad bit.
+    rd0_leader_wb, rd1_leader_wb : Signal(1), out
+        Its LeaderWB bit.
+    wr_op : Signal(3), in
+        Write-port operation (``SkipOp``: 0 none, 1 alloc, 2 arrive, 3 leader_wb,
+        4 invalidate, 5 flush_tb; 6, 7 do nothing).
+    wr_tb : Signal(tb_width), in
+        Bank of the write-port operation.
+    wr_index : Signal(index_width), in
+        Entry for arrive / leader_wb / invalidate.
+    wr_pc : Signal(pc_width), in
+        PC to allocate.
+    wr_warp : Signal(warp_width), in
+        Leader (alloc) or arriving warp (arrive).
+    wr_is_load, wr_sync : Signal(1), in
+        IsLoad and Sync of an allocated entry.
+    store_en : Signal(1), in
+        Bank ``store_tb`` executed a store: free its IsLoad entries.
+    store_tb : Signal(tb_width), in
+        Storing TB.
+    atomic_en : Signal(1), in
+        Global communication primitive: free every IsLoad entry of every bank.
+    maj_en : Signal(1), in
+        Write ``maj_mask`` into bank ``maj_tb``'s majority-path mask.
+    maj_tb : Signal(tb_width), in
+        Bank of the majority write.
+    maj_mask : Signal(warps), in
+        New majority-path mask.
+    alloc_index : Signal(index_width), out
+        Entry the alloc uses (existing, lowest free or LRU victim).
+    alloc_hit : Signal(1), out
+        The PC was already present: nothing written.
+    alloc_evict : Signal(1), out
+        The alloc replaced a valid entry.
+    alloc_evict_pc : Signal(pc_width), out
+        PC of the replaced entry.
+    alloc_evict_mask : Signal(warps), out
+        Warps mask of the replaced entry (warps to release).
+    arrive_mask : Signal(warps), out
+        Mask after an arrive on a valid entry.
+    arrive_done : Signal(1), out
+        That mask covers the majority mask: the entry is freed.
+    full : Signal(1), out
+        Every entry of bank ``wr_tb`` is valid.
+    majority : Signal(warps), out
+        Majority-path mask of bank ``wr_tb``.
+    """
+
+    def __init__(self, *, tbs: int = 32, entries: int = 8, warps: int = 32, pc_width: int = 48):
+        self._tbs = check_int("SkipTable", "tbs", tbs, 1)
+        self._entries = check_int("SkipTable", "entries", entries, 2)
+        self._warps = check_int("SkipTable", "warps", warps, 1)
+        self._pc_width = check_int("SkipTable", "pc_width", pc_width, 1)
+        tbw, idx, ww = index_width(tbs), index_width(entries), index_width(warps)
+        ports = {}
+        for k in (0, 1):
+            ports.update({f"rd{k}_en": In(1), f"rd{k}_tb": In(tbw), f"rd{k}_pc": In(pc_width),
+                          f"rd{k}_hit": Out(1), f"rd{k}_index": Out(idx),
+                          f"rd{k}_mask": Out(warps), f"rd{k}_sync": Out(1),
+                          f"rd{k}_is_load": Out(1), f"rd{k}_leader_wb": Out(1)})
+        ports.update({
+            "wr_op": In(3), "wr_tb": In(tbw), "wr_index": In(idx), "wr_pc": In(pc_width),
+            "wr_warp": In(ww), "wr_is_load": In(1), "wr_sync": In(1),
+            "store_en": In(1), "store_tb": In(tbw), "atomic_en": In(1),
+            "maj_en": In(1), "maj_tb": In(tbw), "maj_mask": In(warps),
+            "alloc_index": Out(idx), "alloc_hit": Out(1), "alloc_evict": Out(1),
+            "alloc_evict_pc": Out(pc_width), "alloc_evict_mask": Out(warps),
+            "arrive_mask": Out(warps), "arrive_done": Out(1),
+            "full": Out(1), "majority": Out(warps),
+        })
+        super().__init__(ports)
+
+    @property
+    def tbs(self) -> int:
+        return self._tbs
+
+    @property
+    def entries(self) -> int:
+        return self._entries
+
+    @property
+    def warps(self) -> int:
+        return self._warps
+
+    @property
+    def pc_width(self) -> int:
+        return self._pc_width
+
+    def elaborate(self, platform):
+        m = Module()
+        n, nw = self._entries, self._warps
+        all_warps = (1 << nw) - 1
+
+        op_alloc = self.wr_op == SkipOp.ALLOC
+        op_arrive = self.wr_op == SkipOp.ARRIVE
+        op_wb = self.wr_op == SkipOp.LEADER_WB
+        op_inv = self.wr_op == SkipOp.INVALIDATE
+        op_flush = self.wr_op == SkipOp.FLUSH_TB
+        warp_bit = Signal(nw)
+        m.d.comb += warp_bit.eq(Cat(*[self.wr_warp == w for w in range(nw)]))
+        index_sel = [Signal(name=f"wr_index_is_{i}") for i in range(n)]
+        for i in range(n):
+            m.d.comb += index_sel[i].eq(self.wr_index == i)
+
+        # Per-bank one-hot vectors gathered for the output muxes.
+        rd_match = {0: [], 1: []}
+        rd_fields = {0: [], 1: []}
+        alloc_sel_all, victim_evict_all, arrive_all = [], [], []
+        full_terms, majority_terms = [], []
+        alloc_hit_terms, evict_terms = [], []
+
+        for b in range(self._tbs):
+            tags = [Signal(self._pc_width, name=f"b{b}_pc_{i}") for i in range(n)]
+            valid = [Signal(name=f"b{b}_valid_{i}") for i in range(n)]
+            mask = [Signal(nw, name=f"b{b}_mask_{i}") for i in range(n)]
+            sync = [Signal(name=f"b{b}_sync_{i}") for i in range(n)]
+            is_load = [Signal(name=f"b{b}_is_load_{i}") for i in range(n)]
+            leader_wb = [Signal(name=f"b{b}_leader_wb_{i}") for i in range(n)]
+            majority = Signal(nw, init=all_warps, name=f"b{b}_majority")
+            older = {(i, j): Signal(init=1, name=f"b{b}_older_{i}_{j}")
+                     for i in range(n) for j in range(i + 1, n)}
+
+            def touch(age, onehot, stage, b=b):
+                new = {}
+                for (i, j), old in age.items():
+                    sig = Signal(name=f"b{b}_older_{i}_{j}_{stage}")
+                    m.d.comb += sig.eq(Mux(onehot[i], 0, Mux(onehot[j], 1, old)))
+                    new[i, j] = sig
+                return new
+
+            def is_older(age, i, j):
+                return age[i, j] if i < j else ~age[j, i]
+
+            # (1) reads, each touching its hit entry.
+            age = older
+            for k in (0, 1):
+                en, tb, pc = (getattr(self, f"rd{k}_{x}") for x in ("en", "tb", "pc"))
+                sel = en & (tb == b)
+                match = [Signal(name=f"b{b}_rd{k}_match_{i}") for i in range(n)]
+                for i in range(n):
+                    m.d.comb += match[i].eq(sel & valid[i] & (tags[i] == pc))
+                rd_match[k].append(match)
+                rd_fields[k].append((mask, sync, is_load, leader_wb))
+                age = touch(age, match, f"rd{k}")
+
+            # (2) write port.
+            wsel = Signal(name=f"b{b}_wsel")
+            m.d.comb += wsel.eq(self.wr_tb == b)
+            full_terms.append(wsel & Cat(*valid).all())
+            majority_terms.append(Mux(wsel, majority, 0))
+
+            alloc_en = wsel & op_alloc
+            ins_match = [Signal(name=f"b{b}_ins_match_{i}") for i in range(n)]
+            victim = [Signal(name=f"b{b}_victim_{i}") for i in range(n)]
+            for i in range(n):
+                m.d.comb += [
+                    ins_match[i].eq(valid[i] & (tags[i] == self.wr_pc)),
+                    victim[i].eq(Cat(*[is_older(age, i, j) for j in range(n) if j != i]).all()),
+                ]
+            lod = LeadingOneDetector(width=n)
+            m.submodules[f"b{b}_free"] = lod
+            m.d.comb += lod.bits.eq(~Cat(*valid))
+            any_match = Signal(name=f"b{b}_ins_any_match")
+            m.d.comb += any_match.eq(any_of(ins_match))
+            evict = Signal(name=f"b{b}_evict")
+            m.d.comb += evict.eq(alloc_en & ~any_match & ~lod.valid)
+            alloc_sel = [Signal(name=f"b{b}_alloc_sel_{i}") for i in range(n)]
+            alloc_new = [Signal(name=f"b{b}_alloc_new_{i}") for i in range(n)]
+            for i in range(n):
+                m.d.comb += [
+                    alloc_sel[i].eq(alloc_en & Mux(any_match, ins_match[i],
+                                                   Mux(lod.valid, lod.onehot[i], victim[i]))),
+                    alloc_new[i].eq(alloc_sel[i] & ~any_match),
+                ]
+            alloc_sel_all.append(alloc_sel)
+            alloc_hit_terms.append(alloc_en & any_match)
+            evict_terms.append(evict)
+            victim_evict_all.append(([evict & victim[i] for i in range(n)], tags, mask))
+
+            arrive = [Signal(name=f"b{b}_arrive_{i}") for i in range(n)]
+            new_mask = [Signal(nw, name=f"b{b}_new_mask_{i}") for i in range(n)]
+            done = [Signal(name=f"b{b}_done_{i}") for i in range(n)]
+            for i in range(n):
+                m.d.comb += [
+                    arrive[i].eq(wsel & op_arrive & index_sel[i] & valid[i]),
+                    new_mask[i].eq(mask[i] | warp_bit),
+                    done[i].eq((new_mask[i] & majority) == majority),
+                ]
+            arrive_all.append((arrive, new_mask, done))
+
+            # (3)-(4) store / atomic: free IsLoad entries after the write-port operation.
+            drop = Signal(name=f"b{b}_drop_loads")
+            m.d.comb += drop.eq(self.atomic_en | (self.store_en & (self.store_tb == b)))
+            for i in range(n):
+                kept = (valid[i] & ~(wsel & op_inv & index_sel[i]) & ~(wsel & op_flush)
+                        & ~(arrive[i] & done[i]))
+                valid_w = kept | alloc_sel[i]
+                load_w = Mux(alloc_new[i], self.wr_is_load, is_load[i])
+                m.d.sync += valid[i].eq(valid_w & ~(drop & load_w))
+                with m.If(alloc_new[i]):
+                    m.d.sync += [tags[i].eq(self.wr_pc), mask[i].eq(warp_bit),
+                                 sync[i].eq(self.wr_sync), is_load[i].eq(self.wr_is_load),
+                                 leader_wb[i].eq(0)]
+                with m.Elif(arrive[i]):
+                    m.d.sync += mask[i].eq(new_mask[i])
+                with m.Elif(wsel & op_wb & index_sel[i] & valid[i]):
+                    m.d.sync += leader_wb[i].eq(1)
+
+            # (5) majority write (after a flush's all-ones).
+            with m.If(self.maj_en & (self.maj_tb == b)):
+                m.d.sync += majority.eq(self.maj_mask)
+            with m.Elif(wsel & op_flush):
+                m.d.sync += majority.eq(all_warps)
+
+            age_next = touch(age, alloc_sel, "alloc")
+            for key, sig in older.items():
+                m.d.sync += sig.eq(age_next[key])
+
+        # Output muxes: at most one bank is selected per port, so OR the gated values.
+        for k in (0, 1):
+            flat = [bit for match in rd_match[k] for bit in match]
+            f_mask, f_sync, f_load, f_wb = ([f[x][i] for f in rd_fields[k] for i in range(n)]
+                                            for x in range(4))
+            onehot = [any_of([match[i] for match in rd_match[k]]) for i in range(n)]
+            m.d.comb += [
+                getattr(self, f"rd{k}_hit").eq(any_of(flat)),
+                getattr(self, f"rd{k}_index").eq(encode(onehot)),
+                getattr(self, f"rd{k}_mask").eq(select(flat, f_mask, nw)),
+                getattr(self, f"rd{k}_sync").eq(select(flat, f_sync, 1)),
+                getattr(self, f"rd{k}_is_load").eq(select(flat, f_load, 1)),
+                getattr(self, f"rd{k}_leader_wb").eq(select(flat, f_wb, 1)),
+            ]
+        alloc_onehot = [any_of([sel[i] for sel in alloc_sel_all]) for i in range(n)]
+        ev_bits = [bit for bits, _, _ in victim_evict_all for bit in bits]
+        ev_tags = [t for _, tags, _ in victim_evict_all for t in tags]
+        ev_masks = [mk for _, _, masks in victim_evict_all for mk in masks]
+        arr_bits = [bit for arrive, _, _ in arrive_all for bit in arrive]
+        arr_masks = [mk for _, masks, _ in arrive_all for mk in masks]
+        arr_done = [d for _, _, done in arrive_all for d in done]
+        m.d.comb += [
+            self.alloc_index.eq(encode(alloc_onehot)),
+            self.alloc_hit.eq(any_of(alloc_hit_terms)),
+            self.alloc_evict.eq(any_of(evict_terms)),
+            self.alloc_evict_pc.eq(select(ev_bits, ev_tags, self._pc_width)),
+            self.alloc_evict_mask.eq(select(ev_bits, ev_masks, nw)),
+            self.arrive_mask.eq(select(arr_bits, arr_masks, nw)),
+            self.arrive_done.eq(any_of([a & d for a, d in zip(arr_bits, arr_done)])),
+            self.full.eq(any_of(full_terms)),
+            self.majority.eq(any_of(majority_terms)),
+        ]
+        return m
