@@ -5,6 +5,8 @@
                 [--mode functional|timing] [--config NAME]
     simtlab characterise [--size default] [-j N] [--out build/results]
     simtlab gscalar-stats [WORKLOAD...] [--size small|default] [-j N] [--json FILE]
+    simtlab darsie-marks WORKLOAD [--size small|default] [--kernel NAME] [--block X,Y,Z] [--reasons]
+    simtlab darsie-limit [WORKLOAD...] [--size small|default] [--json FILE]
 
 ``run`` executes a workload in functional mode, checks it against its numpy reference
 and prints its statistics. ``characterise`` does that for the whole suite in parallel
@@ -166,6 +168,8 @@ def main(argv=None) -> int:
     g.add_argument("-j", "--jobs", type=int, default=1)
     g.add_argument("--json", help="write rows, average and paper values as JSON")
     g.set_defaults(fn=cmd_gscalar_stats)
+    from golden.mechanisms.darsie.cli import add_subcommands as add_darsie_subcommands
+    add_darsie_subcommands(sub)
     args = ap.parse_args(argv)
     try:
         return args.fn(args)
