@@ -259,3 +259,13 @@ def test_cli_gscalar_stats(tmp_path, capsys):
     assert "G-Scalar" in capsys.readouterr().out
     data = json.loads(out.read_text())
     assert data["rows"][0]["workload"] == "MM" and data["paper"]["w_scalar"] == 36.0
+
+
+def test_predicated_off_instruction_is_neither_divergent_nor_a_write():
+    obs = GScalarStatsObserver()
+    obs.on_launch_begin(_launch())
+    obs.on_exec(_event("add", 0, np.zeros(32, bool), srcs=[(Reg("%r1"), np.zeros((1, 32), np.uint32))],
+                       dsts=[(Reg("%r2"), np.zeros((1, 32), np.uint32))]))
+    c = obs.counts
+    assert (c.warp_insts, c.predicated_off, c.divergent, c.writes, c.reads) == (1, 1, 0, 0, 1)
+    assert c.elig_div == 0 and c.elig_alu == 0

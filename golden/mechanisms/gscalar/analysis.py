@@ -84,6 +84,7 @@ def summarise(c: GScalarCounts) -> dict:
 PAPER = {
     "div": 28.0, "div_scalar": 45.0,                                        # §1, Fig. 1
     "w_scalar": 36.0, "w_3b": 17.0, "w_2b": 4.0, "w_1b": 7.0,               # §5.1, Fig. 8
+    "r_scalar": 36.0, "r_3b": 17.0, "r_2b": 4.0, "r_1b": 7.0,               # same figure
     "e_alu": 22.0, "e_sfu_mem": 7.0, "e_half": 2.0, "e_div": 9.0, "e_total": 40.0,  # §5.2, Fig. 9
     "sfu_of_elig": 3.0, "quarter64": 5.0,                                   # §5.2, Fig. 10
     "moves": 2.0,                                                           # §3.3 (prior work [4])
@@ -116,6 +117,10 @@ TABLES = (
         Column("div", "div"), Column("div_scalar", "divScal/div"),
         Column("w_scalar", "scalar"), Column("w_3b", "3-byte"), Column("w_2b", "2-byte"),
         Column("w_1b", "1-byte"), Column("w_0b", "0-byte"), Column("w_div", "divergent"))),
+    Table("Register-read (RF access) similarity, % of reads (Fig. 8 caption: by stored state)", (
+        Column("r_scalar", "scalar"), Column("r_3b", "3-byte"), Column("r_2b", "2-byte"),
+        Column("r_1b", "1-byte"), Column("r_0b", "0-byte"), Column("r_dstored", "stored D=1"),
+        Column("r_div", "divergent"))),
     Table("Scalar-execution eligibility, % of warp instructions (Fig. 9, Fig. 10, §3.3)", (
         Column("e_alu", "ALU"), Column("e_sfu_mem", "+SFU/mem"), Column("e_half", "+half"),
         Column("e_div", "+div"), Column("e_total", "total"), Column("sfu_of_elig", "SFU/elig"),

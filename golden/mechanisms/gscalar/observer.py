@@ -21,7 +21,8 @@ Modelling choices (all documented in :mod:`golden.mechanisms.gscalar`):
 the *execution mask* is the SIMT path mask AND the guard predicate (a guarded write is a
 partial write, which is what matters for compression); for control instructions (bra,
 exit, ret, call, bar) it is the path mask. An instruction is divergent when its
-execution mask is not every thread the warp was launched with. 64-bit PTX registers are
+execution mask is not every thread the warp was launched with (an instruction whose guard
+is false on every lane is counted apart, as predicated off). 64-bit PTX registers are
 two physical 32-bit registers (low and high word, as SASS register pairs); 8/16-bit
 registers occupy one zero-extended 32-bit register; predicate registers live in a
 separate predicate file (tracked for eligibility, not counted as RF accesses). Special
@@ -216,7 +217,7 @@ class GScalarStatsObserver:
         nondiv = mask32 == full32
         empty = mask32 == 0
         div = ~nondiv
-        c.divergent += int(div.sum())
+        c.divergent += int((div & ~empty).sum())     # an all-false guard does no work at all
         c.predicated_off += int(empty.sum())
         warps = ev.warps
 
