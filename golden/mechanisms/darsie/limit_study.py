@@ -138,11 +138,15 @@ class RedundancyObserver:
     """Observer computing the limit study of every launch it sees (see module docstring).
 
     ``launches`` collects one :class:`LaunchRedundancy` per launch; ``total`` sums them.
-    ``options`` are the compiler-pass options used for the cross-check.
+    ``options`` are the compiler-pass options used for the cross-check; ``marker``
+    (default :func:`mark_kernel`) maps ``(program, block, options)`` to the
+    :class:`Marking` that is cross-checked, so other markings can be audited too.
     """
 
-    def __init__(self, options: MarkingOptions | None = None, hash_seed: int = HASH_SEED):
+    def __init__(self, options: MarkingOptions | None = None, hash_seed: int = HASH_SEED,
+                 marker=None):
         self.options = options or MarkingOptions()
+        self.marker = marker or mark_kernel
         rng = np.random.default_rng(hash_seed)
         self._mult = rng.integers(1, np.iinfo(np.uint64).max, size=1024, dtype=np.uint64) | np.uint64(1)
         self.launches: list[LaunchRedundancy] = []
@@ -173,7 +177,7 @@ class RedundancyObserver:
         key = (id(launch.program), tuple(geo.block))
         mk = self._marks_cache.get(key)
         if mk is None:
-            mk = mark_kernel(launch.program, geo.block, self.options)
+            mk = self.marker(launch.program, geo.block, self.options)
             self._marks_cache[key] = mk
         self._marking = mk
         self._dr_pc = np.array([mk.final(m.pc) is Redundancy.DR for m in mk.marks], dtype=bool)
