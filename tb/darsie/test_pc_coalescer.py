@@ -1,0 +1,53 @@
+"""cocotb testbench: DARSIE PC coalescer (rtl/darsie) vs its golden model.
+
+Driver `tb.stepper.StepTB`, reference `golden.structures.darsie`, scoreboard
+`tb.runner.Scoreboard`; stimulus and coverage goals in `tb/darsie/stimulus.py`, bodies in
+`tb/darsie/cocotb_bench.py`. ``run_replay`` replays JSON-lines traces: always one recorded
+from a golden random run, and every trace under ``$SIMTLAB_DARSIE_TRACES`` in
+``test_pc_coalescer_traces_cocotb`` (skipped when the variable is unset).
+"""
+
+from __future__ import annotations
+
+import os
+
+import cocotb
+import pytest
+
+from golden.structures.darsie import CoalescerParams
+from tb.darsie import cocotb_bench as bench
+from tb.runner import default_seed
+
+NAME = "pc_coalescer"
+
+
+@cocotb.test()
+async def run_directed(dut):
+    """Named corner cases, each from reset."""
+    await bench.directed(dut, NAME)
+
+
+@cocotb.test()
+async def run_random(dut):
+    """Seeded constrained-random cycles, scored every cycle, coverage goals asserted."""
+    await bench.random_run(dut, NAME)
+
+
+@cocotb.test()
+async def run_replay(dut):
+    """Replay the trace files handed over by the launcher, scored vs trace and golden."""
+    await bench.replay(dut, NAME)
+
+
+@pytest.mark.parametrize("params", [CoalescerParams(slots=8, tbs=4, pc_width=16)], ids=["small"])
+def test_pc_coalescer_cocotb(params, tmp_path):
+    bench.run_structure(NAME, params, __name__, tmp_path, default_seed())
+
+
+def test_pc_coalescer_traces_cocotb():
+    if not os.environ.get(bench.ENV_TRACE_DIR):
+        pytest.skip(f"no trace directory: set {bench.ENV_TRACE_DIR}=DIR to replay the "
+                    f"{NAME} traces recorded there (e.g. by the DARSIE timing mechanism)")
+    if bench.run_trace_dir(NAME, __name__) == 0:
+        pytest.skip(f"no {NAME} trace under {bench.ENV_TRACE_DIR}="
+                    f"{os.environ[bench.ENV_TRACE_DIR]}")
