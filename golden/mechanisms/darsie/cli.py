@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 
 from golden.errors import SimtlabError
@@ -21,7 +22,7 @@ from golden.errors import SimtlabError
 
 def _parse_block(text: str) -> tuple[int, int, int]:
     try:
-        dims = tuple(int(x) for x in text.replace("x", ",").split(",") if x.strip())
+        dims = tuple(int(x) for x in re.split(r"[,x]", text.strip()))
     except ValueError:
         raise SimtlabError(f"--block must look like 16,16 or 16,16,1, got {text!r}") from None
     if not 1 <= len(dims) <= 3 or any(d < 1 for d in dims):
