@@ -46,7 +46,7 @@ from dataclasses import dataclass, field
 from golden.errors import SimtlabError
 from golden.exec.carry_ops import CARRY_REG
 from golden.mechanisms.darsie.lattice import PromotionDecision, Redundancy, promotion
-from golden.ptx.ir import Addr, Function, Imm, Instruction, PredGuard, Reg, SpecialReg, Sym, Vec
+from golden.ptx.ir import Addr, Function, Instruction, PredGuard, Reg, SpecialReg, Sym, Vec
 
 DR, CR, V = Redundancy.DR, Redundancy.CR, Redundancy.V
 
@@ -397,7 +397,7 @@ def analyse_function(func: Function, options: MarkingOptions | None = None) -> l
 
 
 def _as_program(target):
-    """A linked Program from a Program, a host Kernel (``.program``) or a (Module, name) pair."""
+    """The linked Program of a Program or of a host Kernel (``.program``); None otherwise."""
     from golden.simt.program import Program
     if isinstance(target, Program):
         return target
