@@ -382,7 +382,8 @@ RENAME_TABLE_GOALS = {"rd_hit": 300, "rd_miss": 300, "set_new_entry": 100, "set_
 # =========================================================================== version table
 def random_version_table(params: VersionTableParams, rng: random.Random, count: int) -> list[VersionTableOps]:
     """Random inserts/removes/reads over a key pool a bit larger than the table, so that
-    it fills, overwrites in place, evicts (a mechanism bug, still specified) and drains."""
+    it fills, overwrites in place, refuses inserts when full (a mechanism bug, still
+    specified) and drains."""
     shadow = VersionTable(params)
     keys = list({(rng.getrandbits(params.reg_width), rng.getrandbits(params.version_width))
                  for _ in range(params.entries + params.entries // 2 + 2)})
@@ -417,7 +418,7 @@ def directed_version_table(params: VersionTableParams) -> list[Scenario]:
             for i, k in enumerate(keys[:n])]
     look = [O(rd_reg=k[0], rd_version=k[1]) for k in keys]
     return [
-        ("fill_overwrite_evict", fill + look + [
+        ("fill_overwrite_full", fill + look + [
             O(ins_en=1, ins_reg=keys[0][0], ins_version=keys[0][1], ins_phys=7 & ptop),
             O(ins_en=1, ins_reg=keys[n][0], ins_version=keys[n][1], ins_phys=5 & ptop)] + look),
         ("remove_insert_same_cycle", fill[:3] + [
@@ -435,9 +436,9 @@ def cover_version_table(params: VersionTableParams) -> Counter_fn:
     def count(out: VersionTableOutputs, ops: VersionTableOps, cov: Counter) -> None:
         cov["rd_hit"] += out.rd_hit
         cov["rd_miss"] += 1 - out.rd_hit
-        cov["ins_new"] += ops.ins_en & (1 - out.ins_hit) & (1 - out.ins_evict)
+        cov["ins_new"] += ops.ins_en & (1 - out.ins_hit) & (1 - out.ins_full)
         cov["ins_hit"] += out.ins_hit
-        cov["ins_evict"] += out.ins_evict
+        cov["ins_full"] += out.ins_full
         cov["rm_hit"] += out.rm_hit
         cov["rm_miss"] += ops.rm_en & (1 - out.rm_hit)
         cov["full"] += int(out.valid == (1 << params.entries) - 1)
@@ -446,7 +447,7 @@ def cover_version_table(params: VersionTableParams) -> Counter_fn:
 
 
 VERSION_TABLE_GOALS = {"rd_hit": 300, "rd_miss": 200, "ins_new": 200, "ins_hit": 50,
-                       "ins_evict": 20, "rm_hit": 200, "rm_miss": 50, "full": 30, "flush": 3}
+                       "ins_full": 20, "rm_hit": 200, "rm_miss": 50, "full": 30, "flush": 3}
 
 
 # =========================================================================== phys freelist

@@ -31,20 +31,24 @@ def test_insert_lookup_remove():
     out = t.insert(1, 1, 7)                           # overwrite in place
     assert out.ins_hit and t.lookup(1, 1) == 7
     assert t.remove(1, 1) == 7 and t.remove(1, 1) is None
+    for r in range(4):
+        t.insert(2, r, r)
+    out = t.insert(3, 0, 1)                           # 4 entries in use: refused
+    assert out.ins_full and (3, 0) not in t and t.valid == 0b1111
     t.flush()
     assert len(t) == 0
 
 
 def test_golden_rejects_bad_arguments():
     with pytest.raises(ConfigError):
-        VersionTableParams(entries=1)
+        VersionTableParams(entries=0)
     with pytest.raises(SimtlabError):
         VersionTable(SMALL).insert(8, 0, 0)
 
 
 def test_rtl_rejects_bad_parameters():
     with pytest.raises(ValueError):
-        VersionTableRTL(entries=1)
+        VersionTableRTL(entries=0)
     assert len(VersionTableRTL(entries=3, phys_width=5).rd_phys) == 5
 
 

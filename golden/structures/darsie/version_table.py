@@ -10,22 +10,23 @@ paper's 21-bit entry (§6.3: 21 x 32 x 32 TBs = 21,504 bits = 2,688 B). The 8-bi
 index into the TB's renamed register space (at most 32 registers), not an SM-wide
 register number (2K registers would need 11 bits).
 
-The key match and the replacement choice reuse :class:`golden.structures.cam.Cam`
-(tag = ``reg << version_width | version``). A version table never needs more entries
-than the TB's physical register freelist has registers, so with ``entries`` equal to the
-freelist size the CAM's LRU eviction never happens in a correct mechanism; it is reported
-(``ins_evict``) so a mechanism bug is visible.
+Every live version owns one physical register of the TB's freelist, so with ``entries``
+equal to the freelist size the table can never overflow in a correct mechanism: there is
+no replacement policy (no LRU state; an earlier version of this model reused the common
+CAM, whose 32-entry true LRU added 496 flip-flops that could never matter). An insert that
+finds no free entry is refused and reported (``ins_full``) so a mechanism bug is visible.
 
 Per-cycle interface (shared with :class:`rtl.darsie.version_table.VersionTable`)
 ------------------------------------------------------------------------------
 1. read (always active) of (``rd_reg``, ``rd_version``) on the start-of-cycle state:
-   ``rd_hit``, ``rd_phys`` (0 on a miss). Reads do not change the LRU order;
+   ``rd_hit``, ``rd_phys`` (0 on a miss);
 2. ``flush``: every entry invalid (new TB in the slot);
 3. ``rm_en``: remove (``rm_reg``, ``rm_version``) (its register was freed);
    ``rm_hit`` says whether it was present;
 4. ``ins_en``: insert (``ins_reg``, ``ins_version``) -> ``ins_phys``; an existing key
-   is overwritten in place (``ins_hit``), else the lowest free entry, else the LRU entry
-   is replaced (``ins_evict``). ``ins_index`` is the entry used.
+   is overwritten in place (``ins_hit``), else the lowest free entry is used; with no
+   free entry nothing changes and ``ins_full`` is set. ``ins_index`` is the entry used
+   (0 when refused or without ``ins_en``).
 
 ``valid`` is the start-of-cycle bitmap of valid entries.
 """
@@ -35,7 +36,6 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 
 from golden.errors import SimtlabError
-from golden.structures.cam import Cam, CamParams
 
 from ._check import fits, param_int
 
@@ -51,7 +51,7 @@ class VersionTableParams:
     Attributes
     ----------
     entries : int
-        Live versions per TB (32, >= 2 for the CAM's LRU).
+        Live versions per TB (32).
     reg_width : int
         Named-register width (8).
     version_width : int
@@ -66,7 +66,7 @@ class VersionTableParams:
     phys_width: int = 8
 
     def __post_init__(self):
-        param_int(STRUCT, "entries", self.entries, 2)
+        param_int(STRUCT, "entries", self.entries, 1)
         param_int(STRUCT, "reg_width", self.reg_width, 1)
         param_int(STRUCT, "version_width", self.version_width, 1)
         param_int(STRUCT, "phys_width", self.phys_width, 1)
@@ -105,7 +105,7 @@ class VersionTableOutputs:
     rd_phys: int
     ins_index: int
     ins_hit: int
-    ins_evict: int
+    ins_full: int
     rm_hit: int
     valid: int
 
@@ -121,7 +121,7 @@ class VersionTable:
         if not isinstance(params, VersionTableParams):
             raise SimtlabError(f"{STRUCT}: expected VersionTableParams, not {type(params).__name__}")
         self._params = params
-        self._cam = Cam(CamParams(entries=params.entries, tag_width=params.key_width))
+        self._keys: list[int | None] = [None] * params.entries   # None = free entry
         self._phys = [0] * params.entries
         self._recorder = recorder
 
@@ -129,15 +129,23 @@ class VersionTable:
     def params(self) -> VersionTableParams:
         return self._params
 
+    @property
+    def valid(self) -> int:
+        """Valid entries as a bitmap."""
+        return sum(1 << i for i, k in enumerate(self._keys) if k is not None)
+
     def __len__(self) -> int:
-        return len(self._cam)
+        return sum(k is not None for k in self._keys)
 
     def __contains__(self, key: tuple[int, int]) -> bool:
         """Whether (reg, version) is mapped (inspection, not a cycle)."""
-        return self._key(*key) in self._cam
+        return self._key(*key) in self._keys
 
     def _key(self, reg: int, version: int) -> int:
         return reg << self._params.version_width | version
+
+    def _find(self, key: int) -> int | None:
+        return self._keys.index(key) if key in self._keys else None
 
     # ------------------------------------------------------------------ per-event API
     def lookup(self, reg: int, version: int) -> int | None:
@@ -173,20 +181,33 @@ class VersionTable:
         for name in ("ins_en", "rm_en", "flush"):
             fits(STRUCT, name, getattr(ops, name), 1)
 
-        valid = self._cam.valid
-        found = self._cam.lookup(self._key(ops.rd_reg, ops.rd_version), touch=False)
-        rd_phys = self._phys[found.index] if found.hit else 0
+        valid = self.valid
+        found = self._find(self._key(ops.rd_reg, ops.rd_version))
+        rd_phys = self._phys[found] if found is not None else 0
         if ops.flush:
-            self._cam.flush()
-        rm_hit = bool(ops.rm_en) and self._cam.invalidate_tag(self._key(ops.rm_reg, ops.rm_version))
-        ins_index = ins_hit = ins_evict = 0
+            self._keys = [None] * p.entries
+        rm_hit = 0
+        if ops.rm_en:
+            gone = self._find(self._key(ops.rm_reg, ops.rm_version))
+            if gone is not None:
+                self._keys[gone] = None
+                rm_hit = 1
+        ins_index = ins_hit = ins_full = 0
         if ops.ins_en:
-            ins = self._cam.insert(self._key(ops.ins_reg, ops.ins_version))
-            self._phys[ins.index] = ops.ins_phys
-            ins_index, ins_hit, ins_evict = ins.index, int(ins.hit), int(ins.evicted)
-        out = VersionTableOutputs(rd_hit=int(found.hit), rd_phys=rd_phys, ins_index=ins_index,
-                                  ins_hit=ins_hit, ins_evict=ins_evict, rm_hit=int(rm_hit),
-                                  valid=valid)
+            key = self._key(ops.ins_reg, ops.ins_version)
+            index = self._find(key)
+            ins_hit = int(index is not None)
+            if index is None and None in self._keys:
+                index = self._keys.index(None)
+            if index is None:
+                ins_full = 1
+            else:
+                self._keys[index] = key
+                self._phys[index] = ops.ins_phys
+                ins_index = index
+        out = VersionTableOutputs(rd_hit=int(found is not None), rd_phys=rd_phys,
+                                  ins_index=ins_index, ins_hit=ins_hit, ins_full=ins_full,
+                                  rm_hit=rm_hit, valid=valid)
         if self._recorder is not None:
             self._recorder.record(ops, out)
         return out
