@@ -69,7 +69,9 @@ class IssueScheduler:
         self.last = warp
 
     def long_stall(self, warp) -> None:
-        """two_level: ``warp`` waits on memory; swap it out of the active set."""
+        """two_level: ``warp`` waits on memory or at a barrier; swap it out of the active set
+        (otherwise a full active set of barrier-waiting warps would starve the pending warps
+        that must arrive to release the barrier)."""
         if self.policy == "two_level" and self.pending and warp in self.active:
             self.active.remove(warp)
             self.pending.append(warp)

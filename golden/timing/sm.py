@@ -362,6 +362,7 @@ class SM:
             has_inst = True
             if w.wave.at_barrier[w.widx]:
                 at_bar = True
+                sched.long_stall(w)  # two_level: a warp waiting at a barrier leaves the active set
                 continue
             d = decoded[e[0][0] >> 3]
             blk = w.sb.blocked(d.hazard)

@@ -128,3 +128,13 @@ def test_cli_run_timing_mode(tmp_path, capsys):
     assert d["outputs_match"] and d["cycles"] == d["timing"]["cycles"] > 0
     assert d["energy"] and d["per_launch"]
     assert main(["run", "DCT", "--mode", "timing", "--config", "nope"]) == 2
+
+
+def test_two_level_barrier_waiters_leave_active_set(pascal):
+    # One active warp per scheduler: a warp waiting at bar.sync must make room for a pending
+    # warp of its TB, otherwise the barrier can never be released (deadlock).
+    from dataclasses import replace
+    cfg = replace(pascal, core=replace(pascal.core, scheduler="two_level", two_level_active_warps=1,
+                                       num_schedulers_per_sm=1))
+    run = registry.run_workload("DCT", "small", device=TimingDevice(cfg))
+    assert run.mismatches() == []
