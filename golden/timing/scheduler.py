@@ -31,15 +31,21 @@ class IssueScheduler:
         self.pending: list = []      # two_level: pending queue
         self.last = None             # warp that issued last
         self.last_reason = 0         # stall outcome of the last evaluated cycle
+        # Evaluation skipping (see SM.tick): after a stall the outcome cannot change before
+        # ``wake`` unless an event marks the scheduler ``dirty`` (writeback, fetch, barrier...).
+        self.dirty = True
+        self.wake = 0
 
     def add(self, warp) -> None:
         """A warp was dispatched to this scheduler."""
+        self.dirty = True
         self.warps.append(warp)
         if self.policy == "two_level":
             (self.active if len(self.active) < self.active_size else self.pending).append(warp)
 
     def remove(self, warp) -> None:
         """A warp finished."""
+        self.dirty = True
         self.warps.remove(warp)
         if self.last is warp:
             self.last = None
@@ -73,6 +79,7 @@ class IssueScheduler:
         (otherwise a full active set of barrier-waiting warps would starve the pending warps
         that must arrive to release the barrier)."""
         if self.policy == "two_level" and self.pending and warp in self.active:
+            self.dirty = True  # the active set changed: re-evaluate next cycle
             self.active.remove(warp)
             self.pending.append(warp)
             self.active.append(self.pending.pop(0))

@@ -254,17 +254,51 @@ class SM:
         if self._memq and self._memq[0][0] <= now:
             progress = self._memory_port(now) or progress
         st = self.stats
+        stalls = st.stalls
         for sched in self.schedulers:
             if sched.warps:
+                if not sched.dirty and now < sched.wake:
+                    # nothing this scheduler depends on changed since it stalled: same outcome
+                    stalls[sched.last_reason] += 1
+                    st.scheduler_cycles += 1
+                    continue
+                sched.dirty = False
                 reason = self._issue(sched, now)
                 if reason == STALL_ISSUE:
                     progress = True
+                    sched.dirty = True
+                elif not sched.dirty:
+                    sched.wake = self._wake_cycle(sched, now)
                 sched.last_reason = reason
-                st.stalls[reason] += 1
+                stalls[reason] += 1
                 st.scheduler_cycles += 1
         if self.warps and self._fetch(now):
             progress = True
         return progress
+
+    def _wake_cycle(self, sched: IssueScheduler, now: int) -> int:
+        """Earliest cycle at which a stalled scheduler's outcome can change by itself (an
+        I-buffer entry becoming valid, a pipeline unit or a collector unit freeing). Events
+        (writeback, fetch, barrier release, warp arrival/exit) set ``sched.dirty`` instead."""
+        wake = 1 << 62
+        for w in sched.order():
+            e = w.ibuf.entries
+            if e and now < e[0][1] < wake:
+                wake = e[0][1]
+        for p in self.pipes:
+            for f in p.free_at:
+                if now < f - 2 < wake:
+                    wake = f - 2
+        r = self.oc.next_release()
+        if r is not None and now < r < wake:
+            wake = r
+        return wake
+
+    def wake_schedulers(self) -> None:
+        """Force every scheduler to re-evaluate next cycle (for mechanisms that change warp
+        state behind the SM's back, e.g. releasing a warp they held)."""
+        for sched in self.schedulers:
+            sched.dirty = True
 
     def account_idle(self, cycles: int) -> None:
         """Skipped ``cycles`` in which nothing changed: each scheduler repeats its outcome."""
@@ -303,6 +337,7 @@ class SM:
         while wb and wb[0][0] <= now:
             _, _, w, regs, pc = heapq.heappop(wb)
             w.sb.release(regs)
+            w.sched.dirty = True
             counted = regs
             for m in self.mechanisms:
                 counted = m.on_writeback(self, w, pc, list(counted))
@@ -429,6 +464,8 @@ class SM:
         if d.is_control:
             for m in self.mechanisms:
                 m.on_branch(self, w, pc, rec, rec.diverged)
+            if d.opcode in ("bar", "barrier", "exit", "ret"):
+                self.wake_schedulers()  # may have released warps waiting at a barrier
         if rec.finished:
             self._finish_warp(w)
             return
@@ -467,6 +504,7 @@ class SM:
             else:
                 st.icache_misses += 1
             w.ibuf.push(pc, now + max(1, lat))
+            w.sched.dirty = True
             w.fetch_pc = pc + 8
             st.instructions_fetched += 1
             st.instructions_decoded += 1
