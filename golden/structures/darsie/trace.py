@@ -96,7 +96,12 @@ class TraceRecorder:
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
         stream = path.open("w", encoding="utf-8")
-        rec = cls(stream, structure, params, meta)
+        try:
+            rec = cls(stream, structure, params, meta)
+        except ConfigError:
+            stream.close()
+            path.unlink()
+            raise
         rec._owns = True
         return rec
 
