@@ -1,0 +1,142 @@
+"""Run many timing-mode simulations in parallel worker processes (the reports' engine).
+
+A report (``golden/report/<name>.py``) declares the simulations it needs as
+:class:`TimingJob` values (``jobs(opts)``) and turns their results into Markdown and
+JSON (``render(results, opts)``). :func:`run_jobs` runs the union of every requested
+report's jobs once (the baseline runs are shared by all reports), in ``workers``
+processes, each job with its own fresh device, so results do not depend on the number of
+workers or on the order jobs finish (deterministic).
+
+A job's result is a dict: the job's fields, ``outputs_match`` (kernel outputs equal the
+numpy reference), ``cycles``, ``ipc``, ``timing`` (merged :class:`TimingStats` of all
+launches, as a dict), ``energy`` (:class:`EnergyReport` dict), ``stall_fractions``,
+``wall_seconds`` and ``output_digest`` (SHA-256 over the raw output arrays, so reports can
+check a mechanism left outputs bit-identical to the baseline).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class ReportOptions:
+    """What the user asked for: input size, seed, worker processes."""
+
+    size: str = "small"
+    seed: int = 0
+    jobs: int = 1
+
+
+@dataclass(frozen=True)
+class TimingJob:
+    """One timing-mode simulation: a workload on a configuration with mechanisms."""
+
+    workload: str
+    config: str
+    size: str = "small"
+    seed: int = 0
+    mechanisms: tuple = ()
+    #: config overrides as ``(("core.scheduler", "gto"), ...)`` (see golden.configs.loader)
+    overrides: tuple = field(default=())
+
+    @property
+    def key(self) -> str:
+        """Stable name of the job (used to find its result)."""
+        mech = "+".join(self.mechanisms) or "baseline"
+        ov = "".join(f",{k}={v}" for k, v in self.overrides)
+        return f"{self.workload}/{self.config}/{mech}/{self.size}/s{self.seed}{ov}"
+
+
+def output_digest(outputs: dict) -> str:
+    """SHA-256 over the output arrays' names, dtypes, shapes and raw bytes."""
+    h = hashlib.sha256()
+    for name in sorted(outputs):
+        a = np.ascontiguousarray(np.asarray(outputs[name]))
+        h.update(f"{name}:{a.dtype.str}:{a.shape}".encode())
+        h.update(a.tobytes())
+    return h.hexdigest()
+
+
+def run_job(job: TimingJob) -> dict:
+    """Run one :class:`TimingJob` in this process; return its result dict."""
+    from golden.configs import load_config
+    from golden.mechanisms.registry import make_mechanisms
+    from golden.timing.stats import TimingStats
+    from golden.timing.timing_device import TimingDevice
+    from golden.workloads import registry
+
+    cfg = load_config(job.config, dict(job.overrides) if job.overrides else None)
+    mechs = make_mechanisms(job.mechanisms, cfg)
+    dev = TimingDevice(cfg, mechanisms=mechs, echo_printf=False)
+    t0 = time.perf_counter()
+    run = registry.run_workload(registry.get(job.workload), size=job.size, seed=job.seed, device=dev)
+    wall = time.perf_counter() - t0
+    total = TimingStats.merged([s.timing for s in run.stats], concurrent=False)
+    energy = dev.energy_model.compute(total, cfg)
+    return {**asdict(job), "key": job.key, "config_name": cfg.name,
+            "outputs_match": not run.mismatches(), "output_digest": output_digest(run.outputs),
+            "launches": len(run.stats), "cycles": total.cycles, "ipc": total.ipc,
+            "timing": total.to_dict(), "stall_fractions": total.stall_fractions(),
+            "energy": energy.to_dict(), "wall_seconds": wall}
+
+
+def _run_job_safe(job: TimingJob) -> dict:
+    try:
+        return run_job(job)
+    except Exception as e:  # reported per job; one failing simulation must not hide the rest
+        return {**asdict(job), "key": job.key, "error": f"{type(e).__name__}: {e}"}
+
+
+def run_jobs(jobs, workers: int = 1, progress: bool = True) -> dict[str, dict]:
+    """Run every distinct job (by :attr:`TimingJob.key`); return ``{key: result}``.
+
+    Longest jobs are not known in advance; jobs are submitted in the given order.
+    A job that raises produces a result with an ``error`` field instead of numbers.
+    """
+    unique = list({j.key: j for j in jobs}.values())
+    results: dict[str, dict] = {}
+    if workers <= 1:
+        it = unique
+        bar = _bar(len(unique), progress)
+        for j in it:
+            results[j.key] = _run_job_safe(j)
+            if bar is not None:
+                bar.update(1)
+        if bar is not None:
+            bar.close()
+        return results
+    bar = _bar(len(unique), progress)
+    with ProcessPoolExecutor(max_workers=workers) as ex:
+        futs = {ex.submit(_run_job_safe, j): j for j in unique}
+        for f in as_completed(futs):
+            j = futs[f]
+            results[j.key] = f.result()
+            if bar is not None:
+                bar.update(1)
+    if bar is not None:
+        bar.close()
+    return results
+
+
+def _bar(total: int, progress: bool):
+    if not progress:
+        return None
+    try:
+        from tqdm import tqdm
+    except ImportError:  # pragma: no cover
+        return None
+    return tqdm(total=total, desc="simulations", unit="run", file=sys.stderr,
+                disable=not sys.stderr.isatty())
+
+
+def geomean(values) -> float:
+    """Geometric mean of positive values (nan if there are none)."""
+    v = np.asarray([x for x in values if x is not None and x > 0], dtype=float)
+    return float(np.exp(np.log(v).mean())) if v.size else float("nan")
