@@ -20,7 +20,11 @@ Registers per thread: nvcc's PTX declares virtual registers (often hundreds), fa
 than ptxas allocates, so the count comes from a linear-scan liveness estimate of the
 PTX (:func:`ptx_registers_per_thread`: peak number of simultaneously live 32-bit
 register slots), capped at the ISA limit of 255, unless the caller overrides it
-(``regs_per_thread``). Simplification: this approximates, not reproduces, ptxas.
+(``regs_per_thread``). Simplification: this approximates, not reproduces, ptxas. When the
+estimate is more than one TB may use on the SM (e.g. 1024-thread TBs on a 16K-register
+GTX 285), it is lowered to ``registers_per_sm / threads_per_tb`` as if the kernel were
+compiled with ``__launch_bounds__``; spill code is not modelled, and the original estimate
+is reported as the counter ``baseline.registers_clamped_from``.
 
 Deterministic: no randomness; SMs tick in id order.
 """
@@ -104,6 +108,12 @@ class GPU:
         wpt = geo.warps_per_tb
         threads = geo.threads_per_tb
         rpt = self.regs_per_thread or ptx_registers_per_thread(launch.program)
+        fit = core.registers_per_sm // (wpt * core.warp_size)
+        clamped = 0
+        if self.regs_per_thread is None and rpt > fit >= 1:
+            # The estimate exceeds what one TB may use on this SM: compile as if with
+            # __launch_bounds__(threads per TB) so one TB fits (spill code not modelled).
+            clamped, rpt = rpt, fit
         regs = rpt * wpt * core.warp_size
         shared = launch.shared_bytes
         need = dict(threads=threads, warps=wpt, regs=regs, shared=shared)
@@ -140,6 +150,8 @@ class GPU:
                 if not placed:
                     return
 
+        if clamped:
+            stats.count_mechanism("baseline.registers_clamped_from", clamped)
         dispatch()
         if next_tb == 0 and n_tbs:
             raise LaunchError(f"kernel {launch.name}: no SM accepted thread block 0 "

@@ -107,8 +107,6 @@ def test_scheduler_policies_give_same_results(pascal, policy):
 
 
 def test_other_configs_run():
-    # DCT, not MM: MM's small size uses 1024-thread blocks, which exceed the GTX 285's
-    # 16K registers per SM with the model's register estimate.
     for name in ("gtx480", "gtx285", "fx5800"):
         cfg = load_config(name)
         run = registry.run_workload("DCT", "small", device=TimingDevice(cfg))
@@ -138,3 +136,12 @@ def test_two_level_barrier_waiters_leave_active_set(pascal):
                                        num_schedulers_per_sm=1))
     run = registry.run_workload("DCT", "small", device=TimingDevice(cfg))
     assert run.mismatches() == []
+
+
+def test_register_estimate_clamped_to_fit_one_tb():
+    # MM's 1024-thread TBs need more than the GTX 285's 16K registers with the PTX estimate:
+    # the model lowers registers/thread as __launch_bounds__ would, and says so.
+    run = registry.run_workload("MM", "small", device=TimingDevice(load_config("gtx285")))
+    assert run.mismatches() == []
+    st = run.stats[0].timing
+    assert st.mechanism["baseline.registers_clamped_from"] > 16384 // 1024
