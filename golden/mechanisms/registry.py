@@ -14,6 +14,14 @@ from golden.errors import ConfigError
 
 #: name -> "module:factory". Mechanism authors add one line here.
 MECHANISMS: dict[str, str] = {
+    "darsie": "golden.mechanisms.darsie.skip:make_darsie",
+    "darsie-ignore-store": "golden.mechanisms.darsie.skip:make_darsie_ignore_store",
+    "darsie-no-cf-sync": "golden.mechanisms.darsie.nocfsync:make_darsie_no_cf_sync",
+    "uv": "golden.mechanisms.darsie.comparisons:make_uv",
+    "dac-ideal": "golden.mechanisms.darsie.comparisons:make_dac_ideal",
+    "gscalar": "golden.mechanisms.gscalar.timing:make_gscalar",
+    "gscalar-half": "golden.mechanisms.gscalar.timing:make_gscalar_half",
+    "alu-scalar": "golden.mechanisms.gscalar.timing:make_alu_scalar",
 }
 
 

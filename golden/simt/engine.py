@@ -217,6 +217,22 @@ class FunctionalLaunch:
                           finished=bool(st.depth[warp] == 0), at_barrier=bool(w.at_barrier[warp]),
                           active_mask=mask if act is None else act)
 
+    @staticmethod
+    def skip_warp(w: Wave, warp: int, values: dict) -> int:
+        """Advance ``warp`` past the instruction at its PC *without executing it*, writing
+        ``values`` into its registers instead (a DARSIE follower skipping a TB-redundant
+        instruction receives the leader's result). ``values`` maps a register storage key
+        to ``(lane values (32,), lanes written (32,) bool)``. Returns the skipped PC. Only
+        for non-control instructions (the SIMT stack advances by one slot)."""
+        st = w.stacks
+        d = int(st.depth[warp])
+        pc = int(st.pc[warp, d - 1])
+        lanes = slice(warp * 32, warp * 32 + 32)
+        for key, (vals, written) in values.items():
+            np.copyto(w.regs[key][lanes], vals, where=written)
+        st.advance_one(warp, pc + 8)
+        return pc
+
     def _step_one(self, w: Wave, warp: int, pc: int, mask: int, s: Slot) -> None:
         """:meth:`_step` for one warp and a non-control instruction (the timing model's
         common case), with scalar SIMT-stack updates instead of vectorised ones."""

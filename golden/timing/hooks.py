@@ -16,6 +16,21 @@ Hook points and what a return value means:
 * :meth:`on_fetch` -- the fetch stage chose ``warp`` to fetch ``pc``; return True to
   *skip* the fetch this cycle (no I-cache access, no I-buffer entry; the SM tries the
   next warp).
+  A mechanism may also *skip* instructions at fetch itself (DARSIE followers): it
+  advances the warp functionally with
+  :meth:`golden.simt.engine.FunctionalLaunch.skip_warp` (only when the warp's I-buffer
+  is empty, so its functional PC is ``pc``) or defers that to :meth:`after_step`, moves
+  ``warp.fetch_pc`` on by 8 per skipped instruction and returns False: the SM then
+  fetches at the new ``warp.fetch_pc`` in the same cycle.
+* :meth:`after_step` -- right after the functional step of an issued instruction,
+  before the SM re-steers fetch (a mechanism applies the functional part of skips it
+  decided at fetch while older instructions were still in the I-buffer).
+* ``warp.hold`` -- a mechanism sets this attribute of a
+  :class:`~golden.timing.sm.WarpSlot` to stop the warp fetching and issuing (DARSIE's
+  TB-wide synchronisation); the scheduler counts it as a ``barrier`` stall. A mechanism
+  that clears it must call ``sm.wake_schedulers()``; it must only hold a warp until an
+  event the SM simulates (a writeback, another warp's issue or fetch) releases it.
+* ``sm.now`` -- the cycle being simulated.
 * :meth:`on_issue` -- an instruction is about to issue; return ``None`` (baseline),
   ``"eliminate"`` (the functional step runs, but no operand read, no pipeline, no
   writeback events: counted as skipped) or a pipeline name ``"alu" | "sfu" | "mem"``
@@ -49,6 +64,10 @@ class Mechanism:
         """Called when the instruction at ``pc`` issues. Return None, ``"eliminate"`` or a
         pipeline name (``"alu"``, ``"sfu"``, ``"mem"``) to convert it."""
         return None
+
+    def after_step(self, sm, warp, pc: int, record) -> None:
+        """The functional step of the instruction at ``pc`` ran (``record`` is its
+        :class:`~golden.simt.engine.StepRecord`); called before fetch is re-steered."""
 
     def on_operand_read(self, sm, warp, pc: int, regs: list) -> list:
         """Source registers about to be read from the banked RF; return those to read."""

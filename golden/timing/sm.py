@@ -133,7 +133,7 @@ class WarpSlot:
     """A resident warp: its functional state handle, I-buffer, scoreboard and fetch PC."""
 
     __slots__ = ("tb", "wave", "widx", "slot", "gid", "sched", "ibuf", "sb", "fetch_pc",
-                 "done", "age")
+                 "done", "age", "hold")
 
     def __init__(self, tb, widx: int, slot: int, gid: int, ibuf_entries: int, age: int):
         self.tb = tb
@@ -147,6 +147,9 @@ class WarpSlot:
         self.fetch_pc = 0
         self.done = False
         self.age = age
+        #: set by a mechanism to stop this warp fetching and issuing (e.g. DARSIE's
+        #: TB-wide synchronisation); counted as a ``barrier`` stall; see hooks.py
+        self.hold = False
 
 
 class ResidentTB:
@@ -204,6 +207,7 @@ class SM:
         self.used_warps = 0
         self.n_prog = len(decoded) * 8
         self.local_threads = 1
+        self.now = 0
 
     # ------------------------------------------------------------------ dispatch
     def add_tb(self, tb_id: int, threads: int, regs: int, shared: int) -> None:
@@ -247,6 +251,7 @@ class SM:
     def tick(self, now: int) -> bool:
         """Simulate cycle ``now``; return True if anything happened (for event skipping)."""
         progress = False
+        self.now = now  # current cycle, for mechanisms
         wb = self._wb
         if wb and wb[0][0] <= now:
             progress = True
@@ -399,6 +404,9 @@ class SM:
                 at_bar = True
                 sched.long_stall(w)  # two_level: a warp waiting at a barrier leaves the active set
                 continue
+            if w.hold:  # a mechanism holds the warp (counted like a barrier wait)
+                at_bar = True
+                continue
             d = decoded[e[0][0] >> 3]
             blk = w.sb.blocked(d.hazard)
             if blk:
@@ -414,7 +422,7 @@ class SM:
             self._execute(w, e[0][0], d, now)
             n = 1
             while n < self.issue_width and not w.done and e and e[0][1] <= now \
-                    and not w.wave.at_barrier[w.widx]:
+                    and not w.wave.at_barrier[w.widx] and not w.hold:
                 d = decoded[e[0][0] >> 3]
                 if w.sb.blocked(d.hazard) or not pipes[d.pipe].available(now + 2) \
                         or not self.oc.free_unit(now):
@@ -441,6 +449,8 @@ class SM:
         self.launch.clock = now
         rec = self.launch.step_warp(wave, w.widx)
         w.ibuf.entries.popleft()
+        for m in self.mechanisms:
+            m.after_step(self, w, pc, rec)
         st.instructions_issued += 1
         active = rec.active_mask.bit_count()
         if action == "eliminate":
@@ -488,7 +498,7 @@ class SM:
         st = self.stats
         for k in range(n):
             w = warps[(start + k) % n]
-            if not w.ibuf.has_space() or w.fetch_pc >= self.n_prog:
+            if not w.ibuf.has_space() or w.fetch_pc >= self.n_prog or w.hold:
                 continue
             pc = w.fetch_pc
             skip = False
@@ -497,6 +507,10 @@ class SM:
                     skip = True
             if skip:
                 continue
+            if w.fetch_pc != pc:  # a mechanism skipped instructions at fetch (PC += 8 ...)
+                pc = w.fetch_pc
+                if pc >= self.n_prog or w.done:
+                    continue
             h = self.icache.hits
             lat = self.icache.probe(pc)
             if self.icache.hits > h:

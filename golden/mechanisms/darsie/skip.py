@@ -1,0 +1,735 @@
+"""DARSIE's skip microarchitecture as a timing-model mechanism (seed 000 §4.1, §4.3-§4.5).
+
+Variants (:data:`VARIANTS`): ``darsie`` (the paper's design), ``darsie-ignore-store``
+(no skip-table reset on stores, §4.4) and ``darsie-no-cf-sync`` (idealised, no DARSIE
+synchronisation, §6.2; see :mod:`golden.mechanisms.darsie.nocfsync`).
+
+Per SM: a :class:`~golden.structures.darsie.SkipTable` (one bank of ``entries`` per
+resident TB slot, with the TB's majority-path mask) and a
+:class:`~golden.structures.darsie.PCCoalescer` in front of its read ports. Per TB slot:
+:class:`RenameTable`, :class:`VersionTable` and :class:`PhysRegFreeList` (``freelist``
+registers strided over the RF banks). TBs beyond ``skip_tbs`` resident on an SM take no
+part (run as the baseline).
+
+Protocol (each step names the paper's rule)
+-------------------------------------------
+* **Launch** (first TB of a launch on an SM): the kernel's PCs are marked by
+  :func:`golden.mechanisms.darsie.marking.mark_kernel` for the launch's block shape (CR is
+  promoted to DR only for 2D TBs whose x is a power of two <= 32). A new TB in a slot
+  flushes the slot (majority mask all ones, entries freed); warps that can never have a
+  full active mask (partial last warp) are cleared from the majority mask.
+* **Eligibility** (§4.3, §4.5): majority bit set, full SIMT active mask, PC marked DR.
+* **Leader** (§4.3.1-2): the first eligible warp to *issue* a marked PC with no entry for
+  it allocates the entry (IsLoad, LeaderWB = 0), pops a physical register per
+  destination from the freelist, inserts <reg, version> in the version table and renames
+  its own <warp, reg>. Taking the freelist's last register makes the entry a
+  synchronisation point (Sync). A full skip table, a freelist without enough registers or
+  a full rename table make the leader execute privately (paper §4.3 K: safe choice).
+  The leader's result (lanes written) is captured after its functional step; LeaderWB is
+  set at its writeback.
+* **Followers** (§4.3.2, §4.3.4-5): at fetch, before the I-cache, an eligible warp at a
+  marked PC probes the skip table through the PC coalescer (``read_ports`` distinct
+  <TB, PC> keys per SM and cycle; a warp without a port retries next cycle). On a hit with
+  LeaderWB it arrives (warps mask), renames its destinations to the leader's versions,
+  receives the leader's values without executing (``FunctionalLaunch.skip_warp``) and
+  moves its fetch PC on by 8; up to ``max_skips_per_fetch`` consecutive skips per fetch
+  cycle, then it fetches the next PC in the same cycle. LeaderWB = 0: the warp waits at
+  fetch. A Sync entry: the warp arrives and is held until every majority-path warp
+  arrived (and the leader wrote back). When every majority warp arrived the entry is freed.
+* **Versions** (§4.3.1): a version's physical register returns to the freelist once its
+  entry is gone and no warp's rename entry points to it. A warp writing a renamed
+  register privately (a non-skipped writer) drops its rename entry.
+* **Barriers**: by default warps that left the majority path do not rejoin at
+  ``bar.sync`` (see ``DarsieParams.rejoin_at_barrier`` for why).
+* **Branches** (§4.3.3, Fig. 5): every ``bra`` of a majority-path warp is a TB-wide
+  barrier: the warp is held until every majority-path warp issued a branch; the direction
+  most warps took (ties: the lowest warp's) stays on the majority path, the others leave.
+  A SIMD-diverged branch (or lanes exiting) makes the warp leave at once. Leaving costs a
+  copy-back: every renamed register is read from its physical register (operand
+  collector, bank conflicts) and written to the private one (scoreboard-reserved until
+  written).
+* **Memory** (§4.4): a store or shared atomic by the TB removes the TB's load entries
+  (not in ``darsie-ignore-store``); a global atomic/reduction or fence removes every load
+  entry of the SM.
+* **Register reads** (§4.3.1, §6.1): a renamed source is read from the physical register
+  in its bank (``phys mod banks`` plus the TB slot's offset), which creates the extra bank
+  conflicts the paper counts.
+
+Counters (``darsie.*`` in :attr:`TimingStats.mechanism`): skipped, leader, follower_waits
+(LeaderWB = 0), port_retries, sync_points, sync_waits, branch_syncs, majority_leaves,
+copyback_regs, renamed_reads, table_full, freelist_short, rename_full, load_drops,
+private_redundant (eligible warps that executed a marked PC), probes, coalesced.
+"""
+
+from __future__ import annotations
+
+import heapq
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from golden.errors import ConfigError, SimtlabError
+from golden.mechanisms.darsie.frontend import DeferredSkips, full_mask
+from golden.mechanisms.darsie.marking import MarkingOptions, mark_kernel
+from golden.structures.darsie import (CoalescerParams, PCCoalescer, PhysFreeListParams,
+                                      PhysRegFreeList, RenameTable, RenameTableParams, SkipTable,
+                                      SkipTableParams, TraceRecorder, VersionTable,
+                                      VersionTableParams)
+from golden.timing.hooks import Mechanism
+
+VARIANTS = ("darsie", "darsie-ignore-store", "darsie-no-cf-sync")
+_LOADS = frozenset({"ld", "ldu"})
+_ATOMICS = frozenset({"atom", "red"})
+_FENCES = frozenset({"membar", "fence"})
+
+
+@dataclass(frozen=True)
+class DarsieParams:
+    """Parameters of the DARSIE mechanism (paper sizes as defaults, §5/§6.3).
+
+    skip_tbs: TB slots with skip-table banks per SM (None: the config's max TBs per SM,
+        at most 32). entries: skip-table entries per TB (8). read_ports: skip-table read
+        ports fed by the PC coalescer (2). coalescer_slots: requests the coalescer examines
+        per cycle (8, our assumption). max_skips_per_fetch: instructions one warp may skip
+        in one fetch cycle (not given; 4 assumed). freelist: renaming registers per TB (32).
+        rename_entries: renamed registers per TB (32). version_width: 5. pc_width: 48.
+        rejoin_at_barrier: the paper's literal rule that ``__syncthreads`` resets every
+        majority bit to 1 (§4.3.3). Off by default because it is unsound with the §4.2
+        marking: a register written with different DR values on the two sides of a V
+        branch meets to DR at the join (HS: ``%rs8`` = 0 or 1, then
+        ``setp.eq.s16 %p27, %rs8, 0`` after ``bar.sync`` is marked DR), so a warp that
+        left the majority path would copy a wrong value after rejoining. Without rejoining,
+        majority-path warps took the same direction at every branch since the TB started,
+        so their DR values are equal.
+        trace_dir: when set, record JSON-lines transaction traces of SM 0's skip table and
+        PC coalescer and of TB slot 0's rename/version tables and freelist there.
+    """
+
+    variant: str = "darsie"
+    skip_tbs: int | None = None
+    entries: int = 8
+    read_ports: int = 2
+    coalescer_slots: int = 8
+    max_skips_per_fetch: int = 4
+    freelist: int = 32
+    rename_entries: int = 32
+    version_width: int = 5
+    pc_width: int = 48
+    trace_dir: str | None = None
+    trace_meta: dict = field(default_factory=dict)
+    rejoin_at_barrier: bool = False
+
+    def __post_init__(self):
+        if self.variant not in VARIANTS:
+            raise ConfigError(f"darsie: unknown variant {self.variant!r} (known: {', '.join(VARIANTS)})")
+        for name in ("entries", "read_ports", "coalescer_slots", "max_skips_per_fetch", "freelist",
+                     "rename_entries", "version_width", "pc_width"):
+            v = getattr(self, name)
+            if not isinstance(v, int) or v < 1:
+                raise ConfigError(f"darsie.{name}: must be a positive integer, not {v!r}")
+        if self.read_ports > 2:
+            raise ConfigError("darsie.read_ports: the PC coalescer model has 2 ports")
+
+
+@dataclass
+class _Entry:
+    """Mechanism-side view of one live skip-table entry (the leader's result and waiters)."""
+
+    pc: int
+    index: int
+    leader: int
+    dsts: list            # [(reg index, storage key, version)]
+    is_load: bool
+    sync: bool
+    values: dict | None = None   # storage key -> (lane values, lanes written)
+    wb: bool = False
+    complete: bool = False       # every majority warp arrived (table entry freed)
+    waiters: list = field(default_factory=list)  # warps held at this Sync entry
+
+
+class _Slot:
+    """One TB slot of an SM: the TB there and its rename/version/freelist structures."""
+
+    def __init__(self, index: int, params: DarsieParams, reg_width: int, banks: int, recorders):
+        self.index = index
+        self.tb = None
+        rec = recorders or {}
+        self.rename = RenameTable(RenameTableParams(warps=32, entries=params.rename_entries,
+                                                    reg_width=reg_width,
+                                                    version_width=params.version_width),
+                                  recorder=rec.get("rename_table"))
+        self.version = VersionTable(VersionTableParams(entries=params.freelist, reg_width=reg_width,
+                                                       version_width=params.version_width,
+                                                       phys_width=max(8, (params.freelist - 1).bit_length())),
+                                    recorder=rec.get("version_table"))
+        self.freelist = PhysRegFreeList(PhysFreeListParams(entries=params.freelist,
+                                                           tag_width=max(8, (params.freelist - 1).bit_length()),
+                                                           banks=banks),
+                                        recorder=rec.get("phys_freelist"))
+        self.reset_state()
+
+    def reset_state(self):
+        self.entries: dict[int, _Entry] = {}
+        self.writes: dict[int, int] = {}           # reg -> writes seen (version numbering)
+        self.versions: dict[tuple, list] = {}      # (reg, ver) -> [phys, entry live]
+        self.renamed: dict[int, dict] = {}         # warp -> {reg: version}
+        self.majority = 0
+        self.arrivals: dict[int, tuple] = {}       # warp held at a branch -> (pc, next pc)
+        self.passed: dict[int, int] = {}           # pc -> warps that executed it privately
+
+
+class _SMState:
+    def __init__(self, sm, mech: "DarsieMechanism", recorders=None):
+        p = mech.params
+        self.nslots = min(32, p.skip_tbs or sm.cfg.core.max_tbs_per_sm)
+        rec = recorders or {}
+        self.table = SkipTable(SkipTableParams(tbs=self.nslots, entries=p.entries, warps=32,
+                                               pc_width=p.pc_width), recorder=rec.get("skip_table"))
+        self.coalescer = PCCoalescer(CoalescerParams(slots=p.coalescer_slots, tbs=self.nslots,
+                                                     pc_width=p.pc_width),
+                                     recorder=rec.get("pc_coalescer"))
+        self.slots: list[_Slot | None] = [None] * self.nslots
+        self.by_tb: dict[int, _Slot] = {}
+        self.cycle = -1
+        self.keys: list = []
+        self.requests: list = []
+
+
+class DarsieMechanism(Mechanism):
+    """DARSIE (variants ``darsie`` and ``darsie-ignore-store``); see the module docstring."""
+
+    name = "darsie"
+
+    def __init__(self, config, params: DarsieParams | None = None):
+        self.params = params or DarsieParams()
+        if self.params.variant == "darsie-no-cf-sync":
+            raise ConfigError("use golden.mechanisms.darsie.nocfsync for darsie-no-cf-sync")
+        self.config = config
+        self.banks = config.register_file.banks
+        self._launch = None
+        self._sms: dict[int, _SMState] = {}
+        self._skips = DeferredSkips()
+        self._leading: dict[int, tuple] = {}     # id(warp) -> (slot, entry) awaiting capture
+        self._lead_wb: dict[tuple, tuple] = {}   # (id(warp), pc) -> (slot, entry) awaiting WB
+        self._open: list = []                    # open trace recorders
+        self._trace_n = 0
+
+    # ------------------------------------------------------------------ setup
+    def _open_recorder(self, name: str, params, tag: str):
+        meta = dict(self.params.trace_meta, variant=self.params.variant, sm=0, scope=tag,
+                    launch=self._trace_n)
+        path = Path(self.params.trace_dir) / f"launch{self._trace_n}_{tag}_{name}.jsonl"
+        rec = TraceRecorder.open(path, name, params, meta=meta)
+        self._open.append(rec)
+        return rec
+
+    def _new_launch(self, sm):
+        launch = sm.launch
+        self._close_traces()
+        self._launch = launch
+        self._sms = {}
+        self._leading.clear()
+        self._lead_wb.clear()
+        self._skips = DeferredSkips()
+        m = mark_kernel(launch.program, launch.geo.block, MarkingOptions(warp_size=32))
+        self.skippable = m.skippable_pcs
+        self.marking = m
+        self.keys = sorted(launch.program.reg_types)
+        self.reg_width = max(8, (len(self.keys) - 1).bit_length())
+        if self.params.trace_dir is not None:
+            self._trace_n += 1
+
+    def _sm(self, sm) -> _SMState:
+        if sm.launch is not self._launch:
+            self._new_launch(sm)
+        s = self._sms.get(sm.id)
+        if s is None:
+            rec = None
+            if sm.id == 0 and self.params.trace_dir is not None:
+                probe = _SMState(sm, self)
+                rec = {"skip_table": self._open_recorder("skip_table", probe.table.params, "sm0"),
+                       "pc_coalescer": self._open_recorder("pc_coalescer", probe.coalescer.params,
+                                                           "sm0")}
+            s = _SMState(sm, self, rec)
+            self._sms[sm.id] = s
+        return s
+
+    def _slot(self, sm, w) -> _Slot | None:
+        """The TB slot of ``w``'s TB (allocated at the TB's first event), or None."""
+        s = self._sm(sm)
+        slot = s.by_tb.get(w.tb.tb_id)
+        if slot is not None and slot.tb is w.tb:
+            return slot
+        live = {t.tb_id for t in sm.tbs}
+        for tb_id in [t for t in s.by_tb if t not in live]:
+            s.by_tb.pop(tb_id).tb = None
+        free = [i for i in range(s.nslots) if s.slots[i] is None or s.slots[i].tb is None]
+        if not free:
+            return None
+        i = free[0]
+        slot = s.slots[i]
+        if slot is None:
+            rec = {}
+            if sm.id == 0 and i == 0 and self.params.trace_dir is not None:
+                rp = RenameTableParams(warps=32, entries=self.params.rename_entries,
+                                       reg_width=self.reg_width, version_width=self.params.version_width)
+                tmp = _Slot(i, self.params, self.reg_width, self.banks, None)
+                rec = {"rename_table": self._open_recorder("rename_table", rp, "sm0_slot0"),
+                       "version_table": self._open_recorder("version_table", tmp.version.params, "sm0_slot0"),
+                       "phys_freelist": self._open_recorder("phys_freelist", tmp.freelist.params, "sm0_slot0")}
+            slot = s.slots[i] = _Slot(i, self.params, self.reg_width, self.banks, rec)
+        else:
+            self._recycle(slot)
+        slot.tb = w.tb
+        s.by_tb[w.tb.tb_id] = slot
+        s.table.flush_tb(i)
+        majority = 0
+        for x in w.tb.warps:
+            if not x.done and self._valid_full(x):
+                majority |= 1 << x.widx
+        slot.majority = majority
+        if majority != (1 << 32) - 1:
+            s.table.set_majority(i, majority)
+        return slot
+
+    @staticmethod
+    def _valid_full(w) -> bool:
+        wave = w.wave
+        return bool(wave.valid[w.widx * 32:(w.widx + 1) * 32].all())
+
+    def _recycle(self, slot: _Slot) -> None:
+        """A new TB takes the slot: return every live version's register, clear the tables."""
+        for (reg, ver), (phys, _live) in list(slot.versions.items()):
+            slot.version.remove(reg, ver)
+            slot.freelist.free(phys)
+        slot.rename.flush()
+        slot.reset_state()
+
+    def _close_traces(self):
+        for r in self._open:
+            r.close()
+        self._open = []
+
+    def on_complete(self, stats) -> None:
+        for s in self._sms.values():
+            self._flush_coalescer(s)
+        self._close_traces()
+
+    # ------------------------------------------------------------------ helpers
+    def _eligible(self, slot: _Slot, w) -> bool:
+        return bool(slot.majority >> w.widx & 1) and full_mask(w)
+
+    def _dsts(self, sm, pc: int) -> list:
+        d = sm.decoded[pc >> 3]
+        keys = self.keys
+        return [(r, keys[r]) for r in d.dsts]
+
+    def _port(self, sm, s: _SMState, bank: int, pc: int) -> bool:
+        """Request a skip-table read for <bank, pc> this cycle through the PC coalescer."""
+        if s.cycle != sm.now:
+            self._flush_coalescer(s)
+            s.cycle = sm.now
+        key = (bank, pc)
+        if len(s.requests) >= self.params.coalescer_slots:
+            return False
+        s.requests.append(key)
+        if key in s.keys:
+            sm.stats.count_mechanism("darsie.coalesced")
+            return True
+        if len(s.keys) < self.params.read_ports:
+            s.keys.append(key)
+            return True
+        return False
+
+    def _flush_coalescer(self, s: _SMState) -> None:
+        if s.requests:
+            ports, _left = s.coalescer.coalesce(list(s.requests))
+            got = [(p.tb, p.pc) for p in ports]
+            if got != s.keys:
+                raise SimtlabError(f"darsie: PC coalescer model chose {got}, mechanism used {s.keys}")
+        s.requests = []
+        s.keys = []
+
+    def _rename_set(self, slot: _Slot, widx: int, reg: int, ver: int) -> bool:
+        out = slot.rename.set(widx, reg, ver)
+        if out.full:
+            return False
+        slot.renamed.setdefault(widx, {})[reg] = ver
+        if out.old_valid and out.old_version != ver:
+            self._maybe_free(slot, reg, out.old_version)
+        return True
+
+    def _rename_drop(self, slot: _Slot, widx: int, reg: int) -> None:
+        m = slot.renamed.get(widx)
+        if not m or reg not in m:
+            return
+        old = m.pop(reg)
+        slot.rename.drop(widx, reg)
+        self._maybe_free(slot, reg, old)
+
+    def _maybe_free(self, slot: _Slot, reg: int, ver: int) -> None:
+        v = slot.versions.get((reg, ver))
+        if v is None or v[1]:
+            return
+        if any(m.get(reg) == ver for m in slot.renamed.values()):
+            return
+        phys = slot.version.remove(reg, ver)
+        if phys is None or not slot.freelist.free(phys):
+            raise SimtlabError(f"darsie: version ({reg}, {ver}) had no physical register")
+        del slot.versions[(reg, ver)]
+
+    # ------------------------------------------------------------------ fetch
+    def on_fetch(self, sm, w, pc: int) -> bool:
+        if sm.launch is not self._launch:
+            self._new_launch(sm)
+        if pc not in self.skippable:
+            return False
+        slot = self._slot(sm, w)
+        if slot is None or not self._eligible(slot, w):
+            return False
+        s = self._sms[sm.id]
+        st = sm.stats
+        skipped = 0
+        while pc in self.skippable:
+            if skipped >= self.params.max_skips_per_fetch:
+                return True
+            if not self._skips.can_skip(sm, w):
+                return True  # older control instruction in the I-buffer: retry next cycle
+            if not self._port(sm, s, slot.index, pc):
+                st.count_mechanism("darsie.port_retries")
+                return True
+            st.count_mechanism("darsie.probes")
+            r = s.table.probe(slot.index, pc)
+            e = slot.entries.get(pc)
+            if not r.hit or e is None or r.mask >> w.widx & 1:
+                return False  # fetch normally (it may lead this PC at issue)
+            if e.sync:
+                arrived_mask, done = s.table.arrive(slot.index, r.index, w.widx)
+                e.waiters.append(w)
+                w.hold = True
+                st.count_mechanism("darsie.sync_waits")
+                if done:
+                    e.complete = True
+                    self._entry_gone(sm, slot, e)
+                return True
+            if not r.leader_wb:
+                st.count_mechanism("darsie.follower_waits")
+                return True
+            _mask, done = s.table.arrive(slot.index, r.index, w.widx)
+            self._follow(sm, slot, w, e)
+            if done:
+                e.complete = True
+                self._entry_gone(sm, slot, e)
+            skipped += 1
+            pc += 8
+            w.fetch_pc = pc
+        return False
+
+    def _follow(self, sm, slot: _Slot, w, e: _Entry) -> None:
+        """``w`` skips ``e.pc``: rename to the leader's versions, receive its values."""
+        for reg, _key, ver in e.dsts:
+            self._rename_set(slot, w.widx, reg, ver)
+        self._skips.skip(sm, w, e.pc, e.values)
+        sm.stats.instructions_skipped += 1
+        sm.stats.count_mechanism("darsie.skipped")
+
+    # ------------------------------------------------------------------ issue
+    def on_issue(self, sm, w, pc: int, inst):
+        slot = self._slot(sm, w)
+        if slot is None:
+            return None
+        d = sm.decoded[pc >> 3]
+        op = d.opcode
+        if op is None:
+            return None
+        s = self._sms[sm.id]
+        if pc in self.skippable and self._eligible(slot, w):
+            e = slot.entries.get(pc)
+            r = s.table.probe(slot.index, pc)
+            if e is None and not r.hit:
+                if self._lead(sm, s, slot, w, pc):
+                    return None
+                slot.passed[pc] = slot.passed.get(pc, 0) | 1 << w.widx
+            elif e is not None and r.hit and not (r.mask >> w.widx & 1):
+                # another warp led while this one was already fetched: it executes, passes
+                _m, done = s.table.arrive(slot.index, r.index, w.widx)
+                if done:
+                    e.complete = True
+                    self._entry_gone(sm, slot, e)
+            sm.stats.count_mechanism("darsie.private_redundant")
+        if slot.renamed.get(w.widx):
+            for reg in d.dsts:
+                self._rename_drop(slot, w.widx, reg)
+        if op == "st" or (op in _ATOMICS and "shared" in inst.mods):
+            if self.params.variant != "darsie-ignore-store":
+                self._drop_loads(sm, s, [slot], store_tb=slot.index)
+        elif (op in _ATOMICS and "shared" not in inst.mods) or op in _FENCES:
+            self._drop_loads(sm, s, [x for x in s.slots if x is not None and x.tb is not None],
+                             store_tb=None)
+        return None
+
+    def _lead(self, sm, s: _SMState, slot: _Slot, w, pc: int) -> bool:
+        st = sm.stats
+        dsts = self._dsts(sm, pc)
+        if not dsts:
+            return False
+        if s.table.full(slot.index):
+            st.count_mechanism("darsie.table_full")
+            return False
+        if slot.freelist.free_count < len(dsts):
+            st.count_mechanism("darsie.freelist_short")
+            return False
+        in_use = {reg for m in slot.renamed.values() for reg in m}
+        if len(in_use | {r for r, _ in dsts}) > self.params.rename_entries:
+            st.count_mechanism("darsie.rename_full")
+            return False
+        sync = slot.freelist.free_count == len(dsts)
+        inst = sm.launch.program.slots[pc >> 3].inst
+        is_load = inst.opcode in _LOADS
+        out = s.table.alloc(slot.index, pc, w.widx, is_load=is_load, sync=sync)
+        vmax = 1 << self.params.version_width
+        e = _Entry(pc=pc, index=out.alloc_index, leader=w.widx, dsts=[], is_load=is_load, sync=sync)
+        for reg, key in dsts:
+            phys, _last = slot.freelist.alloc()
+            ver = (slot.writes.get(reg, 0) + 1) % vmax
+            slot.writes[reg] = ver
+            if (reg, ver) in slot.versions:
+                raise SimtlabError(f"darsie: version ({reg}, {ver}) still live at overflow")
+            slot.version.insert(reg, ver, phys)
+            slot.versions[(reg, ver)] = [phys, True]
+            self._rename_set(slot, w.widx, reg, ver)
+            e.dsts.append((reg, key, ver))
+        slot.entries[pc] = e
+        self._leading[id(w)] = (slot, e)
+        self._lead_wb[(id(w), pc)] = (slot, e)
+        st.count_mechanism("darsie.leader")
+        if sync:
+            st.count_mechanism("darsie.sync_points")
+        # warps of this block that already executed the PC privately count as arrived
+        passed = slot.passed.pop(pc, 0) & slot.majority
+        done = False
+        while passed and not done:
+            x = (passed & -passed).bit_length() - 1
+            passed &= passed - 1
+            _m, done = s.table.arrive(slot.index, e.index, x)
+        if done:
+            e.complete = True
+            self._entry_gone(sm, slot, e)
+        return True
+
+    def after_step(self, sm, w, pc: int, rec) -> None:
+        lead = self._leading.pop(id(w), None)
+        if lead is not None:
+            _slot, e = lead
+            lanes = slice(w.widx * 32, w.widx * 32 + 32)
+            am = rec.active_mask
+            written = ((am >> np.arange(32)) & 1).astype(bool)
+            e.values = {key: (w.wave.regs[key][lanes].copy(), written) for _r, key, _v in e.dsts}
+        self._skips.drain(sm, w)
+
+    def on_writeback(self, sm, w, pc: int, regs: list) -> list:
+        lead = self._lead_wb.pop((id(w), pc), None)
+        if lead is not None:
+            slot, e = lead
+            e.wb = True
+            s = self._sms[sm.id]
+            if not e.complete and slot.entries.get(e.pc) is e:
+                s.table.leader_wb(slot.index, e.index)
+            if e.sync and e.complete and e.waiters:
+                self._entry_gone(sm, slot, e)
+        return regs
+
+    # ------------------------------------------------------------------ entries
+    def _entry_gone(self, sm, slot: _Slot, e: _Entry) -> None:
+        """Entry ``e`` left the table (all majority warps arrived, or removed)."""
+        if slot.entries.get(e.pc) is e:
+            del slot.entries[e.pc]
+        if e.sync and e.waiters:
+            if e.complete and not e.wb:
+                return  # the leader's writeback releases the waiters (they then rename)
+            self._release_sync(sm, slot, e, skip=e.complete)
+        for reg, _k, ver in e.dsts:
+            v = slot.versions.get((reg, ver))
+            if v is not None:
+                v[1] = False
+                self._maybe_free(slot, reg, ver)
+
+    def _release_sync(self, sm, slot: _Slot, e: _Entry, skip: bool = True) -> None:
+        """Release the warps held at Sync entry ``e`` (they skip it if it completed)."""
+        waiters, e.waiters = e.waiters, []
+        for w in waiters:
+            w.hold = False
+            if w.done:
+                continue
+            if skip:
+                self._follow(sm, slot, w, e)
+                w.fetch_pc = e.pc + 8
+        sm.wake_schedulers()
+
+    def _drop_loads(self, sm, s: _SMState, slots, store_tb) -> None:
+        if store_tb is not None:
+            s.table.store(store_tb)
+        else:
+            s.table.global_atomic()
+        for slot in slots:
+            for e in [e for e in slot.entries.values() if e.is_load]:
+                sm.stats.count_mechanism("darsie.load_drops")
+                self._entry_gone(sm, slot, e)
+
+    def _check_entries(self, sm, s: _SMState, slot: _Slot) -> None:
+        """After the majority mask shrank: entries every remaining majority warp passed
+        are complete; branch synchronisation may now be resolved."""
+        maj = slot.majority
+        for pc, e in list(slot.entries.items()):
+            r = s.table.entries_of(slot.index).get(e.index)
+            if r is not None and r.mask & maj == maj:
+                s.table.invalidate(slot.index, e.index)
+                e.complete = True
+                self._entry_gone(sm, slot, e)
+
+    # ------------------------------------------------------------------ majority path
+    def _leave(self, sm, slot: _Slot, w, copy_back: bool = True) -> None:
+        """``w`` leaves the majority path (§4.3.3): copy renamed values back, clear state."""
+        s = self._sms[sm.id]
+        if not slot.majority >> w.widx & 1:
+            return
+        slot.majority &= ~(1 << w.widx)
+        s.table.set_majority(slot.index, slot.majority)
+        sm.stats.count_mechanism("darsie.majority_leaves")
+        held = slot.renamed.pop(w.widx, {})
+        if held:
+            slot.rename.clear_warp(w.widx)
+            if copy_back and not w.done:
+                self._copy_back(sm, slot, w, held)
+            for reg, ver in held.items():
+                self._maybe_free(slot, reg, ver)
+        slot.arrivals.pop(w.widx, None)
+        if w.hold and not any(w in e.waiters for e in slot.entries.values()):
+            w.hold = False
+            sm.wake_schedulers()
+        self._check_entries(sm, s, slot)
+        self._resolve_branch(sm, slot)
+
+    def _copy_back(self, sm, slot: _Slot, w, held: dict) -> None:
+        regs = sorted(held)
+        fake = [self._phys_index(sm, slot, w, held[r], r) for r in regs]
+        done = sm.oc.read(sm.now, w.slot, fake, sm.stats)
+        w.sb.reserve(regs, False)
+        sm._seq += 1
+        heapq.heappush(sm._wb, (done, sm._seq, w, tuple(regs), -1))
+        sm.wake_schedulers()
+        sm.stats.count_mechanism("darsie.copyback_regs", len(regs))
+
+    def _phys_index(self, sm, slot: _Slot, w, ver: int, reg: int) -> int:
+        """A register index that the operand collector maps to the bank holding the
+        physical register of (reg, ver) (renamed registers are strided over the banks,
+        offset per TB slot)."""
+        v = slot.versions.get((reg, ver))
+        phys = v[0] if v is not None else reg
+        bank = (slot.freelist.bank_of(phys) + slot.index * self.params.freelist) % sm.oc.banks
+        return (bank - w.slot) % sm.oc.banks if sm.oc.skew else bank
+
+    def on_operand_read(self, sm, w, pc: int, regs: list) -> list:
+        slot = self._sms.get(sm.id).by_tb.get(w.tb.tb_id) if sm.id in self._sms else None
+        if slot is None or slot.tb is not w.tb:
+            return regs
+        m = slot.renamed.get(w.widx)
+        if not m:
+            return regs
+        out = []
+        for r in regs:
+            ver = m.get(r)
+            if ver is None:
+                out.append(r)
+                continue
+            got = slot.rename.lookup(w.widx, r)
+            phys = slot.version.lookup(r, got) if got is not None else None
+            if phys is None:
+                raise SimtlabError(f"darsie: renamed register {r} of warp {w.widx} has no version")
+            sm.stats.count_mechanism("darsie.renamed_reads")
+            out.append(self._phys_index(sm, slot, w, ver, r))
+        return out
+
+    def on_branch(self, sm, w, pc: int, record, diverged: bool) -> None:
+        slot = self._sms.get(sm.id).by_tb.get(w.tb.tb_id) if sm.id in self._sms else None
+        if slot is None or slot.tb is not w.tb:
+            return
+        op = sm.decoded[pc >> 3].opcode
+        if op in ("bar", "barrier"):
+            wave = w.wave
+            if self.params.rejoin_at_barrier and not wave.at_barrier.any():
+                # barrier released: majority bits reset (§4.3.3, unsound: see DarsieParams)
+                maj = 0
+                for x in w.tb.warps:
+                    if not x.done and full_mask(x):
+                        maj |= 1 << x.widx
+                slot.majority = maj
+                self._sms[sm.id].table.set_majority(slot.index, maj)
+            elif slot.majority >> w.widx & 1:
+                self._resolve_branch(sm, slot)
+            return
+        if not slot.majority >> w.widx & 1:
+            return
+        if record.finished or w.done:
+            self._leave(sm, slot, w, copy_back=False)
+            return
+        if diverged or not full_mask(w):
+            self._leave(sm, slot, w)
+            return
+        if op != "bra":
+            return
+        slot.arrivals[w.widx] = (pc, sm.launch.next_pc(w.wave, w.widx))
+        w.hold = True
+        sm.stats.count_mechanism("darsie.branch_waits")
+        self._resolve_branch(sm, slot)
+
+    def _resolve_branch(self, sm, slot: _Slot) -> None:
+        """Release the TB-wide branch barrier once every majority warp has arrived at a
+        branch (or waits at bar.sync): the most common (branch, direction) stays."""
+        if not slot.arrivals:
+            return
+        warps = slot.tb.warps
+        maj = slot.majority
+        at_bar = []
+        for x in warps:
+            if not maj >> x.widx & 1 or x.done:
+                continue
+            if x.widx in slot.arrivals:
+                continue
+            if x.wave.at_barrier[x.widx]:
+                at_bar.append(x)
+                continue
+            return
+        groups: dict = {}
+        for widx, key in sorted(slot.arrivals.items()):
+            groups.setdefault(key, []).append(widx)
+        best = max(groups.values(), key=lambda g: (len(g), -g[0]))
+        arrived = dict(slot.arrivals)
+        slot.arrivals.clear()
+        sm.stats.count_mechanism("darsie.branch_syncs")
+        # every majority warp is past every PC of the block: its entries are finished
+        s = self._sms[sm.id]
+        for e in list(slot.entries.values()):
+            if e.waiters:
+                raise SimtlabError(f"darsie: warps held at Sync pc 0x{e.pc:x} at a branch sync")
+            s.table.invalidate(slot.index, e.index)
+            e.complete = True
+            self._entry_gone(sm, slot, e)
+        slot.passed.clear()
+        for widx in arrived:
+            warps[widx].hold = False
+        sm.wake_schedulers()
+        for widx in arrived:
+            if widx not in best:
+                self._leave(sm, slot, warps[widx])
+        for x in at_bar:
+            self._leave(sm, slot, x)
+
+
+def make_darsie(config):
+    return DarsieMechanism(config, DarsieParams(variant="darsie"))
+
+
+def make_darsie_ignore_store(config):
+    return DarsieMechanism(config, DarsieParams(variant="darsie-ignore-store"))
