@@ -1,0 +1,683 @@
+"""G-Scalar as a timing-model mechanism (seed 003 §3-§5; paper-facts 6.2-6.6).
+
+:class:`GScalarMechanism` plugs into the cycle-level SM (:mod:`golden.timing.hooks`) and,
+for every issued warp instruction, decides from the *actual register state* of the warp
+whether it executes as a scalar, which RF arrays its reads and writes activate, and what
+the compressed register file stores afterwards. Variants (:data:`VARIANTS`, by name):
+
+============== =============================================================================
+``gscalar``     full-register byte-wise compression (BVR/EBR/D per register); scalar
+                execution of non-divergent ALU, SFU and memory instructions whose sources
+                are all scalar (§4.1) and of divergent instructions whose sources are scalar
+                with respect to the current active mask (§4.2); +3 pipeline cycles.
+``gscalar-half`` the above plus half-register compression (encL/encH, §3.2) and half-warp
+                scalar execution (§4.3); its larger metadata entry costs more per access.
+``alu-scalar``  prior work ([3] in the paper, the "ALU scalar" bar of Fig. 9/11): a separate
+                scalar RF holds values written uniform by non-divergent instructions, and only
+                non-divergent ALU instructions with every source scalar run on one lane; no
+                extra latency (the paper gives none for [3]).
+============== =============================================================================
+
+What the hooks do
+-----------------
+* ``on_dispatch`` (first TB of each SM of a launch): new per-launch RF metadata
+  (:class:`~.regstate.RegisterEncodingTracker`, one row per warp of the launch) and the
+  **+3 cycles**: the mechanism adds ``extra_latency`` to the latency of the SM's ALU, SFU
+  and MEM pipeline classes (``sm.pipes[k].latency``), so every result is written back 3
+  cycles later and dependent instructions wait 3 cycles longer, while the initiation
+  interval (throughput) is unchanged -- exactly the effect of three more pipelined stages
+  (BVR/EBR read before the RF read, decompression after it, compression before the
+  write-back). This is equivalent to a ``load_config(name, {"pipelines.alu.latency": ...})``
+  override but travels with the mechanism, so a report job needs only the mechanism name.
+  For the MEM class the cycles are added before the request reaches the memory hierarchy
+  (stores pay them too although they need only two of the three stages).
+* ``on_issue`` (before the functional step): the instruction's active mask (SIMT TOS mask
+  AND guard) and the warp's launched threads give divergence; the sources' metadata
+  (``nc`` = common MSB bytes, D bit, stored mask, per-half ``ncg``) give the scalar class:
+  ``scalar_alu`` / ``scalar_sfu`` / ``scalar_mem`` (§4.1), ``half`` (§4.3), ``div_scalar``
+  (§4.2, a D = 1 source is scalar only if its stored mask equals the current mask) or
+  vector. A scalar instruction uses one lane; a half-scalar one uses one lane for each
+  scalar half and the active lanes of the other. Predicate sources count like registers;
+  special registers are scalar when equal over the warp's threads; immediates and
+  parameters are scalar.
+* ``on_operand_read`` (after the functional step): RF read events of the registers the
+  timing model reads (arrays activated by the stored encoding + one metadata access), then
+  the register writes of this instruction: the compressor's comparison over the active
+  lanes of the value just written, the new metadata, write events, and the special move of
+  §3.3 when a divergent instruction writes a compressed register.
+
+Counters go to ``stats.count_mechanism("<variant>.<counter>")`` at the end of every launch
+(:data:`COUNTERS`); :func:`energy_report` turns them into an
+:class:`~golden.timing.energy.EnergyReport` whose register-file, ALU and SFU terms replace
+the baseline's and which adds the compressor/decompressor power (Table 3).
+
+Approximations (documented; see also the report):
+
+* one timing-model RF access is one PTX register (a 64-bit register is one access, as the
+  baseline counts it); its G-Scalar cost is the mean of its two 32-bit halves, each of
+  which has its own metadata. Predicate registers live in the banked RF (as in the
+  baseline timing model) and are compressed like any register.
+* an access by a write with no active lane (guard false everywhere) costs what the
+  baseline charges (one full access), with no metadata change.
+* the special move of §3.3 is counted (instructions, RF energy) but does not take an
+  issue slot or pipeline pass: the hook interface cannot insert an instruction.
+* scalar execution changes FU energy only: lanes still occupy the pipeline for the
+  same interval (the paper clock-gates lanes, it does not shorten the pass).
+* an instruction another mechanism eliminates still updates the metadata (its results
+  are written functionally) but is charged no RF energy.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from pathlib import Path
+
+import numpy as np
+import yaml
+
+from golden.errors import ConfigError
+from golden.mechanisms.gscalar.regstate import HALF_LANES, WARP_LANES, RegisterEncodingTracker
+from golden.mechanisms.gscalar.rf_energy import RFEnergyParams, load_rf_energy
+from golden.ptx.ir import Addr, Reg, SpecialReg, Vec
+from golden.simt.stats import OPCODE_CLASS
+from golden.timing.energy import PJ, EnergyComponent, EnergyModel, EnergyReport, EnergyTerm
+from golden.timing.hooks import Mechanism
+from golden.timing.pipelines import pipe_of
+from golden.timing.sm import _NO_DST, _regs_of
+from golden.timing.stats import PIPE_ALU, PIPE_MEM, PIPE_SFU, TimingStats
+
+DEFAULT_PARAMS_PATH = Path(__file__).with_name("timing.yaml")
+_FULL32 = 0xFFFFFFFF
+_ARRAYS = 8                     # 128-bit arrays per 32-lane vector register
+_PER_BYTE = _ARRAYS // 4        # arrays per byte position
+_PIPES = {PIPE_ALU: "alu", PIPE_SFU: "sfu", PIPE_MEM: "mem"}
+
+#: counters (suffix after ``<variant>.``), all additive over launches
+COUNTERS = (
+    "instructions",          # warp instructions seen at issue
+    "thread_lanes",          # their active lanes (equals stats.thread_instructions)
+    "divergent",             # issued with an active mask that is not all launched threads
+    "scalar_alu", "scalar_sfu", "scalar_mem",   # non-divergent, every source scalar (§4.1)
+    "half",                  # half-warp scalar (§4.3, gscalar-half only)
+    "div_scalar",            # divergent scalar (§4.2)
+    "lanes_saved_alu", "lanes_saved_sfu", "lanes_saved_mem",   # lanes clock-gated
+    "rf_reads", "rf_writes",                 # timing-model RF accesses accounted
+    "rf_read_arrays", "rf_write_arrays",     # 128-bit arrays activated (fractional: 64-bit)
+    "rf_read_meta", "rf_write_meta",         # BVR/EBR metadata accesses
+    "srf_reads", "srf_writes",               # scalar-RF accesses (alu-scalar)
+    "rf_writes_empty",                       # writes with no active lane (baseline cost)
+    "special_moves", "move_read_arrays", "move_write_arrays", "move_meta", "move_srf",
+)
+
+
+# ----------------------------------------------------------------------------- parameters
+@dataclass(frozen=True)
+class GScalarTimingParams:
+    """Timing-model constants of G-Scalar (``timing.yaml``; each entry carries its source).
+
+    extra_latency_cycles: pipeline cycles added for compress, decompress and BVR/EBR read.
+    decompressor_power_mw / decompressors_per_sm, compressor_power_mw /
+    compressors_per_sm: Table 3 power of the added logic, charged for every SM of the
+    GPU over the run time.
+    """
+
+    extra_latency_cycles: int = 3
+    decompressor_power_mw: float = 15.86
+    decompressors_per_sm: int = 16
+    compressor_power_mw: float = 16.22
+    compressors_per_sm: int = 4
+
+    def __post_init__(self):
+        for f in fields(self):
+            v = getattr(self, f.name)
+            kind = int if f.type in ("int", int) else (int, float)
+            if isinstance(v, bool) or not isinstance(v, kind) or v < 0:
+                raise ConfigError(f"gscalar timing.{f.name}: must be a non-negative "
+                                  f"{'integer' if kind is int else 'number'}, not {v!r}")
+
+    @property
+    def logic_watts_per_sm(self) -> float:
+        """Power of one SM's decompressors and compressors in watts."""
+        return (self.decompressor_power_mw * self.decompressors_per_sm
+                + self.compressor_power_mw * self.compressors_per_sm) / 1000.0
+
+
+def load_timing_params(path: str | Path | None = None) -> GScalarTimingParams:
+    """Read ``timing.yaml`` (or ``path``): ``key: {value: ..., source: "..."}`` per field."""
+    p = Path(path) if path is not None else DEFAULT_PARAMS_PATH
+    try:
+        raw = yaml.safe_load(p.read_text())
+    except (OSError, yaml.YAMLError) as e:
+        raise ConfigError(f"{p}: cannot read the G-Scalar timing constants: {e}") from e
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{p}: expected a mapping of constants")
+    known = {f.name for f in fields(GScalarTimingParams)}
+    kwargs = {}
+    for key, entry in raw.items():
+        if key not in known:
+            raise ConfigError(f"{p}: unknown key '{key}'; known: {', '.join(sorted(known))}")
+        if not isinstance(entry, dict) or set(entry) != {"value", "source"} \
+                or not isinstance(entry["source"], str) or not entry["source"].strip():
+            raise ConfigError(f"{p}: '{key}' must be a mapping with a 'value' and a non-empty "
+                              f"'source'")
+        kwargs[key] = entry["value"]
+    return GScalarTimingParams(**kwargs)
+
+
+@dataclass(frozen=True)
+class GScalarVariant:
+    """One design point: which instructions run as scalars and how the RF stores values.
+
+    classes: opcode classes eligible for scalar execution (``alu``, ``sfu``, ``mem``).
+    divergent: divergent-scalar execution (§4.2).
+    half: half-register compression and half-warp scalar execution (§3.2, §4.3).
+    rf: RF organisation: ``gscalar`` (full-register compression), ``gscalar_half``,
+        ``scalar_rf`` (separate scalar RF of prior work [3]).
+    extra_latency: pipeline cycles added; ``None`` takes ``extra_latency_cycles``.
+    logic_power: charge the compressor/decompressor power of Table 3.
+    """
+
+    name: str
+    classes: frozenset
+    divergent: bool
+    half: bool
+    rf: str
+    extra_latency: int | None
+    logic_power: bool
+
+    def __post_init__(self):
+        if not self.classes <= {"alu", "sfu", "mem"}:
+            raise ConfigError(f"gscalar variant {self.name}: classes must be alu/sfu/mem")
+        if self.rf not in ("gscalar", "gscalar_half", "scalar_rf"):
+            raise ConfigError(f"gscalar variant {self.name}: unknown rf '{self.rf}'")
+        if self.half and self.rf != "gscalar_half":
+            raise ConfigError(f"gscalar variant {self.name}: half-warp scalar execution needs "
+                              f"half-register compression (rf gscalar_half)")
+
+
+#: The registered variants (names are also the counter prefixes).
+VARIANTS = {
+    "gscalar": GScalarVariant("gscalar", frozenset({"alu", "sfu", "mem"}), divergent=True,
+                              half=False, rf="gscalar", extra_latency=None, logic_power=True),
+    "gscalar-half": GScalarVariant("gscalar-half", frozenset({"alu", "sfu", "mem"}),
+                                   divergent=True, half=True, rf="gscalar_half",
+                                   extra_latency=None, logic_power=True),
+    "alu-scalar": GScalarVariant("alu-scalar", frozenset({"alu"}), divergent=False, half=False,
+                                 rf="scalar_rf", extra_latency=0, logic_power=False),
+}
+
+
+# ----------------------------------------------------------------------------- encoding
+def common_msb_bytes(x: np.ndarray) -> int:
+    """Common most-significant bytes (0..4) of the uint32 lane values ``x`` (the active
+    lanes only); 0 for no lane. Same result as :func:`~golden.structures.gscalar.encoding.byte_enc`
+    for one row (the compressor's comparison, §3.1 / §4.2), without its per-call overhead."""
+    if x.size == 0:
+        return 0
+    d = int(np.bitwise_or.reduce(x ^ x[0]))
+    if d == 0:
+        return 4
+    if d < 0x100:
+        return 3
+    if d < 0x10000:
+        return 2
+    if d < 0x1000000:
+        return 1
+    return 0
+
+
+def parts32(values: np.ndarray) -> list:
+    """The physical 32-bit registers (uint32 lane arrays) holding one register's lanes:
+    two (low, high word) for a 64-bit register, one otherwise (narrow values and
+    predicates zero-extended)."""
+    size = values.dtype.itemsize
+    if values.dtype == np.bool_:
+        return [values.astype(np.uint32)]
+    if size == 8:
+        u = values.view(np.uint64)
+        return [(u & np.uint64(_FULL32)).astype(np.uint32), (u >> np.uint64(32)).astype(np.uint32)]
+    if size == 4:
+        return [values.view(np.uint32)]
+    return [values.view(np.uint16 if size == 2 else np.uint8).astype(np.uint32)]
+
+
+def _pack(lanes: np.ndarray) -> int:
+    return int(np.packbits(lanes, bitorder="little").view("<u4")[0])
+
+
+_LANE_BITS = np.uint32(1) << np.arange(WARP_LANES, dtype=np.uint32)
+
+
+def _unpack(mask: int) -> np.ndarray:
+    return (np.uint32(mask) & _LANE_BITS) != 0
+
+
+# ----------------------------------------------------------------------------- static decode
+@dataclass
+class _Static:
+    """Per-PC facts: opcode class, pipeline, guard, eligibility sources, destinations."""
+
+    opclass: str
+    pipe: int
+    guard: str | None
+    guard_negated: bool
+    src_cols: tuple          # tracker columns of register/predicate sources (not the guard)
+    specials: tuple          # (name, component) of special-register sources
+    dsts: tuple              # (storage key, (tracker columns...)) of register destinations
+
+
+def _operand_regs(ops) -> tuple:
+    regs, specials = [], []
+    for o in ops:
+        if o is None:
+            continue
+        if isinstance(o, SpecialReg):
+            specials.append((o.name, o.component))
+            continue
+        if isinstance(o, Vec):
+            for e in o.elems:
+                if isinstance(e, SpecialReg):
+                    specials.append((e.name, e.component))
+        regs += _regs_of(o)
+    return regs, specials
+
+
+# ----------------------------------------------------------------------------- mechanism
+class GScalarMechanism(Mechanism):
+    """G-Scalar (or a comparison variant) on the cycle-level SM model; see module docstring."""
+
+    def __init__(self, config, variant: GScalarVariant | str = "gscalar",
+                 params: GScalarTimingParams | None = None, energy: RFEnergyParams | None = None):
+        if isinstance(variant, str):
+            if variant not in VARIANTS:
+                raise ConfigError(f"unknown G-Scalar variant '{variant}'; known: "
+                                  f"{', '.join(VARIANTS)}")
+            variant = VARIANTS[variant]
+        if config.core.warp_size != WARP_LANES:
+            raise ConfigError(f"G-Scalar timing model: core.warp_size must be {WARP_LANES} "
+                              f"(the compressed bank holds 32 lanes), not {config.core.warp_size}")
+        self.config = config
+        self.variant = variant
+        self.name = variant.name
+        self.params = params if params is not None else load_timing_params()
+        self.energy = energy if energy is not None else load_rf_energy()
+        lat = variant.extra_latency
+        self.extra_latency = self.params.extra_latency_cycles if lat is None else lat
+        self._reset()
+
+    # ---------------------------------------------------------------- launch state
+    def _reset(self) -> None:
+        self._launch = None
+        self._sms: dict = {}           # id(sm) -> sm whose pipeline latency was raised
+        self.tracker: RegisterEncodingTracker | None = None
+        self._static: dict = {}
+        self._regcols: dict = {}       # register index -> tracker columns
+        self._valid: dict = {}         # warp index in TB -> launched-threads mask
+        self._special: dict = {}       # (warp index, name, comp) -> (full, half0, half1) uniform
+        self._cur = None               # instruction between on_issue and on_operand_read
+        self._c = dict.fromkeys(COUNTERS, 0)
+
+    def _begin_launch(self, launch) -> None:
+        geo = launch.geo
+        self._launch = launch
+        self.tracker = RegisterEncodingTracker(geo.num_tbs * geo.warps_per_tb, capacity=64)
+        self._keys = sorted(launch.program.reg_types)
+        self._types = launch.program.reg_types
+
+    def on_dispatch(self, sm, tb_id: int, warps_per_tb: int) -> bool:
+        if sm.launch is not self._launch:
+            self._begin_launch(sm.launch)
+        if id(sm) not in self._sms:
+            self._sms[id(sm)] = sm
+            if self.extra_latency:
+                for p in sm.pipes:
+                    p.latency += self.extra_latency
+        return True
+
+    def on_complete(self, stats) -> None:
+        self._flush_pending()
+        name = self.name
+        for k, v in self._c.items():
+            stats.count_mechanism(f"{name}.{k}", v)
+        self._reset()
+
+    # ---------------------------------------------------------------- static facts
+    def _cols_of(self, key: str) -> tuple:
+        ty = self._types[key]
+        n = 2 if ty.endswith("64") else 1
+        return tuple(self.tracker.column((key, k)) for k in range(n))
+
+    def _static_of(self, pc: int, inst) -> _Static:
+        st = self._static.get(pc)
+        if st is not None:
+            return st
+        slot = self._launch.program.slots[pc >> 3]
+        op = inst.opcode
+        ops = inst.operands
+        has_dst = op not in _NO_DST and len(ops) > 0
+        src_ops = () if op == "call" else (ops[1:] if has_dst else ops)
+        regs, specials = _operand_regs(src_ops)
+        src_keys = list(dict.fromkeys(slot.regs[r.name] for r in regs if r.name in slot.regs))
+        dst_regs = _regs_of(ops[0]) if has_dst else []
+        dst_keys = list(dict.fromkeys(slot.regs[r.name] for r in dst_regs if r.name in slot.regs))
+        guard = slot.regs.get(inst.guard.reg.name) if inst.guard is not None else None
+        st = _Static(opclass=OPCODE_CLASS.get(op, "other"), pipe=pipe_of(op), guard=guard,
+                     guard_negated=bool(inst.guard is not None and inst.guard.negated),
+                     src_cols=tuple(c for k in src_keys for c in self._cols_of(k)),
+                     specials=tuple(dict.fromkeys(specials)),
+                     dsts=tuple((k, self._cols_of(k)) for k in dst_keys))
+        self._static[pc] = st
+        return st
+
+    def _valid_mask(self, wave, widx: int) -> int:
+        m = self._valid.get(widx)
+        if m is None:
+            lo = widx * WARP_LANES
+            m = self._valid[widx] = _pack(wave.valid[lo:lo + WARP_LANES])
+        return m
+
+    def _special_uniform(self, wave, widx: int, name: str, comp) -> tuple:
+        """(whole warp, lower half, upper half): the special register is equal over the
+        warp's launched threads of that part (a part with no thread is not uniform)."""
+        key = (widx, name, comp)
+        u = self._special.get(key)
+        if u is not None:
+            return u
+        lo = widx * WARP_LANES
+        valid = wave.valid[lo:lo + WARP_LANES]
+        if name == "tid":
+            v = wave.tid[{"x": 0, "y": 1, "z": 2}.get(comp or "x", 0)][lo:lo + WARP_LANES]
+        elif name == "laneid" or name.startswith("lanemask_"):
+            v = np.arange(WARP_LANES)
+        else:                      # ctaid, ntid, nctaid, warpid, smid, clock...: per warp
+            v = np.zeros(WARP_LANES)
+
+        def uni(sel):
+            x = v[sel & valid]
+            return bool(x.size) and bool((x == x[0]).all())
+
+        half = np.arange(WARP_LANES) < HALF_LANES
+        u = self._special[key] = (uni(np.ones(WARP_LANES, bool)), uni(half), uni(~half))
+        return u
+
+    # ---------------------------------------------------------------- issue: scalar class
+    def on_issue(self, sm, warp, pc: int, inst):
+        self._flush_pending()
+        if inst is None:
+            return None
+        if sm.launch is not self._launch:  # robustness: a launch without on_dispatch first
+            self._begin_launch(sm.launch)
+        st = self._static_of(pc, inst)
+        wave = warp.wave
+        widx = warp.widx
+        depth = int(wave.stacks.depth[widx])
+        path = active = int(wave.stacks.mask[widx, depth - 1]) & _FULL32
+        if st.guard is not None:
+            lo = widx * WARP_LANES
+            g = _pack(wave.regs[st.guard][lo:lo + WARP_LANES])
+            active &= (~g & _FULL32) if st.guard_negated else g
+        full = self._valid_mask(wave, widx)
+        c = self._c
+        nact = active.bit_count()
+        c["instructions"] += 1
+        c["thread_lanes"] += nact
+        nondiv = active == full
+        if st.opclass == "ctrl":     # a branch diverges by its path, not by its guard (Fig. 1)
+            if path != full:
+                c["divergent"] += 1
+        elif not nondiv and nact:
+            c["divergent"] += 1
+        v = self.variant
+        if nact and st.opclass in v.classes:
+            lanes = self._scalar_lanes(st, warp, wave, widx, active, nondiv)
+            if lanes is not None:
+                c[f"lanes_saved_{_PIPES[st.pipe]}"] += nact - lanes
+        self._cur = (warp, pc, st, active, full)
+        return None
+
+    def _scalar_lanes(self, st: _Static, warp, wave, widx: int, active: int, nondiv: bool):
+        """Lanes the instruction uses if it runs (partly) scalar, after counting its class;
+        None when it runs as a vector instruction."""
+        v = self.variant
+        T = self.tracker
+        g = warp.gid
+        full_ok = nondiv
+        div_ok = v.divergent and not nondiv
+        half_ok = [v.half and nondiv, v.half and nondiv]
+        for col in st.src_cols:
+            sc = T.nc[g, col] == 4
+            d = bool(T.d[g, col])
+            if full_ok and not (sc and not d):
+                full_ok = False
+            if div_ok and not (sc and (not d or int(T.mask[g, col]) == active)):
+                div_ok = False
+            if half_ok[0] or half_ok[1]:
+                ncg = T.ncg[g, col]
+                for h in (0, 1):
+                    if half_ok[h] and (d or ncg[h] != 4):
+                        half_ok[h] = False
+            if not (full_ok or div_ok or half_ok[0] or half_ok[1]):
+                return None
+        for name, comp in st.specials:
+            u = self._special_uniform(wave, widx, name, comp)
+            full_ok = full_ok and u[0]
+            div_ok = div_ok and u[0]
+            half_ok = [half_ok[0] and u[1], half_ok[1] and u[2]]
+        c = self._c
+        if full_ok:
+            c[f"scalar_{st.opclass}"] += 1
+            return 1
+        if half_ok[0] or half_ok[1]:
+            c["half"] += 1
+            lanes = 0
+            for h in (0, 1):
+                part = (active >> (HALF_LANES * h)) & 0xFFFF
+                lanes += (1 if part else 0) if half_ok[h] else part.bit_count()
+            return lanes
+        if div_ok:
+            c["div_scalar"] += 1
+            return 1
+        return None
+
+    # ---------------------------------------------------------------- RF reads and writes
+    def on_operand_read(self, sm, warp, pc: int, regs: list) -> list:
+        cur = self._cur
+        if cur is not None and (cur[0] is not warp or cur[1] != pc):
+            self._flush_pending()
+            cur = None
+        if regs:
+            self._account_reads(warp.gid, regs)
+        if cur is not None:
+            self._cur = None
+            self._apply_writes(cur, charge=True)
+        return regs
+
+    def _flush_pending(self) -> None:
+        """Apply the writes of an issued instruction whose operand read never came (it was
+        eliminated by another mechanism): metadata only, no RF energy."""
+        cur = self._cur
+        if cur is not None:
+            self._cur = None
+            self._apply_writes(cur, charge=False)
+
+    def _account_reads(self, g: int, regs: list) -> None:
+        T = self.tracker
+        c = self._c
+        rf = self.variant.rf
+        for r in regs:
+            cols = self._regcols.get(r)
+            if cols is None:
+                cols = self._regcols[r] = self._cols_of(self._keys[r])
+            w = 1.0 / len(cols)
+            c["rf_reads"] += 1
+            for col in cols:
+                d = bool(T.d[g, col])
+                if rf == "gscalar":
+                    c["rf_read_arrays"] += w * (_ARRAYS if d else _PER_BYTE * (4 - int(T.nc[g, col])))
+                    c["rf_read_meta"] += w
+                elif rf == "gscalar_half":
+                    c["rf_read_arrays"] += w * (_ARRAYS if d else _ARRAYS - int(T.ncg[g, col].sum()))
+                    c["rf_read_meta"] += w
+                elif not d and T.nc[g, col] == 4:       # scalar_rf: value in the scalar RF
+                    c["srf_reads"] += w
+                else:
+                    c["rf_read_arrays"] += w * _ARRAYS
+
+    def _apply_writes(self, cur, charge: bool) -> None:
+        warp, pc, st, active, full = cur
+        if not st.dsts:
+            return
+        c = self._c
+        if not active:
+            if charge:
+                c["rf_writes"] += len(st.dsts)
+                c["rf_writes_empty"] += len(st.dsts)
+                c["rf_write_arrays"] += _ARRAYS * len(st.dsts)
+            return
+        T = self.tracker
+        g = warp.gid
+        wave = warp.wave
+        lo = warp.widx * WARP_LANES
+        nondiv = active == full
+        act = None if active == _FULL32 else _unpack(active)
+        rf = self.variant.rf
+        half = rf == "gscalar_half"
+        for key, cols in st.dsts:
+            parts = parts32(wave.regs[key][lo:lo + WARP_LANES])
+            w = 1.0 / len(cols)
+            if charge:
+                c["rf_writes"] += 1
+            for col, vals in zip(cols, parts):
+                x = vals if act is None else vals[act]
+                nc = common_msb_bytes(x)
+                prev_nc, prev_d = int(T.nc[g, col]), bool(T.d[g, col])
+                if half:
+                    prev_ncg = T.ncg[g, col].copy()
+                    ncg = [0, 0]
+                    if nondiv:
+                        for h in (0, 1):
+                            hv = vals[h * HALF_LANES:(h + 1) * HALF_LANES]
+                            ncg[h] = common_msb_bytes(hv if act is None else
+                                                      hv[act[h * HALF_LANES:(h + 1) * HALF_LANES]])
+                    T.ncg[g, col] = ncg
+                T.nc[g, col] = nc
+                T.d[g, col] = not nondiv
+                T.mask[g, col] = 0 if nondiv else active
+                T.base[g, col] = x[0]
+                if not charge:
+                    continue
+                if rf == "gscalar":
+                    c["rf_write_arrays"] += w * (_PER_BYTE * (4 - nc) if nondiv else _ARRAYS)
+                    c["rf_write_meta"] += w
+                    if not nondiv and not prev_d and prev_nc > 0:     # §3.3 special move
+                        c["special_moves"] += w
+                        c["move_read_arrays"] += w * _PER_BYTE * (4 - prev_nc)
+                        c["move_write_arrays"] += w * _ARRAYS
+                        c["move_meta"] += 2 * w
+                elif half:
+                    c["rf_write_arrays"] += w * (_ARRAYS - sum(ncg) if nondiv else _ARRAYS)
+                    c["rf_write_meta"] += w
+                    if not nondiv and not prev_d and int(prev_ncg.max()) > 0:
+                        c["special_moves"] += w
+                        c["move_read_arrays"] += w * (_ARRAYS - int(prev_ncg.sum()))
+                        c["move_write_arrays"] += w * _ARRAYS
+                        c["move_meta"] += 2 * w
+                else:                                                # scalar_rf
+                    if nondiv and nc == 4:
+                        c["srf_writes"] += w
+                    else:
+                        c["rf_write_arrays"] += w * _ARRAYS
+                    if not nondiv and not prev_d and prev_nc == 4:   # scalar leaves the SRF
+                        c["special_moves"] += w
+                        c["move_srf"] += w
+                        c["move_write_arrays"] += w * _ARRAYS
+
+
+# ----------------------------------------------------------------------------- factories
+def make_gscalar(config) -> GScalarMechanism:
+    """Full G-Scalar: all-scalar + divergent-scalar execution, full-register compression."""
+    return GScalarMechanism(config, "gscalar")
+
+
+def make_gscalar_half(config) -> GScalarMechanism:
+    """G-Scalar with half-register compression and half-warp scalar execution."""
+    return GScalarMechanism(config, "gscalar-half")
+
+
+def make_alu_scalar(config) -> GScalarMechanism:
+    """Prior work: scalar RF and scalar execution of non-divergent ALU instructions only."""
+    return GScalarMechanism(config, "alu-scalar")
+
+
+# ----------------------------------------------------------------------------- energy
+def mechanism_counters(stats: TimingStats, variant: str) -> dict:
+    """The ``<variant>.*`` counters of ``stats`` (zeros for absent ones), by suffix."""
+    m = stats.mechanism
+    return {k: m.get(f"{variant}.{k}", 0) for k in COUNTERS}
+
+
+def energy_report(stats: TimingStats, config, variant: str | GScalarVariant,
+                  params: GScalarTimingParams | None = None,
+                  energy: RFEnergyParams | None = None) -> EnergyReport:
+    """Energy of a run with ``variant`` attached: the baseline model's report with the
+    register-file, ALU and SFU components recomputed from the mechanism's counters and a
+    ``gscalar_logic`` component (compressor/decompressor power x run time) added.
+
+    Register file: every counted array activation costs ``array_access`` (1/8) of the
+    configuration's per-access read or write energy, every metadata access
+    ``metadata_access`` (``metadata_access_half`` with half-register compression), every
+    scalar-RF access ``scalar_rf_access``; RF accesses the mechanism did not account
+    (eliminated by another mechanism) keep the baseline cost. ALU/SFU: lane operations
+    minus the lanes scalar execution clock-gated.
+    """
+    v = VARIANTS[variant] if isinstance(variant, str) else variant
+    params = params if params is not None else load_timing_params()
+    e = energy if energy is not None else load_rf_energy()
+    cfg_e = config.energy
+    base = EnergyModel(cfg_e).compute(stats, config)
+    c = mechanism_counters(stats, v.name)
+    rd, wr = cfg_e.rf_read, cfg_e.rf_write
+    meta = e.metadata_access_half if v.rf == "gscalar_half" else e.metadata_access
+    if v.rf == "scalar_rf":
+        meta = 0.0
+    un_r = max(0, stats.rf_reads_total - c["rf_reads"])
+    un_w = max(0, stats.rf_writes_total - c["rf_writes"])
+    a = e.array_access
+    src_rf = "rf_energy.yaml (fractions of one vector-register access) x config rf_read/rf_write"
+    rf_terms = [
+        ("RF read: 128-bit arrays activated", "rf_read", c["rf_read_arrays"] + c["move_read_arrays"], a * rd.pj),
+        ("RF read: BVR/EBR metadata accesses", "rf_read", c["rf_read_meta"] + c["move_meta"] / 2, meta * rd.pj),
+        ("RF read: scalar-RF accesses", "rf_read", c["srf_reads"] + c["move_srf"], e.scalar_rf_access * rd.pj),
+        ("RF read: not accounted by the mechanism", "rf_read", un_r, rd.pj),
+        ("RF write: 128-bit arrays activated", "rf_write", c["rf_write_arrays"] + c["move_write_arrays"], a * wr.pj),
+        ("RF write: BVR/EBR metadata accesses", "rf_write", c["rf_write_meta"] + c["move_meta"] / 2, meta * wr.pj),
+        ("RF write: scalar-RF accesses", "rf_write", c["srf_writes"], e.scalar_rf_access * wr.pj),
+        ("RF write: not accounted by the mechanism", "rf_write", un_w, wr.pj),
+    ]
+    comps = []
+    seconds = base.seconds
+    for comp in base.components:
+        if comp.name == "register_file":
+            terms = tuple(EnergyTerm(event=ev, constant=const, count=n, per_event=pj, unit="pJ",
+                                     source=src_rf, joules=n * pj * PJ)
+                          for ev, const, n, pj in rf_terms)
+            comps.append(EnergyComponent("register_file", terms))
+        elif comp.name in ("alu", "sfu"):
+            pipe = PIPE_ALU if comp.name == "alu" else PIPE_SFU
+            ev = getattr(cfg_e, f"{comp.name}_op_per_lane")
+            n = stats.fu_lane_ops[pipe] - c[f"lanes_saved_{comp.name}"]
+            comps.append(EnergyComponent(comp.name, (EnergyTerm(
+                event=f"active {comp.name.upper()} lane operations after scalar execution",
+                constant=f"{comp.name}_op_per_lane", count=n, per_event=ev.pj, unit="pJ",
+                source=ev.source, joules=n * ev.pj * PJ),)))
+        elif comp.name == "static":
+            if v.logic_power:
+                watts = params.logic_watts_per_sm * config.core.num_sms
+                comps.append(EnergyComponent("gscalar_logic", (EnergyTerm(
+                    event=f"compressors + decompressors of {config.core.num_sms} SMs",
+                    constant="timing.yaml logic power", count=seconds, per_event=watts,
+                    unit="W", source="seed 003 Table 3 (timing.yaml)", joules=watts * seconds),)))
+            comps.append(comp)
+        else:
+            comps.append(comp)
+    return EnergyReport(components=tuple(comps), seconds=seconds)
