@@ -1,0 +1,245 @@
+"""The two comparison points of DARSIE's evaluation (seed 000 §5, §6.1) as mechanisms.
+
+``uv`` -- uniform-vector elimination (Xiang et al., seed 002 ch. 2, as DARSIE models it)
+-----------------------------------------------------------------------------------------
+At **issue** (after fetch and decode, so fetch/decode work is not saved) an instruction
+is eliminated when every source operand is uniform across the warp's active lanes:
+register sources are compared on their actual values at issue (the guard predicate is a
+source), immediates and symbols are uniform, special registers are uniform when the
+value is one per TB (``%ctaid``, ``%ntid``, ``%nctaid``, SM/grid ids, clocks) or
+``%tid`` of a block dimension of size 1. Memory instructions, atomics, barriers and
+control flow are never eliminated (UV "does not skip memory operations"), nor are
+instructions without a register result. The functional step still runs (the scalar
+result is broadcast); no operand read, pipeline or writeback events are counted.
+
+``dac-ideal`` -- idealised decoupled affine computation (Wang & Lin, as DARSIE models it)
+-------------------------------------------------------------------------------------------
+"Every affine instruction, redundant or not, is executed once" per TB, removed before
+fetch, with zero cost to synchronise the affine and non-affine streams:
+
+* an instruction *is affine* at a dynamic instance when its register sources are affine
+  in the executing warp (``v[i] = v[0] + i * s`` over the 32 lanes as integers; float
+  and predicate registers only when uniform; special registers ``%tid``/``%laneid`` and
+  the uniform ones above count as affine) and so is its result; loads, stores, atomics,
+  control flow and instructions without a register result are never affine;
+* per TB and PC, the first warp to reach its k-th dynamic instance of the PC executes it
+  (it is the affine stream) and its operands are checked; a PC is *classified affine*
+  once an executed instance was affine and until one is found that is not;
+* a warp with a full active mask reaching the k-th instance of a classified-affine PC
+  after the TB's k-th execution of it skips it at fetch (no fetch, decode, RF or execute;
+  up to ``max_skips_per_fetch`` per cycle, no skip-table ports, no waiting). Its value
+  comes from the idealised affine stream: the functional core evaluates the instruction
+  for the warp when the warp's PC reaches it, so outputs stay exact.
+
+The per-warp affine test is our reading of "affine" (DAC's (base, stride) tuples per
+warp); in 1D TBs it also removes per-warp-affine work that is not TB-redundant, as DAC
+does and DARSIE does not (the paper: on 1D apps DAC-IDEAL ≈ DARSIE).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from golden.mechanisms.darsie.frontend import DeferredSkips, full_mask
+from golden.ptx.ir import Addr, Imm, Reg, SpecialReg, Sym, Vec
+from golden.timing.hooks import Mechanism
+
+#: opcodes never eliminated by UV or DAC (memory, atomics, sync, control)
+_NEVER = frozenset({"ld", "ldu", "st", "atom", "red", "bar", "barrier", "membar", "fence", "bra",
+                    "call", "ret", "exit", "trap", "prefetch", "nanosleep", "vote", "activemask",
+                    "match", "shfl", "tex", "tld4", "suld", "sust"})
+_UNIFORM_SPECIALS = frozenset({"ctaid", "ntid", "nctaid", "smid", "nsmid", "gridid", "nwarpid",
+                               "clock", "clock64", "globaltimer"})
+_LANES = np.arange(32, dtype=np.int64)
+_FULL = np.ones(32, dtype=bool)
+
+
+def _leaves(op):
+    if isinstance(op, Vec):
+        return [e for e in op.elems if e is not None]
+    if isinstance(op, Addr):
+        return [op.base] if op.base is not None else []
+    return [op]
+
+
+def _sources(inst):
+    ops = inst.operands
+    return ops[1:] if ops else ()
+
+
+def _special_kind(r: SpecialReg, block) -> str:
+    """'uniform', 'affine' or 'vector' for a special register in a TB of shape ``block``."""
+    if r.name in _UNIFORM_SPECIALS:
+        return "uniform"
+    if r.name == "tid":
+        comp = {"x": 0, "y": 1, "z": 2}.get(r.component or "x", 0)
+        return "uniform" if block[comp] == 1 else "affine"
+    if r.name == "laneid":
+        return "affine"
+    return "vector"
+
+
+def _lane_values(w, s, r: Reg) -> np.ndarray | None:
+    key = s.regs.get(r.name)
+    if key is None:
+        return None
+    return w.wave.regs[key][w.widx * 32:(w.widx + 1) * 32]
+
+
+def _uniform(v: np.ndarray, active: np.ndarray) -> bool:
+    a = v[active]
+    return a.size == 0 or bool((a == a[0]).all())
+
+
+def _affine(v: np.ndarray) -> bool:
+    if v.dtype.kind in "iu":
+        x = v.astype(np.int64)
+        return bool((x == x[0] + _LANES * (x[1] - x[0])).all())
+    return bool((v == v[0]).all())
+
+
+class UVMechanism(Mechanism):
+    """``uv``: eliminate at issue instructions whose sources are uniform across the warp."""
+
+    name = "uv"
+
+    def __init__(self, config):
+        self.config = config
+
+    def on_issue(self, sm, w, pc: int, inst):
+        if inst is None or inst.opcode in _NEVER or not sm.decoded[pc >> 3].dsts:
+            return None
+        s = sm.launch.program.slots[pc >> 3]
+        st = w.wave.stacks
+        d = int(st.depth[w.widx])
+        if d == 0:
+            return None
+        mask = int(st.mask[w.widx, d - 1])
+        active = _FULL if mask == 0xFFFFFFFF else ((mask >> _LANES) & 1).astype(bool)
+        block = sm.launch.geo.block
+        ops = list(_sources(inst))
+        if inst.guard is not None:
+            ops.append(inst.guard.reg)
+        for op in ops:
+            for leaf in _leaves(op):
+                if isinstance(leaf, (Imm, Sym)) or leaf is None:
+                    continue
+                if isinstance(leaf, SpecialReg):
+                    if _special_kind(leaf, block) != "uniform":
+                        return None
+                    continue
+                if isinstance(leaf, Reg):
+                    v = _lane_values(w, s, leaf)
+                    if v is None or not _uniform(v, active):
+                        return None
+                    continue
+                return None
+        sm.stats.count_mechanism("uv.eliminated")
+        return "eliminate"
+
+
+class DacIdealMechanism(Mechanism):
+    """``dac-ideal``: every affine instruction executed once per TB (see module docstring)."""
+
+    name = "dac"
+
+    def __init__(self, config, max_skips_per_fetch: int = 4):
+        self.config = config
+        self.max_skips = max_skips_per_fetch
+        self._launch = None
+
+    def _reset(self, sm):
+        self._launch = sm.launch
+        self._skips = DeferredSkips()
+        self.affine: dict[int, bool] = {}
+        self._tbs: dict[tuple, dict] = {}     # (sm, tb id) -> {"tb", "exec": {pc: n}, "visits": [..]}
+        self._check: dict[int, tuple] = {}    # id(warp) -> (pc, sources affine)
+        prog = sm.launch.program
+        self._keys = sorted(prog.reg_types)
+        self.candidate = [s.inst is not None and s.inst.opcode not in _NEVER and bool(d.dsts)
+                          for s, d in zip(prog.slots, sm.decoded)]
+
+    def _tb(self, sm, w) -> dict:
+        key = (sm.id, w.tb.tb_id)
+        t = self._tbs.get(key)
+        if t is None or t["tb"] is not w.tb:
+            t = self._tbs[key] = {"tb": w.tb, "exec": {}, "visits": [dict() for _ in w.tb.warps]}
+        return t
+
+    def on_fetch(self, sm, w, pc: int) -> bool:
+        if sm.launch is not self._launch:
+            self._reset(sm)
+        if not self.affine.get(pc) or not full_mask(w):
+            return False
+        t = self._tb(sm, w)
+        visits = t["visits"][w.widx]
+        skipped = 0
+        while self.affine.get(pc):
+            k = visits.get(pc, 0)
+            if t["exec"].get(pc, 0) <= k:
+                return False  # this warp executes the instance (fetched normally)
+            if skipped >= self.max_skips or not self._skips.can_skip(sm, w):
+                return True
+            visits[pc] = k + 1
+            self._skips.skip(sm, w, pc, None)
+            sm.stats.instructions_skipped += 1
+            sm.stats.count_mechanism("dac.skipped")
+            skipped += 1
+            pc += 8
+            w.fetch_pc = pc
+        return False
+
+    def on_issue(self, sm, w, pc: int, inst):
+        if sm.launch is not self._launch:
+            self._reset(sm)
+        if not self.candidate[pc >> 3]:
+            return None
+        t = self._tb(sm, w)
+        visits = t["visits"][w.widx]
+        k = visits.get(pc, 0)
+        visits[pc] = k + 1
+        ex = t["exec"]
+        if ex.get(pc, 0) <= k:
+            ex[pc] = k + 1
+        s = sm.launch.program.slots[pc >> 3]
+        block = sm.launch.geo.block
+        ok = True
+        ops = list(_sources(inst))
+        if inst.guard is not None:
+            ops.append(inst.guard.reg)
+        for op in ops:
+            for leaf in _leaves(op):
+                if isinstance(leaf, (Imm, Sym)) or leaf is None:
+                    continue
+                if isinstance(leaf, SpecialReg):
+                    ok = _special_kind(leaf, block) != "vector"
+                elif isinstance(leaf, Reg):
+                    v = _lane_values(w, s, leaf)
+                    ok = v is not None and _affine(v)
+                else:
+                    ok = False
+                if not ok:
+                    break
+            if not ok:
+                break
+        self._check[id(w)] = (pc, ok)
+        return None
+
+    def after_step(self, sm, w, pc: int, rec) -> None:
+        chk = self._check.pop(id(w), None)
+        if chk is not None:
+            _pc, ok = chk
+            if ok:
+                keys = self._keys
+                lanes = slice(w.widx * 32, w.widx * 32 + 32)
+                ok = all(_affine(w.wave.regs[keys[i]][lanes]) for i in sm.decoded[pc >> 3].dsts)
+            self.affine[pc] = ok and self.affine.get(pc, True)
+        self._skips.drain(sm, w)
+
+
+def make_uv(config):
+    return UVMechanism(config)
+
+
+def make_dac_ideal(config):
+    return DacIdealMechanism(config)
