@@ -6,9 +6,10 @@
 #   make synth     Yosys area estimates -> build/synth/area.md and area.json
 #   make ptx       regenerate the committed PTX next to each .cu: workloads, PTX samples,
 #                  SIMT test kernels (needs nvcc)
-#   make bench     print functional-mode throughput of the golden model
-#   make reproduce main job: area report + whole workload suite on the golden model
-#                  (build/synth/area.md, build/results/characterisation.md)
+#   make speedups  THE MAIN JOB: baseline, DARSIE and G-Scalar reports in timing mode over the
+#                  workload suite -> build/results/speedups.md (+ per-report .md/.json)
+#   make bench     print functional- and timing-mode throughput of the golden model
+#   make reproduce speedups + area report + functional characterisation of the suite
 #   make clean     remove build outputs (keeps .venv)
 
 PYTHON ?= python3
@@ -17,7 +18,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.simtlab-installed
 JOBS   ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: setup test cosim verilog synth ptx bench clean iverilog reproduce
+.PHONY: setup test cosim verilog synth ptx bench clean iverilog reproduce speedups
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -60,7 +61,14 @@ verilog: setup
 synth: setup
 	$(PY) -m synth.area --out build/synth
 
-reproduce: setup synth
+# The main job: every report (baseline table, DARSIE, G-Scalar) over the workload suite in
+# timing mode, in $(JOBS) worker processes -> build/results/*.md, *.json, speedups.md.
+# SPEEDUPS_FLAGS=--full runs the workloads' default (larger) inputs: hours, not minutes.
+speedups: setup
+	$(VENV)/bin/simtlab report all -j $(JOBS) $(SPEEDUPS_FLAGS)
+
+# Everything: the main job, area estimates and the functional characterisation.
+reproduce: speedups synth
 	$(VENV)/bin/simtlab characterise --size default -j $(JOBS)
 
 ptx: setup

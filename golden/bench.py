@@ -1,7 +1,9 @@
 """``make bench``: host throughput of the golden model (warp instructions per second).
 
-Runs MM, HS and BFS at ``default`` size in functional mode, twice each (the first run
-also pays for parsing/linking), and prints the best throughput.
+Functional mode: MM, HS and BFS at ``default`` size, twice each (the first run also pays
+for parsing/linking), best throughput printed. Timing mode: the same workloads once each
+on the Pascal configuration (``--timing-size``, default ``default``); rate = warp
+instructions issued / host seconds of the whole run. ``--skip-timing`` omits it.
 """
 
 from __future__ import annotations
@@ -33,12 +35,35 @@ def bench_functional(names=BENCH_WORKLOADS, size: str = "default", repeats: int 
     return rows
 
 
-def main() -> int:
+def bench_timing(names=BENCH_WORKLOADS, size: str = "default", config: str = "pascal") -> list[dict]:
+    from golden.report.runner import TimingJob, run_job
+    rows = []
+    for name in names:
+        r = run_job(TimingJob(name, config, size=size))
+        winst = r["timing"]["instructions_issued"]
+        rows.append(dict(workload=name, config=r["config_name"], warp_instructions=winst,
+                         cycles=r["cycles"], seconds=r["wall_seconds"],
+                         rate=winst / max(r["wall_seconds"], 1e-9)))
+    return rows
+
+
+def main(argv=None) -> int:
+    import argparse
+    ap = argparse.ArgumentParser(prog="python -m golden.bench")
+    ap.add_argument("--timing-size", default="default", choices=("small", "default"))
+    ap.add_argument("--skip-timing", action="store_true")
+    args = ap.parse_args(argv)
     print("functional mode, default sizes (best of 2; rate = warp instructions / launch time)")
     print(f"{'workload':<8} {'warp inst':>12} {'launch s':>9} {'total s':>8} {'warp-inst/s':>13}")
     for r in bench_functional():
         print(f"{r['workload']:<8} {r['warp_instructions']:>12,} {r['sim_seconds']:>9.2f} "
               f"{r['total_seconds']:>8.2f} {r['rate']:>13,.0f}")
+    if not args.skip_timing:
+        print(f"\ntiming mode, {args.timing_size} sizes, pascal (rate = warp instructions issued / host s)")
+        print(f"{'workload':<8} {'warp inst':>12} {'cycles':>12} {'host s':>9} {'warp-inst/s':>13}")
+        for r in bench_timing(size=args.timing_size):
+            print(f"{r['workload']:<8} {r['warp_instructions']:>12,} {r['cycles']:>12,} "
+                  f"{r['seconds']:>9.1f} {r['rate']:>13,.0f}")
     return 0
 
 

@@ -7,6 +7,7 @@
     simtlab gscalar-stats [WORKLOAD...] [--size small|default] [-j N] [--json FILE]
     simtlab darsie-marks WORKLOAD [--size small|default] [--kernel NAME] [--block X,Y,Z] [--reasons]
     simtlab darsie-limit [WORKLOAD...] [--size small|default] [--json FILE]
+    simtlab report baseline|darsie|gscalar|all [--size small|default] [--full] [-j N] [--out DIR]
 
 ``run`` executes a workload in functional mode, checks it against its numpy reference
 and prints its statistics. ``characterise`` does that for the whole suite in parallel
@@ -170,6 +171,8 @@ def main(argv=None) -> int:
     g.set_defaults(fn=cmd_gscalar_stats)
     from golden.mechanisms.darsie.cli import add_subcommands as add_darsie_subcommands
     add_darsie_subcommands(sub)
+    from golden.report.cli import add_subcommand as add_report_subcommand
+    add_report_subcommand(sub)
     args = ap.parse_args(argv)
     try:
         return args.fn(args)

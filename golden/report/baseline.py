@@ -1,0 +1,76 @@
+"""Baseline report: every workload on each seed's baseline GPU (issue 4, the main job's
+first table).
+
+Per workload and configuration: cycles, IPC, the per-scheduler-cycle stall breakdown,
+dynamic / static / total energy, and whether the outputs equal the numpy reference.
+Configurations are the four seed baselines (golden/configs): Pascal GTX 1080 Ti
+(DARSIE), GTX 480 (G-Scalar, WarpMan), GTX 285 (uniform vectors), Quadro FX 5800 (CAPRI).
+"""
+
+from __future__ import annotations
+
+from golden.report.runner import ReportOptions, TimingJob, geomean
+from golden.timing.stats import STALL_REASONS
+
+#: (config name, which seed uses it)
+BASELINE_CONFIGS = (("pascal", "DARSIE"), ("gtx480", "G-Scalar, WarpMan"),
+                    ("gtx285", "UV"), ("fx5800", "CAPRI"))
+
+
+def _workloads(opts: ReportOptions) -> list[str]:
+    from golden.workloads import registry
+    return sorted(registry.all_workloads())
+
+
+def jobs(opts: ReportOptions) -> list[TimingJob]:
+    """One baseline simulation per workload and configuration."""
+    return [TimingJob(w, cfg, size=opts.size, seed=opts.seed)
+            for cfg, _ in BASELINE_CONFIGS for w in _workloads(opts)]
+
+
+def render(results: dict, opts: ReportOptions) -> tuple[str, dict]:
+    """Markdown tables (one per configuration) and the JSON document."""
+    md = ["# Baseline timing: every workload on each seed's GPU", "",
+          f"Inputs: size `{opts.size}`, seed {opts.seed}. IPC = warp instructions per cycle, "
+          "whole GPU. Stall columns: share of scheduler cycles by outcome (issue = an "
+          "instruction issued). Energy: events x per-event energy from the config YAML + "
+          "static power x time.", ""]
+    data: dict = {"size": opts.size, "seed": opts.seed, "configs": {}}
+    for cfg, seed_name in BASELINE_CONFIGS:
+        rows = []
+        for w in _workloads(opts):
+            r = results.get(TimingJob(w, cfg, size=opts.size, seed=opts.seed).key)
+            if r is not None:
+                rows.append(r)
+        name = rows[0].get("config_name", cfg) if rows else cfg
+        md += [f"## {name} ({seed_name} baseline)", "",
+               "| workload | cycles | IPC | " + " | ".join(STALL_REASONS) +
+               " | dynamic uJ | static uJ | total uJ | outputs |",
+               "|---|--:|--:|" + "--:|" * len(STALL_REASONS) + "--:|--:|--:|---|"]
+        table = []
+        for r in rows:
+            if "error" in r:
+                md.append(f"| {r['workload']} | error: {r['error']} |" + " |" * (len(STALL_REASONS) + 5))
+                table.append({"workload": r["workload"], "error": r["error"]})
+                continue
+            sf = r["stall_fractions"]
+            e = r["energy"]
+            md.append(f"| {r['workload']} | {r['cycles']:,} | {r['ipc']:.2f} | "
+                      + " | ".join(f"{100 * sf[k]:.0f}%" for k in STALL_REASONS)
+                      + f" | {1e6 * e['dynamic_j']:.1f} | {1e6 * e['static_j']:.1f} | "
+                      f"{1e6 * e['total_j']:.1f} | {'match' if r['outputs_match'] else 'MISMATCH'} |")
+            table.append({"workload": r["workload"], "cycles": r["cycles"], "ipc": r["ipc"],
+                          "stall_fractions": sf, "energy": e, "outputs_match": r["outputs_match"],
+                          "clamped_registers_from": r["timing"]["mechanism"].get(
+                              "baseline.registers_clamped_from")})
+        ok = [t for t in table if "error" not in t]
+        if ok:
+            md.append(f"| **geomean IPC** | | **{geomean(t['ipc'] for t in ok):.2f}** |"
+                      + " |" * (len(STALL_REASONS) + 4))
+        clamped = [t["workload"] for t in ok if t.get("clamped_registers_from")]
+        if clamped:
+            md += ["", f"Registers per thread lowered to fit one TB (as `__launch_bounds__` would; "
+                       f"spills not modelled): {', '.join(clamped)}."]
+        md.append("")
+        data["configs"][cfg] = {"name": name, "seed": seed_name, "rows": table}
+    return "\n".join(md) + "\n", data

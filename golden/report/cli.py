@@ -1,0 +1,91 @@
+"""``simtlab report NAME... | all``: run reports' simulations in parallel, write Markdown + JSON.
+
+Writes ``<out>/<name>.md`` and ``<out>/<name>.json`` per report (atomically, only after
+every simulation finished) and ``<out>/speedups.md`` concatenating them.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+from golden.errors import SimtlabError
+from golden.report import REPORTS
+from golden.report.runner import ReportOptions, run_jobs
+
+
+def _available() -> dict:
+    out = {}
+    for name, module in REPORTS.items():
+        try:
+            out[name] = importlib.import_module(module)
+        except ModuleNotFoundError as e:
+            if e.name != module:
+                raise
+    return out
+
+
+def add_subcommand(sub) -> None:
+    r = sub.add_parser("report", help="run reports (baseline, darsie, gscalar or all) -> build/results")
+    r.add_argument("names", nargs="+", metavar="REPORT", help=f"one of {', '.join(REPORTS)} or all")
+    r.add_argument("--size", default="small", choices=("small", "default"),
+                   help="workload input size (default: small; see README for why)")
+    r.add_argument("--full", action="store_true", help="same as --size default (long)")
+    r.add_argument("--seed", type=int, default=0)
+    r.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1)
+    r.add_argument("--out", default="build/results")
+    r.set_defaults(fn=cmd_report)
+
+
+def _write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    tmp.write_text(text)
+    os.replace(tmp, path)
+
+
+def cmd_report(args) -> int:
+    avail = _available()
+    names = list(avail) if "all" in args.names else args.names
+    for n in names:
+        if n not in REPORTS:
+            raise SimtlabError(f"unknown report '{n}'; known reports: {', '.join(REPORTS)}, all")
+        if n not in avail:
+            raise SimtlabError(f"report '{n}' is not available in this checkout")
+    opts = ReportOptions(size="default" if args.full else args.size, seed=args.seed,
+                         jobs=max(1, args.jobs))
+    all_jobs = [j for n in names for j in avail[n].jobs(opts)]
+    t0 = time.perf_counter()
+    n_unique = len({j.key for j in all_jobs})
+    print(f"simtlab report {' '.join(names)}: {n_unique} simulations, size {opts.size}, "
+          f"{opts.jobs} worker(s)", file=sys.stderr)
+    results = run_jobs(all_jobs, workers=opts.jobs)
+    wall = time.perf_counter() - t0
+    out = Path(args.out)
+    docs = []
+    for n in names:
+        md, data = avail[n].render(results, opts)
+        data = {"report": n, "wall_seconds_all_reports": wall, **data}
+        _write(out / f"{n}.md", md)
+        _write(out / f"{n}.json", json.dumps(data, indent=1, default=str))
+        docs.append(md)
+        print(md)
+    host = sum(r.get("wall_seconds", 0.0) for r in results.values())
+    winst = sum(r["timing"]["instructions_issued"] for r in results.values() if "timing" in r)
+    footer = (f"\n---\n{n_unique} simulations in {wall:.0f} s wall on {opts.jobs} worker(s); "
+              f"{winst:,} warp instructions issued, {winst / max(host, 1e-9):,.0f} warp-inst/s "
+              f"per worker.\n")
+    _write(out / "speedups.md", "\n".join(docs) + footer)
+    print(footer)
+    print(f"wrote {out}/speedups.md and {', '.join(f'{n}.md/.json' for n in names)}", file=sys.stderr)
+    errors = [r for r in results.values() if "error" in r]
+    bad = [r for r in results.values() if "error" not in r and not r["outputs_match"]]
+    for r in errors:
+        print(f"simtlab: error in {r['key']}: {r['error']}", file=sys.stderr)
+    for r in bad:
+        print(f"simtlab: outputs differ from the reference in {r['key']}", file=sys.stderr)
+    return 1 if errors or bad else 0

@@ -1,0 +1,62 @@
+"""The report engine: timing jobs, determinism across worker counts, the baseline report."""
+
+import json
+
+import pytest
+
+from golden.errors import ConfigError, SimtlabError
+from golden.mechanisms.registry import make_mechanisms
+from golden.report import baseline
+from golden.report.runner import ReportOptions, TimingJob, geomean, run_job, run_jobs
+
+
+def _strip(r):
+    return {k: v for k, v in r.items() if k != "wall_seconds"}
+
+
+def test_job_result_and_determinism_across_workers():
+    jobs = [TimingJob("DCT", "pascal"), TimingJob("BS", "gtx480")]
+    one = run_jobs(jobs, workers=1, progress=False)
+    two = run_jobs(jobs + jobs, workers=2, progress=False)  # duplicates run once
+    assert sorted(one) == sorted(two) == sorted(j.key for j in jobs)
+    for k in one:
+        assert _strip(one[k]) == _strip(two[k])
+        r = one[k]
+        assert r["outputs_match"] and r["cycles"] > 0 and r["ipc"] > 0
+        assert abs(sum(r["stall_fractions"].values()) - 1) < 1e-9
+        assert r["energy"]["total_j"] > r["energy"]["dynamic_j"] > 0
+        json.dumps(r)
+
+
+def test_failing_job_is_reported_not_raised():
+    r = run_jobs([TimingJob("DCT", "no_such_config")], workers=1, progress=False)
+    (res,) = r.values()
+    assert "error" in res and "no_such_config" in res["error"]
+
+
+def test_unknown_mechanism_is_a_clear_error():
+    from golden.configs import load_config
+    with pytest.raises(ConfigError, match="unknown mechanism 'nope'"):
+        make_mechanisms(["nope"], load_config("pascal"))
+
+
+def test_baseline_report_renders_every_config():
+    opts = ReportOptions(size="small")
+    picked = [j for j in baseline.jobs(opts) if j.workload == "DCT"]
+    assert {j.config for j in picked} == {c for c, _ in baseline.BASELINE_CONFIGS}
+    results = {j.key: run_job(j) for j in picked}
+    md, data = baseline.render(results, opts)
+    for cfg, _ in baseline.BASELINE_CONFIGS:
+        assert data["configs"][cfg]["rows"][0]["workload"] == "DCT"
+    assert md.count("| DCT |") == 4 and "MISMATCH" not in md
+
+
+def test_geomean():
+    assert geomean([1, 4]) == pytest.approx(2.0)
+    assert geomean([]) != geomean([])  # nan
+
+
+def test_cli_unknown_report(capsys):
+    from golden.cli import main
+    assert main(["report", "nosuch"]) == 2
+    assert "unknown report 'nosuch'" in capsys.readouterr().err
