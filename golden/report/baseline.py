@@ -28,8 +28,17 @@ def jobs(opts: ReportOptions) -> list[TimingJob]:
             for cfg, _ in BASELINE_CONFIGS for w in _workloads(opts)]
 
 
+def functional_digests(workloads, opts: ReportOptions) -> dict[str, str]:
+    """Output digest of each workload's functional-mode run (the timing runs must match)."""
+    from golden.report.runner import output_digest
+    from golden.workloads import registry
+    return {w: output_digest(registry.run_workload(registry.get(w), size=opts.size, seed=opts.seed).outputs)
+            for w in workloads}
+
+
 def render(results: dict, opts: ReportOptions) -> tuple[str, dict]:
     """Markdown tables (one per configuration) and the JSON document."""
+    func = functional_digests(_workloads(opts), opts)
     md = ["# Baseline timing: every workload on each seed's GPU", "",
           f"Inputs: size `{opts.size}`, seed {opts.seed}. IPC = warp instructions per cycle, "
           "whole GPU. Stall columns: share of scheduler cycles by outcome (issue = an "
@@ -47,6 +56,7 @@ def render(results: dict, opts: ReportOptions) -> tuple[str, dict]:
                "| workload | cycles | IPC | " + " | ".join(STALL_REASONS) +
                " | dynamic uJ | static uJ | total uJ | outputs |",
                "|---|--:|--:|" + "--:|" * len(STALL_REASONS) + "--:|--:|--:|---|"]
+        n_identical = 0
         table = []
         for r in rows:
             if "error" in r:
@@ -55,18 +65,22 @@ def render(results: dict, opts: ReportOptions) -> tuple[str, dict]:
                 continue
             sf = r["stall_fractions"]
             e = r["energy"]
+            same = r["output_digest"] == func[r["workload"]]
+            n_identical += same
             md.append(f"| {r['workload']} | {r['cycles']:,} | {r['ipc']:.2f} | "
                       + " | ".join(f"{100 * sf[k]:.0f}%" for k in STALL_REASONS)
                       + f" | {1e6 * e['dynamic_j']:.1f} | {1e6 * e['static_j']:.1f} | "
-                      f"{1e6 * e['total_j']:.1f} | {'match' if r['outputs_match'] else 'MISMATCH'} |")
+                      f"{1e6 * e['total_j']:.1f} | {_outputs(r['outputs_match'], same)} |")
             table.append({"workload": r["workload"], "cycles": r["cycles"], "ipc": r["ipc"],
                           "stall_fractions": sf, "energy": e, "outputs_match": r["outputs_match"],
+                          "identical_to_functional": same,
                           "clamped_registers_from": r["timing"]["mechanism"].get(
                               "baseline.registers_clamped_from")})
         ok = [t for t in table if "error" not in t]
         if ok:
             md.append(f"| **geomean IPC** | | **{geomean(t['ipc'] for t in ok):.2f}** |"
                       + " |" * (len(STALL_REASONS) + 4))
+        md += ["", f"Outputs bit-identical to the functional-mode run: {n_identical} of {len(rows)} workloads."]
         clamped = [t["workload"] for t in ok if t.get("clamped_registers_from")]
         if clamped:
             md += ["", f"Registers per thread lowered to fit one TB (as `__launch_bounds__` would; "
@@ -74,3 +88,10 @@ def render(results: dict, opts: ReportOptions) -> tuple[str, dict]:
         md.append("")
         data["configs"][cfg] = {"name": name, "seed": seed_name, "rows": table}
     return "\n".join(md) + "\n", data
+
+
+def _outputs(matches_reference: bool, identical: bool) -> str:
+    if matches_reference and identical:
+        return "match"
+    return ("numpy ok" if matches_reference else "numpy MISMATCH") + \
+        (", = functional" if identical else ", != functional")
