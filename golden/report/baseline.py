@@ -12,20 +12,33 @@ from __future__ import annotations
 from golden.report.runner import ReportOptions, TimingJob, geomean
 from golden.timing.stats import STALL_REASONS
 
-#: (config name, which seed uses it)
-BASELINE_CONFIGS = (("pascal", "DARSIE"), ("gtx480", "G-Scalar, WarpMan"),
+#: (config name, which seeds use it). A config's table covers the workloads whose
+#: ``stands_for`` names one of its seeds (``ReportOptions.all_configs``: every workload).
+BASELINE_CONFIGS = (("pascal", "DARSIE"), ("gtx480", "G-Scalar, WarpMan, ILP"),
                     ("gtx285", "UV"), ("fx5800", "CAPRI"))
+_SEED_TAGS = {"pascal": ("DARSIE",), "gtx480": ("G-Scalar", "WarpMan", "ILP"),
+              "gtx285": ("UV",), "fx5800": ("CAPRI",)}
+
+
+def workloads_for(config: str, opts: ReportOptions) -> list[str]:
+    """Workloads standing for a benchmark of a seed that uses ``config``."""
+    from golden.workloads import registry
+    names = sorted(registry.all_workloads())
+    if opts.all_configs:
+        return names
+    tags = _SEED_TAGS[config]
+    return [n for n in names
+            if any(s.startswith(tags) for s in registry.get(n).stands_for)]
 
 
 def _workloads(opts: ReportOptions) -> list[str]:
-    from golden.workloads import registry
-    return sorted(registry.all_workloads())
+    return sorted({w for cfg, _ in BASELINE_CONFIGS for w in workloads_for(cfg, opts)})
 
 
 def jobs(opts: ReportOptions) -> list[TimingJob]:
     """One baseline simulation per workload and configuration."""
     return [TimingJob(w, cfg, size=opts.size, seed=opts.seed)
-            for cfg, _ in BASELINE_CONFIGS for w in _workloads(opts)]
+            for cfg, _ in BASELINE_CONFIGS for w in workloads_for(cfg, opts)]
 
 
 def functional_digests(workloads, opts: ReportOptions) -> dict[str, str]:
@@ -47,7 +60,7 @@ def render(results: dict, opts: ReportOptions) -> tuple[str, dict]:
     data: dict = {"size": opts.size, "seed": opts.seed, "configs": {}}
     for cfg, seed_name in BASELINE_CONFIGS:
         rows = []
-        for w in _workloads(opts):
+        for w in workloads_for(cfg, opts):
             r = results.get(TimingJob(w, cfg, size=opts.size, seed=opts.seed).key)
             if r is not None:
                 rows.append(r)

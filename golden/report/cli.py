@@ -35,6 +35,8 @@ def add_subcommand(sub) -> None:
     r.add_argument("--size", default="small", choices=("small", "default"),
                    help="workload input size (default: small; see README for why)")
     r.add_argument("--full", action="store_true", help="same as --size default (long)")
+    r.add_argument("--all-configs", action="store_true",
+                   help="baseline: every workload on every config (default: each seed's workloads)")
     r.add_argument("--seed", type=int, default=0)
     r.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1)
     r.add_argument("--out", default="build/results")
@@ -57,7 +59,7 @@ def cmd_report(args) -> int:
         if n not in avail:
             raise SimtlabError(f"report '{n}' is not available in this checkout")
     opts = ReportOptions(size="default" if args.full else args.size, seed=args.seed,
-                         jobs=max(1, args.jobs))
+                         jobs=max(1, args.jobs), all_configs=args.all_configs or args.full)
     all_jobs = [j for n in names for j in avail[n].jobs(opts)]
     t0 = time.perf_counter()
     n_unique = len({j.key for j in all_jobs})

@@ -32,6 +32,8 @@ class ReportOptions:
     size: str = "small"
     seed: int = 0
     jobs: int = 1
+    #: baseline report: every workload on every config, not only each seed's workloads
+    all_configs: bool = False
 
 
 @dataclass(frozen=True)
