@@ -2,7 +2,7 @@
 
     simtlab list                               workloads (and their seed stand-ins)
     simtlab run WORKLOAD [--size small|default] [--seed N] [--json FILE]
-                [--mode functional|timing] [--config NAME]
+                [--mode functional|timing] [--config NAME] [--mechanism NAME]
     simtlab characterise [--size default] [-j N] [--out build/results]
     simtlab gscalar-stats [WORKLOAD...] [--size small|default] [-j N] [--json FILE]
     simtlab darsie-marks WORKLOAD [--size small|default] [--kernel NAME] [--block X,Y,Z] [--reasons]
@@ -54,6 +54,13 @@ def cmd_list(args) -> int:
     print(f"{'name':<10} {'TB dims':<12} {'div':<4} stands for")
     for n, w in sorted(ws.items()):
         print(f"{n:<10} {str(w.tb_dims):<12} {'yes' if w.divergent else 'no':<4} {'; '.join(w.stands_for)}")
+    from golden.configs.loader import list_aliases
+    from golden.mechanisms.registry import names as mechanism_names
+    from golden.configs.loader import list_configs
+    configs = list_configs()
+    print("\nconfigs (timing mode, --config): " + ", ".join(configs))
+    print("  aliases: " + ", ".join(f"{a} = {c}" for a, c in sorted(list_aliases().items())))
+    print("mechanisms (--mechanism): " + ", ".join(mechanism_names()))
     return 0
 
 
@@ -76,7 +83,8 @@ def _print_run(d: dict) -> None:
 def cmd_run(args) -> int:
     if args.mode == "timing":
         from golden.timing.timing_device import format_timing_summary, run_timing_workload
-        d = run_timing_workload(args.workload, args.size, args.seed, args.config)
+        d = run_timing_workload(args.workload, args.size, args.seed, args.config,
+                                mechanisms=tuple(args.mechanism or ()))
         print(format_timing_summary(d))
         if args.json:
             _atomic_write(Path(args.json), json.dumps(d, indent=2))
@@ -154,6 +162,8 @@ def main(argv=None) -> int:
     r.add_argument("--json")
     r.add_argument("--mode", default="functional", choices=("functional", "timing"))
     r.add_argument("--config", default="pascal", help="GPU configuration (timing mode)")
+    r.add_argument("--mechanism", action="append", metavar="NAME",
+                   help="attach a registered mechanism (timing mode; repeatable), e.g. darsie, gscalar")
     r.set_defaults(fn=cmd_run)
     c = sub.add_parser("characterise", help="run the whole suite, write build/results/characterisation.md")
     c.add_argument("--size", default="default", choices=("small", "default"))

@@ -120,15 +120,18 @@ class TimingDevice(Device):
         return TimingModule(path=path, code=code, device=self)
 
 
-def run_timing_workload(name: str, size: str, seed: int, config_name: str) -> dict:
-    """Run workload ``name`` in timing mode on configuration ``config_name``; return a
-    JSON-ready summary (merged counters of every launch, energy, per-launch statistics)."""
+def run_timing_workload(name: str, size: str, seed: int, config_name: str,
+                        mechanisms: tuple = ()) -> dict:
+    """Run workload ``name`` in timing mode on configuration ``config_name`` with the
+    registered ``mechanisms`` (names); return a JSON-ready summary (merged counters of
+    every launch, energy, per-launch statistics)."""
     from golden.configs import load_config
+    from golden.mechanisms.registry import make_mechanisms
     from golden.workloads import registry
 
     cfg = load_config(config_name)
     w = registry.get(name)
-    dev = TimingDevice(cfg, echo_printf=False)
+    dev = TimingDevice(cfg, mechanisms=make_mechanisms(mechanisms, cfg), echo_printf=False)
     t0 = time.perf_counter()
     run = registry.run_workload(w, size=size, seed=seed, device=dev)
     wall = time.perf_counter() - t0
@@ -136,6 +139,7 @@ def run_timing_workload(name: str, size: str, seed: int, config_name: str) -> di
     total = TimingStats.merged([s.timing for s in run.stats], concurrent=False)
     energy = dev.energy_model.compute(total, cfg)
     return {"workload": w.name, "size": size, "seed": seed, "config": cfg.name, "mode": "timing",
+            "mechanisms": list(mechanisms),
             "launches": len(run.stats), "outputs_match": not bad, "mismatches": bad[:5],
             "cycles": total.cycles, "ipc": total.ipc, "timing": total.to_dict(),
             "stall_fractions": total.stall_fractions(), "energy": energy.to_dict(),
@@ -147,8 +151,9 @@ def run_timing_workload(name: str, size: str, seed: int, config_name: str) -> di
 def format_timing_summary(d: dict) -> str:
     """Readable text of :func:`run_timing_workload`'s summary."""
     t = d["timing"]
+    mech = ", ".join(d.get("mechanisms") or ()) or "none (baseline)"
     lines = [f"{d['workload']} ({d['size']}, seed {d['seed']}) on {d['config']}, timing mode: "
-             f"{d['launches']} launch(es)",
+             f"{d['launches']} launch(es), mechanisms: {mech}",
              f"  outputs vs numpy reference : {'MATCH' if d['outputs_match'] else 'MISMATCH'}"]
     lines += [f"    {m}" for m in d["mismatches"]]
     lines += [f"  cycles                     : {d['cycles']:,}",
