@@ -1,6 +1,7 @@
 # simtlab – every target installs what it needs on a fresh machine.
 #   make setup     create .venv, install simtlab[dev], ensure Icarus Verilog
 #   make test      run every test (unit, golden model, cocotb under Icarus, synth smoke)
+#   make test-sweep  every workload under every mechanism variant, outputs vs baseline (long)
 #   make cosim     run only the cocotb testbenches (tb/)
 #   make verilog   export every RTL component listed in synth/targets.yaml to build/verilog/
 #   make synth     Yosys area estimates -> build/synth/area.md and area.json
@@ -18,7 +19,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.simtlab-installed
 JOBS   ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: setup test cosim verilog synth ptx bench clean iverilog reproduce speedups
+.PHONY: setup test test-sweep cosim verilog synth ptx bench clean iverilog reproduce speedups
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -49,8 +50,12 @@ endef
 
 # tb/ runs verbosely so the log names every cocotb testbench that ran under Icarus.
 test: setup
-	@$(call run_pytest,tests)
-	@$(call run_pytest,-v tb)
+	@$(call run_pytest,-m 'not sweep' tests)
+	@$(call run_pytest,-v -m 'not sweep' tb)
+
+# Exhaustive mechanism x workload output-equality sweeps (tens of minutes on 2 cores).
+test-sweep: setup
+	@$(call run_pytest,-m sweep tests)
 
 cosim: setup
 	@$(call run_pytest,-v tb)

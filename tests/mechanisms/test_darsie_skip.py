@@ -44,7 +44,7 @@ def test_outputs_bit_identical_fast(workload, variant):
     _check_identical(workload, variant)
 
 
-@pytest.mark.slow
+@pytest.mark.sweep
 @pytest.mark.parametrize("variant", VARIANTS)
 @pytest.mark.parametrize("workload", sorted(registry.all_workloads()))
 def test_outputs_bit_identical_all(workload, variant):

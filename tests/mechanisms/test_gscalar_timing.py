@@ -372,7 +372,7 @@ def test_workload_list_is_the_gscalar_suite():
     assert sorted(gscalar_workloads()) == sorted(GSCALAR_WORKLOADS)
 
 
-@pytest.mark.slow
+@pytest.mark.sweep
 @pytest.mark.parametrize("name", GSCALAR_WORKLOADS)
 def test_outputs_bit_identical_under_every_variant(name):
     """Timing-mode outputs equal the functional run's (= the baseline's) byte for byte."""
