@@ -41,7 +41,7 @@ def test_unknown_mechanism_is_a_clear_error():
 
 
 def test_baseline_report_renders_every_config():
-    opts = ReportOptions(size="small")
+    opts = ReportOptions(size="small", all_configs=True)  # DCT is a DARSIE workload only
     picked = [j for j in baseline.jobs(opts) if j.workload == "DCT"]
     assert {j.config for j in picked} == {c for c, _ in baseline.BASELINE_CONFIGS}
     results = {j.key: run_job(j) for j in picked}
@@ -60,3 +60,10 @@ def test_cli_unknown_report(capsys):
     from golden.cli import main
     assert main(["report", "nosuch"]) == 2
     assert "unknown report 'nosuch'" in capsys.readouterr().err
+
+
+def test_baseline_report_default_covers_each_seeds_workloads():
+    opts = ReportOptions(size="small")
+    assert {j.config for j in baseline.jobs(opts) if j.workload == "DCT"} == {"pascal"}
+    assert {j.config for j in baseline.jobs(opts) if j.workload == "BFS"} == {"gtx285", "fx5800"}
+    assert {j.workload for j in baseline.jobs(opts)} == set(baseline._workloads(opts))
