@@ -405,6 +405,8 @@ class DarsieMechanism(Mechanism):
             if not r.hit or e is None or r.mask >> w.widx & 1:
                 return False  # fetch normally (it may lead this PC at issue)
             if e.sync:
+                if w.ibuf.entries or self._skips.pending(w):
+                    return True  # hold only a warp that really reached the PC (older ones issue first)
                 arrived_mask, done = s.table.arrive(slot.index, r.index, w.widx)
                 e.waiters.append(w)
                 w.hold = True
