@@ -6,6 +6,7 @@ test time (reused while present). Slow: three timing runs plus five simulator bu
 
 from __future__ import annotations
 
+import fcntl
 from pathlib import Path
 
 import pytest
@@ -19,8 +20,16 @@ OUT = Path(__file__).resolve().parents[2] / "build" / "darsie_traces"
 
 @pytest.fixture(scope="module")
 def trace_root():
-    for w in WORKLOADS:
-        record_workload_traces(w, OUT)
+    # pytest-xdist workers share build/: one records while the others wait on the lock,
+    # then find the stamp and reuse the traces (no reader sees a half-written file).
+    OUT.mkdir(parents=True, exist_ok=True)
+    with open(OUT / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            for w in WORKLOADS:
+                record_workload_traces(w, OUT)
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
     return OUT
 
 
