@@ -495,6 +495,7 @@ class SM:
         n = len(warps)
         start = self._fetch_ptr % n
         fetched = 0
+        skipped = False  # a mechanism moved a warp's fetch PC (skipped instructions): progress
         st = self.stats
         for k in range(n):
             w = warps[(start + k) % n]
@@ -506,8 +507,11 @@ class SM:
                 if m.on_fetch(self, w, pc):
                     skip = True
             if skip:
+                if w.fetch_pc != pc:
+                    skipped = True
                 continue
-            if w.fetch_pc != pc:  # a mechanism skipped instructions at fetch (PC += 8 ...)
+            if w.fetch_pc != pc:
+                skipped = True  # a mechanism skipped instructions at fetch (PC += 8 ...)
                 pc = w.fetch_pc
                 if pc >= self.n_prog or w.done:
                     continue
@@ -526,4 +530,4 @@ class SM:
             if fetched >= self.fetch_width:
                 self._fetch_ptr = (start + k + 1) % n
                 break
-        return fetched > 0
+        return fetched > 0 or skipped
