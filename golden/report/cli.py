@@ -13,6 +13,7 @@ import sys
 import time
 from pathlib import Path
 
+from golden.cli import _atomic_write as _write
 from golden.errors import SimtlabError
 from golden.report import REPORTS
 from golden.report.runner import ReportOptions, run_jobs
@@ -41,13 +42,6 @@ def add_subcommand(sub) -> None:
     r.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1)
     r.add_argument("--out", default="build/results")
     r.set_defaults(fn=cmd_report)
-
-
-def _write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(text)
-    os.replace(tmp, path)
 
 
 def cmd_report(args) -> int:
