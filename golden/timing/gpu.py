@@ -142,6 +142,8 @@ class GPU:
                 for k in range(len(sms)):
                     sm = sms[(rr + k) % len(sms)]
                     if fits(sm) and all(m.on_dispatch(sm, next_tb, wpt) for m in self.mechanisms):
+                        if sm.sleep_since is not None:
+                            sm.wake(now)  # it ticks again next cycle, with the new TB
                         sm.add_tb(next_tb, threads, regs, shared)
                         rr = (rr + k + 1) % len(sms)
                         next_tb += 1
@@ -158,13 +160,24 @@ class GPU:
                               f"(a mechanism's on_dispatch refused every SM)")
         now = 0
         retired = 0
+        never = 1 << 62
+        # Event skipping at two levels. Per SM: a cycle without progress that leaves the
+        # SM quiescent puts it to sleep until its next_event() (or a new TB); its stall
+        # counters are caught up when it wakes (SM.sleep / SM.wake). Whole GPU: when no
+        # awake SM made progress, time jumps to the earliest event of any SM.
         while retired < n_tbs:
             progress = False
             any_retired = False
             for sm in sms:
                 if sm.warps:
+                    if sm.sleep_since is not None:
+                        if sm.wake_at > now:
+                            continue
+                        sm.wake(now - 1)
                     if sm.tick(now):
                         progress = True
+                    elif sm.quiescent:
+                        sm.sleep(now)
                     if sm.retired:
                         retired += len(sm.retired)
                         sm.retired.clear()
@@ -177,12 +190,16 @@ class GPU:
             if progress:
                 now += 1
             else:
-                nxt = [c for c in (sm.next_event(now) for sm in sms if sm.warps) if c is not None]
-                if not nxt:
-                    raise DeadlockError(self._deadlock_report(launch, sms, now))
-                target = min(nxt)
+                target = never
                 for sm in sms:
                     if sm.warps:
+                        c = sm.wake_at if sm.sleep_since is not None else sm.next_event(now)
+                        if c is not None and c < target:
+                            target = c
+                if target == never:
+                    raise DeadlockError(self._deadlock_report(launch, sms, now))
+                for sm in sms:
+                    if sm.warps and sm.sleep_since is None:
                         sm.account_idle(target - now - 1)
                 now = target
             if now > self.max_cycles:

@@ -208,6 +208,13 @@ class SM:
         self.n_prog = len(decoded) * 8
         self.local_threads = 1
         self.now = 0
+        # Per-SM event skipping (see GPU.run): a tick without progress that leaves the SM
+        # ``quiescent`` lets it sleep until its next_event(); ``sleep_since`` is the last
+        # cycle it ticked (None while awake), ``wake_at`` the cycle it ticks again.
+        self.quiescent = False
+        self.sleep_since = None
+        self.wake_at = 0
+        self._fetch_refused = False
 
     # ------------------------------------------------------------------ dispatch
     def add_tb(self, tb_id: int, threads: int, regs: int, shared: int) -> None:
@@ -279,6 +286,17 @@ class SM:
                 st.scheduler_cycles += 1
         if self.warps and self._fetch(now):
             progress = True
+        if not progress:
+            # May the SM sleep until next_event()? Only if nothing asked for a re-evaluation
+            # next cycle: no dirty scheduler (e.g. a two-level active-set swap) and no
+            # mechanism that refused a fetch this cycle (it may retry, e.g. a port conflict).
+            q = not self._fetch_refused
+            if q:
+                for sched in self.schedulers:
+                    if sched.dirty and sched.warps:
+                        q = False
+                        break
+            self.quiescent = q
         return progress
 
     def _wake_cycle(self, sched: IssueScheduler, now: int) -> int:
@@ -313,6 +331,21 @@ class SM:
                 st.stalls[sched.last_reason] += cycles
                 st.scheduler_cycles += cycles
 
+    def sleep(self, now: int) -> None:
+        """Stop ticking after cycle ``now`` (which made no progress and left the SM
+        quiescent) until :meth:`next_event`; ``wake_at`` is huge if the SM waits only for
+        a new thread block."""
+        self.sleep_since = now
+        nxt = self.next_event(now)
+        self.wake_at = (1 << 62) if nxt is None else nxt
+
+    def wake(self, upto: int) -> None:
+        """End a sleep: the cycles after ``sleep_since`` up to ``upto`` repeated the last
+        stall outcomes (as if ticked without progress); tick again from ``upto + 1``."""
+        self.account_idle(upto - self.sleep_since)
+        self.sleep_since = None
+        self.wake_at = 0
+
     def next_event(self, now: int) -> int | None:
         """Earliest future cycle at which this SM's state can change (None if never)."""
         cands = []
@@ -326,8 +359,8 @@ class SM:
                 cands.append(e[0][1])
         for p in self.pipes:
             for f in p.free_at:
-                if f > now:
-                    cands.append(f)
+                if f - 2 > now:  # issue in t needs the unit by t + 2 (see _issue)
+                    cands.append(f - 2)
         r = self.oc.next_release()
         if r is not None and r > now:
             cands.append(r)
@@ -496,6 +529,7 @@ class SM:
         start = self._fetch_ptr % n
         fetched = 0
         skipped = False  # a mechanism moved a warp's fetch PC (skipped instructions): progress
+        self._fetch_refused = False
         st = self.stats
         for k in range(n):
             w = warps[(start + k) % n]
@@ -509,6 +543,7 @@ class SM:
             if skip:
                 if w.fetch_pc != pc:
                     skipped = True
+                self._fetch_refused = True
                 continue
             if w.fetch_pc != pc:
                 skipped = True  # a mechanism skipped instructions at fetch (PC += 8 ...)
