@@ -40,6 +40,59 @@ _NOPS = {"membar", "fence", "prefetch", "nanosleep", "pragma"}
 _CONTROL_OPS = frozenset({"bra", "exit", "ret", "call", "bar", "barrier"})
 
 
+@dataclass(frozen=True)
+class _AluPlan:
+    """A register/immediate-only ALU instruction decoded for the single-warp fast path:
+    ``srcs`` = (storage key or None, register type, operand type, immediate value) per
+    source; ``dsts`` = (storage key, result type, register type) or None per result."""
+
+    fn: object
+    srcs: tuple
+    dsts: tuple
+
+
+_NO_PLAN = object()
+#: opcodes with their own executor paths in FunctionalLaunch._execute
+_EXECUTOR_PATH = frozenset({"ld", "ldu", "st", "atom", "red", "cvta", "vote", "activemask", "shfl"})
+
+
+def _alu_plan(program: Program, s: Slot) -> "_AluPlan | None":
+    """The fast-path plan of slot ``s``, or None when :meth:`FunctionalLaunch._execute`
+    must run it (memory, warp-level, special-register or symbol operands, no-ops,
+    undeclared registers: the slow path also reports errors)."""
+    inst = s.inst
+    op = inst.opcode
+    if op in _EXECUTOR_PATH or op in _NOPS:
+        return None
+    if op == "mov" and isinstance(inst.operands[1], (SpecialReg, Sym)):
+        return None
+    try:
+        c = compile_op(inst)
+    except PTXError:
+        return None
+    srcs = []
+    for o, t in zip(c.src_operands, c.src_types):
+        if isinstance(o, Reg):
+            key = s.regs.get(o.name)
+            if key is None:
+                return None
+            srcs.append((key, program.reg_types[key], t, None))
+        elif isinstance(o, Imm):
+            srcs.append((None, None, t, imm_as(o, t)))
+        else:
+            return None
+    dsts = []
+    for r, t in zip(c.dst_operands, c.dst_types):
+        if r is None:
+            dsts.append(None)
+            continue
+        key = s.regs.get(r.name)
+        if key is None:
+            return None
+        dsts.append((key, t, program.reg_types[key]))
+    return _AluPlan(c.fn_raw, tuple(srcs), tuple(dsts))
+
+
 def _MASK_BITS(mask: int) -> np.ndarray:
     """int lane bitmask -> bool (32,)."""
     return np.unpackbits(np.array([mask], dtype="<u4").view(np.uint8), bitorder="little").astype(bool)
@@ -159,6 +212,7 @@ class FunctionalLaunch:
         self._last_mem: MemAccess | None = None
         self._last_active: int | None = None
         self._one: dict[int, np.ndarray] = {}  # warp -> np.array([warp]) for single-warp steps
+        self._plans: dict[int, _AluPlan | None] = {}  # pc -> single-warp ALU plan (None: no plan)
         self.clock = 0
 
     # ------------------------------------------------------------------ driver
@@ -247,16 +301,49 @@ class FunctionalLaunch:
         stats = self.stats
         op = inst.opcode
         stats.warp_instructions += 1
-        nact = int(np.count_nonzero(active))
+        nact = (mask if self._last_active is None else self._last_active).bit_count()
         stats.thread_instructions += nact
         stats.by_opcode[op] += 1
         stats.by_class[OPCODE_CLASS.get(op, "other")] += 1
         if nact:
-            g = self._one.get(warp)
-            if g is None:
-                g = self._one[warp] = np.array([warp], dtype=np.int64)
-            self._execute(w, s, lanes, active, path, g)
+            plan = self._plans.get(pc, _NO_PLAN)
+            if plan is _NO_PLAN:
+                plan = self._plans[pc] = _alu_plan(self.program, s)
+            if plan is not None:
+                self._run_plan(w, plan, lanes, active, nact == 32)
+            else:
+                g = self._one.get(warp)
+                if g is None:
+                    g = self._one[warp] = np.array([warp], dtype=np.int64)
+                self._execute(w, s, lanes, active, path, g)
         w.stacks.advance_one(warp, pc + 8)
+
+    @staticmethod
+    def _run_plan(w: Wave, plan: "_AluPlan", lanes: slice, active: np.ndarray, full: bool) -> None:
+        """Execute an ALU instruction of one warp from its precompiled :class:`_AluPlan`
+        (same semantics as :meth:`_execute`'s generic path: read_as / fn / write_as)."""
+        regs = w.regs
+        vals = []
+        for key, rt, t, imm in plan.srcs:
+            if key is None:
+                vals.append(imm)
+            else:
+                v = regs[key][lanes]
+                vals.append(v if rt == t else read_as(v, rt, t))
+        with np.errstate(all="ignore"):
+            res = plan.fn(*vals)
+        for d, v in zip(plan.dsts, res):
+            if d is None:
+                continue
+            key, t, rt = d
+            arr = regs[key]
+            v = write_as(np.asarray(v), t, rt)
+            if full:
+                arr[lanes] = v
+            elif v.ndim == 0 or v.size == 1:
+                arr[lanes][active] = v.reshape(())
+            else:
+                np.copyto(arr[lanes], v, where=active)
 
     def _run_wave(self, w: Wave) -> None:
         st = w.stacks
