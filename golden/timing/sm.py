@@ -304,7 +304,7 @@ class SM:
         I-buffer entry becoming valid, a pipeline unit or a collector unit freeing). Events
         (writeback, fetch, barrier release, warp arrival/exit) set ``sched.dirty`` instead."""
         wake = 1 << 62
-        for w in sched.order():
+        for w in (sched.active if sched.policy == "two_level" else sched.warps):  # order-free
             e = w.ibuf.entries
             if e and now < e[0][1] < wake:
                 wake = e[0][1]
