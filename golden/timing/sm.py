@@ -259,13 +259,15 @@ class SM:
         """Simulate cycle ``now``; return True if anything happened (for event skipping)."""
         progress = False
         self.now = now  # current cycle, for mechanisms
+        st = self.stats
+        st.sm_cycles += 1
+        st.resident_warp_cycles += len(self.warps)
         wb = self._wb
         if wb and wb[0][0] <= now:
             progress = True
             self._writeback(now)
         if self._memq and self._memq[0][0] <= now:
             progress = self._memory_port(now) or progress
-        st = self.stats
         stalls = st.stalls
         for sched in self.schedulers:
             if sched.warps:
@@ -326,6 +328,8 @@ class SM:
     def account_idle(self, cycles: int) -> None:
         """Skipped ``cycles`` in which nothing changed: each scheduler repeats its outcome."""
         st = self.stats
+        st.sm_cycles += cycles
+        st.resident_warp_cycles += len(self.warps) * cycles
         for sched in self.schedulers:
             if sched.warps:
                 st.stalls[sched.last_reason] += cycles

@@ -37,6 +37,9 @@ Counter definitions
   result: scoreboard RAW/WAW), ``structural`` (operands were ready but no collector unit
   or pipeline was free). :meth:`TimingStats.check` verifies that the six add up to
   ``scheduler_cycles``.
+* ``sm_cycles`` / ``resident_warp_cycles`` -- cycles summed over SMs that had resident
+  warps, and resident warps summed over those SM-cycles (their ratio is the mean number of
+  warps an active SM holds: how much latency it can hide).
 * ``rf_reads[b] / rf_writes[b]`` -- warp-wide vector-register accesses of bank ``b``.
 * ``oc_bank_conflicts`` -- operand reads that could not be served in the cycle they
   were requested because another read held the bank (one per lost read-cycle).
@@ -77,7 +80,7 @@ _SCALARS = (
     "cycles",
     "instructions_fetched", "instructions_decoded", "instructions_issued",
     "instructions_executed", "instructions_skipped", "thread_instructions",
-    "scheduler_cycles", "oc_bank_conflicts",
+    "scheduler_cycles", "sm_cycles", "resident_warp_cycles", "oc_bank_conflicts",
     "icache_hits", "icache_misses",
     "l1_hits", "l1_misses", "shared_accesses", "shared_bank_conflict_cycles",
     "l2_hits", "l2_misses",
@@ -111,6 +114,8 @@ class TimingStats:
     instructions_skipped: int = 0
     thread_instructions: int = 0
     scheduler_cycles: int = 0
+    sm_cycles: int = 0
+    resident_warp_cycles: int = 0
     stalls: list = field(default_factory=list)
     rf_reads: list = field(default_factory=list)
     rf_writes: list = field(default_factory=list)

@@ -1,0 +1,59 @@
+"""simtlab report darsie: job list and rendering (synthetic results, no simulation)."""
+
+from golden.report import darsie
+from golden.report.runner import ReportOptions
+
+
+def _result(cycles, fetched, executed, digest="d"):
+    return {
+        "cycles": cycles, "output_digest": digest, "outputs_match": True,
+        "energy": {"total_j": float(cycles), "dynamic_j": float(executed),
+                   "static_j": float(cycles - executed)},
+        "stall_fractions": {k: 1 / 6 for k in ("issue", "memory", "no_instruction", "barrier",
+                                               "dependence", "structural")},
+        "timing": {"instructions_fetched": fetched, "instructions_executed": executed,
+                   "oc_bank_conflicts": 0, "mechanism": {}, "sm_cycles": cycles,
+                   "resident_warp_cycles": 8 * cycles},
+    }
+
+
+def _results(opts, speedups_full, speedups_filled):
+    out = {}
+    for w in darsie._workloads(opts):
+        for sms, sp in ((None, speedups_full), (darsie.FILLED_SMS, speedups_filled)):
+            if sms and w.dims < 2:
+                continue
+            out[darsie._job(w.name, opts, (), sms).key] = _result(1000, 100, 100)
+            for m in darsie.MECHS:
+                out[darsie._job(w.name, opts, (m,), sms).key] = _result(
+                    int(1000 / sp.get(m, 1.0)), 80, 80)
+    return out
+
+
+def test_filled_runs_only_for_2d_and_small_inputs():
+    small = darsie.jobs(ReportOptions(size="small"))
+    filled = [j for j in small if j.overrides]
+    names_2d = {w.name for w in darsie._workloads(ReportOptions()) if w.dims >= 2}
+    assert filled and {j.workload for j in filled} == names_2d
+    assert all(dict(j.overrides) == {"core.num_sms": darsie.FILLED_SMS} for j in filled)
+    assert len(filled) == len(names_2d) * (1 + len(darsie.MECHS))
+    assert not [j for j in darsie.jobs(ReportOptions(size="default")) if j.overrides]
+
+
+def test_render_filled_section_and_verdicts():
+    opts = ReportOptions(size="small")
+    res = _results(opts, {"darsie": 0.9, "uv": 1.0, "dac-ideal": 1.05},
+                   {"darsie": 1.25, "uv": 1.0, "dac-ideal": 1.1, "darsie-no-cf-sync": 1.3})
+    md, data = darsie.render(res, opts)
+    assert "does **not** beat both" in md                      # the 28-SM verdict
+    assert "### Filled SMs" in md
+    assert abs(data["filled_sms"]["geomean"]["speedup_darsie"] - 1.25) < 0.01
+    assert "it beats uv and dac-ideal." in md
+    assert abs(data["geomean"]["2D"]["speedup_darsie"] - 0.9) < 0.01
+
+
+def test_render_without_filled_runs():
+    opts = ReportOptions(size="default")
+    res = _results(opts, {"darsie": 1.2}, {})
+    md, data = darsie.render(res, opts)
+    assert "### Filled SMs" not in md and "filled_sms" not in data
