@@ -213,6 +213,7 @@ class FunctionalLaunch:
         self._last_active: int | None = None
         self._one: dict[int, np.ndarray] = {}  # warp -> np.array([warp]) for single-warp steps
         self._plans: dict[int, _AluPlan | None] = {}  # pc -> single-warp ALU plan (None: no plan)
+        self._mask_bits: dict[int, np.ndarray] = {}  # lane mask -> read-only bool (32,) lanes
         self.clock = 0
 
     # ------------------------------------------------------------------ driver
@@ -292,7 +293,15 @@ class FunctionalLaunch:
         common case), with scalar SIMT-stack updates instead of vectorised ones."""
         inst = s.inst
         lanes = slice(warp * 32, warp * 32 + 32)
-        path = w.ones[:32] if mask == 0xFFFFFFFF else _MASK_BITS(mask)
+        if mask == 0xFFFFFFFF:
+            path = w.ones[:32]
+        else:
+            path = self._mask_bits.get(mask)
+            if path is None:
+                path = _MASK_BITS(mask)
+                path.flags.writeable = False  # shared by every step with this mask
+                if len(self._mask_bits) < 4096:
+                    self._mask_bits[mask] = path
         active = path
         if inst.guard is not None:
             pv = w.regs[s.regs[inst.guard.reg.name]][lanes]
