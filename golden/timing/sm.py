@@ -561,7 +561,8 @@ class SM:
             else:
                 st.icache_misses += 1
             w.ibuf.push(pc, now + max(1, lat))
-            w.sched.dirty = True
+            if len(w.ibuf.entries) == 1:
+                w.sched.dirty = True  # a new I-buffer head (schedulers look only at heads)
             w.fetch_pc = pc + 8
             st.instructions_fetched += 1
             st.instructions_decoded += 1
