@@ -15,7 +15,9 @@ Hook points and what a return value means:
 
 * :meth:`on_fetch` -- the fetch stage chose ``warp`` to fetch ``pc``; return True to
   *skip* the fetch this cycle (no I-cache access, no I-buffer entry; the SM tries the
-  next warp).
+  next warp). The hook is asked again next cycle: an SM where a hook refused a fetch
+  does not sleep (per-SM event skipping, :meth:`golden.timing.gpu.GPU.run`), so a
+  mechanism may refuse for reasons that are not SM events (e.g. a busy table port).
   A mechanism may also *skip* instructions at fetch itself (DARSIE followers): it
   advances the warp functionally with
   :meth:`golden.simt.engine.FunctionalLaunch.skip_warp` (only when the warp's I-buffer
