@@ -37,7 +37,8 @@ def add_subcommand(sub) -> None:
                    help="workload input size (default: small; see README for why)")
     r.add_argument("--full", action="store_true", help="same as --size default (long)")
     r.add_argument("--all-configs", action="store_true",
-                   help="baseline: every workload on every config (default: each seed's workloads)")
+                   help="every workload, not only each seed's stand-ins: baseline on every "
+                        "config, darsie on all 27 workloads")
     r.add_argument("--seed", type=int, default=0)
     r.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1)
     r.add_argument("--out", default="build/results")
