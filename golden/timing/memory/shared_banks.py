@@ -56,6 +56,16 @@ class SharedBanks:
         first = offs // w
         last = (offs + np.uint64(size - 1)) // w
         span = int((last - first).max()) + 1
+        if span == 1:  # common case: each lane touches one word (plain Python is faster here)
+            ws = first.tolist()
+            if not serialize_same_word:
+                ws = set(ws)
+            nb = self._banks
+            per_bank: dict = {}
+            for x in ws:
+                b = x % nb
+                per_bank[b] = per_bank.get(b, 0) + 1
+            return max(per_bank.values())
         words = [first]
         for k in range(1, span):
             s = first + np.uint64(k)
