@@ -129,3 +129,18 @@ def test_rtl_random_matches_golden():
     print(f"seed {SEED}")
     ops = random_skip_table(SMALL, random.Random(SEED), 250)
     check_against_golden("skip_table", SMALL, ops, f"random seed {SEED}")
+
+
+def test_unchecked_table_skips_range_checks_unless_recording():
+    """check=False (the timing mechanism's in-range requests) behaves identically on valid
+    transactions; a recorder (trace for RTL replay) turns the checks back on."""
+    rng = random.Random(SEED)
+    a, b = SkipTable(SMALL), SkipTable(SMALL, check=False)
+    for _ in range(300):
+        ops = SkipTableOps(rd0_en=1, rd0_tb=rng.randrange(2), rd0_pc=rng.randrange(16),
+                           wr_op=rng.choice(list(SkipOp)), wr_tb=rng.randrange(2),
+                           wr_pc=rng.randrange(16), wr_index=rng.randrange(4), wr_warp=rng.randrange(4))
+        assert a.step(ops) == b.step(ops)
+    recorded = SkipTable(SMALL, check=False, recorder=lambda *args, **kw: None)
+    with pytest.raises(SimtlabError):
+        recorded.probe(0, 1 << 8)

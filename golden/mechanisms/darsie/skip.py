@@ -158,7 +158,7 @@ class _Slot:
         self.rename = RenameTable(RenameTableParams(warps=32, entries=params.rename_entries,
                                                     reg_width=reg_width,
                                                     version_width=params.version_width),
-                                  recorder=rec.get("rename_table"))
+                                  recorder=rec.get("rename_table"), check=False)
         self.version = VersionTable(VersionTableParams(entries=params.freelist, reg_width=reg_width,
                                                        version_width=params.version_width,
                                                        phys_width=max(8, (params.freelist - 1).bit_length())),
@@ -185,7 +185,8 @@ class _SMState:
         self.nslots = min(32, p.skip_tbs or sm.cfg.core.max_tbs_per_sm)
         rec = recorders or {}
         self.table = SkipTable(SkipTableParams(tbs=self.nslots, entries=p.entries, warps=32,
-                                               pc_width=p.pc_width), recorder=rec.get("skip_table"))
+                                               pc_width=p.pc_width), recorder=rec.get("skip_table"),
+                               check=False)
         self.coalescer = PCCoalescer(CoalescerParams(slots=p.coalescer_slots, tbs=self.nslots,
                                                      pc_width=p.pc_width),
                                      recorder=rec.get("pc_coalescer"))
