@@ -140,6 +140,18 @@ def _geo(rows: list, key: str):
     return geomean(vals) if vals else None
 
 
+def _geomeans(rows: list) -> dict:
+    """Geomean of every per-mechanism ratio over ``rows``."""
+    return {k: _geo(rows, k) for k in
+            [f"{p}_{m}" for p in ("fetch", "exec", "speedup", "energy", "dyn") for m in MECHS]}
+
+
+def _speedups(r: dict) -> str:
+    """Table cells: speedup of darsie, uv, dac-ideal, darsie-ignore-store, darsie-no-cf-sync."""
+    return " | ".join(_fmt(r.get(f"speedup_{m}"), "x") for m in
+                      ("darsie", "uv", "dac-ideal", "darsie-ignore-store", "darsie-no-cf-sync"))
+
+
 def _why(results: dict, opts: ReportOptions, rows2d: list) -> list[str]:
     """Measured context for the 2D speedups: how issue-bound the baseline is, how much of
     its energy is static, and where DARSIE's schedulers lose cycles."""
@@ -201,17 +213,11 @@ def _filled(results: dict, opts: ReportOptions, names: list) -> tuple[list[str],
         wf = r["warps_per_sm_full_gpu"]
         out.append(
             f"| {name} | {_fmt(wf, 'x') if wf else '–'} → {_fmt(r['warps_per_sm'], 'x')} | "
-            f"{_fmt(_pct_removed(r.get('fetch_darsie')))} | {_fmt(r.get('speedup_darsie'), 'x')} | "
-            f"{_fmt(r.get('speedup_uv'), 'x')} | {_fmt(r.get('speedup_dac-ideal'), 'x')} | "
-            f"{_fmt(r.get('speedup_darsie-ignore-store'), 'x')} | "
-            f"{_fmt(r.get('speedup_darsie-no-cf-sync'), 'x')} | "
+            f"{_fmt(_pct_removed(r.get('fetch_darsie')))} | {_speedups(r)} | "
             f"{_fmt(_pct_removed(r.get('energy_darsie')))} | {'yes' if same else 'NO'} |")
-    g = {k: _geo(rows, k) for k in
-         [f"{p}_{m}" for p in ("fetch", "exec", "speedup", "energy", "dyn") for m in MECHS]}
+    g = _geomeans(rows)
     out.append(
-        f"| **geomean 2D** | | {_fmt(_pct_removed(g['fetch_darsie']))} | {_fmt(g['speedup_darsie'], 'x')} | "
-        f"{_fmt(g['speedup_uv'], 'x')} | {_fmt(g['speedup_dac-ideal'], 'x')} | "
-        f"{_fmt(g['speedup_darsie-ignore-store'], 'x')} | {_fmt(g['speedup_darsie-no-cf-sync'], 'x')} | "
+        f"| **geomean 2D** | | {_fmt(_pct_removed(g['fetch_darsie']))} | {_speedups(g)} | "
         f"{_fmt(_pct_removed(g['energy_darsie']))} | |")
     out.append("| *paper 2D* | | 23 / 17 | 1.30 | 1.02 | 1.11 | ≈ DARSIE | figure only | 25 | |")
     sp = g.get("speedup_darsie") or 0
@@ -262,21 +268,15 @@ def render(results: dict, opts: ReportOptions) -> tuple[str, dict]:
             same = all(r.get(f"same_{m}") for m in MECHS)
             lines.append(
                 f"| {name} | {tuple(r['tb'][:2])} | {_fmt(_pct_removed(r.get('fetch_darsie')))} | "
-                f"{_fmt(_pct_removed(r.get('exec_darsie')))} | {_fmt(r.get('speedup_darsie'), 'x')} | "
-                f"{_fmt(r.get('speedup_uv'), 'x')} | {_fmt(r.get('speedup_dac-ideal'), 'x')} | "
-                f"{_fmt(r.get('speedup_darsie-ignore-store'), 'x')} | "
-                f"{_fmt(r.get('speedup_darsie-no-cf-sync'), 'x')} | "
+                f"{_fmt(_pct_removed(r.get('exec_darsie')))} | {_speedups(r)} | "
                 f"{_fmt(_pct_removed(r.get('energy_darsie')))} ({_fmt(_pct_removed(r.get('dyn_darsie')))}) | "
                 f"{_fmt(_pct_removed(r.get('energy_uv')))} | {_fmt(_pct_removed(r.get('energy_dac-ideal')))} | "
                 f"{'yes' if same else 'NO'} |")
-        g = {k: _geo(rows, k) for k in
-             [f"{p}_{m}" for p in ("fetch", "exec", "speedup", "energy", "dyn") for m in MECHS]}
+        g = _geomeans(rows)
         geo[dims] = g
         lines.append(
             f"| **geomean {dims}D** | | {_fmt(_pct_removed(g['fetch_darsie']))} | "
-            f"{_fmt(_pct_removed(g['exec_darsie']))} | {_fmt(g['speedup_darsie'], 'x')} | "
-            f"{_fmt(g['speedup_uv'], 'x')} | {_fmt(g['speedup_dac-ideal'], 'x')} | "
-            f"{_fmt(g['speedup_darsie-ignore-store'], 'x')} | {_fmt(g['speedup_darsie-no-cf-sync'], 'x')} | "
+            f"{_fmt(_pct_removed(g['exec_darsie']))} | {_speedups(g)} | "
             f"{_fmt(_pct_removed(g['energy_darsie']))} ({_fmt(_pct_removed(g['dyn_darsie']))}) | "
             f"{_fmt(_pct_removed(g['energy_uv']))} | {_fmt(_pct_removed(g['energy_dac-ideal']))} | |")
         if dims == 2:
