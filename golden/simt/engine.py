@@ -56,10 +56,11 @@ _NO_PLAN = object()
 _EXECUTOR_PATH = frozenset({"ld", "ldu", "st", "atom", "red", "cvta", "vote", "activemask", "shfl"})
 
 
-def _alu_plan(program: Program, s: Slot) -> "_AluPlan | None":
+def _alu_plan(program: Program, s: Slot, compiled) -> "_AluPlan | None":
     """The fast-path plan of slot ``s``, or None when :meth:`FunctionalLaunch._execute`
     must run it (memory, warp-level, special-register or symbol operands, no-ops,
-    undeclared registers: the slow path also reports errors)."""
+    undeclared registers: the slow path also reports errors). ``compiled(s)`` gives the
+    slot's cached CompiledOp."""
     inst = s.inst
     op = inst.opcode
     if op in _EXECUTOR_PATH or op in _NOPS:
@@ -67,7 +68,7 @@ def _alu_plan(program: Program, s: Slot) -> "_AluPlan | None":
     if op == "mov" and isinstance(inst.operands[1], (SpecialReg, Sym)):
         return None
     try:
-        c = compile_op(inst)
+        c = compiled(s)
     except PTXError:
         return None
     srcs = []
@@ -317,7 +318,7 @@ class FunctionalLaunch:
         if nact:
             plan = self._plans.get(pc, _NO_PLAN)
             if plan is _NO_PLAN:
-                plan = self._plans[pc] = _alu_plan(self.program, s)
+                plan = self._plans[pc] = _alu_plan(self.program, s, self._compiled)
             if plan is not None:
                 self._run_plan(w, plan, lanes, active, nact == 32)
             else:
@@ -642,15 +643,19 @@ class FunctionalLaunch:
         elif op in _NOPS:
             return
         else:
-            c = self._ops.get(s.pc)
-            if c is None:
-                c = compile_op(inst)
-                self._ops[s.pc] = c
+            c = self._compiled(s)
             vals = [self._read(w, s, o, t, lanes) for o, t in zip(c.src_operands, c.src_types)]
             with np.errstate(all="ignore"):
                 res = c.fn_raw(*vals)
             for r, t, v in zip(c.dst_operands, c.dst_types, res):
                 self._write(w, s, r, v, t, lanes, active)
+
+    def _compiled(self, s: Slot):
+        """The :class:`~golden.exec.compiled.CompiledOp` of slot ``s`` (compiled once per PC)."""
+        c = self._ops.get(s.pc)
+        if c is None:
+            c = self._ops[s.pc] = compile_op(s.inst)
+        return c
 
     def _cvta(self, w, s, lanes, active):
         inst = s.inst
