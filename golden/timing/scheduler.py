@@ -35,6 +35,7 @@ class IssueScheduler:
         # ``wake`` unless an event marks the scheduler ``dirty`` (writeback, fetch, barrier...).
         self.dirty = True
         self.wake = 0
+        self.head_ready = 1 << 62  # set by the SM's issue walk: earliest pending I-buffer head
 
     def add(self, warp) -> None:
         """A warp was dispatched to this scheduler."""

@@ -305,11 +305,7 @@ class SM:
         """Earliest cycle at which a stalled scheduler's outcome can change by itself (an
         I-buffer entry becoming valid, a pipeline unit or a collector unit freeing). Events
         (writeback, fetch, barrier release, warp arrival/exit) set ``sched.dirty`` instead."""
-        wake = 1 << 62
-        for w in (sched.active if sched.policy == "two_level" else sched.warps):  # order-free
-            e = w.ibuf.entries
-            if e and now < e[0][1] < wake:
-                wake = e[0][1]
+        wake = sched.head_ready  # earliest not-yet-valid I-buffer head, from _issue's walk
         for p in self.pipes:
             for f in p.free_at:
                 if now < f - 2 < wake:
@@ -432,9 +428,14 @@ class SM:
         reason = None
         has_inst = False
         at_bar = False
+        head_ready = 1 << 62
         for w in sched.order():
             e = w.ibuf.entries
-            if not e or e[0][1] > now:
+            if not e:
+                continue
+            if e[0][1] > now:
+                if e[0][1] < head_ready:
+                    head_ready = e[0][1]
                 continue
             has_inst = True
             if w.wave.at_barrier[w.widx]:
@@ -468,6 +469,7 @@ class SM:
                 n += 1
             sched.issued(w)
             return STALL_ISSUE
+        sched.head_ready = head_ready
         if not has_inst:
             return STALL_NO_INSTRUCTION
         if reason is None:
