@@ -94,6 +94,15 @@ def _alu_plan(program: Program, s: Slot, compiled) -> "_AluPlan | None":
     return _AluPlan(c.fn_raw, tuple(srcs), tuple(dsts))
 
 
+def _store_lanes(arr: np.ndarray, lanes: slice, vals: np.ndarray, active: np.ndarray) -> None:
+    """Write ``vals`` (one value, ndim 0, or one per lane) into the active lanes of
+    ``arr[lanes]``."""
+    if vals.ndim == 0:
+        arr[lanes][active] = vals
+    else:
+        np.copyto(arr[lanes], vals, where=active)
+
+
 def _MASK_BITS(mask: int) -> np.ndarray:
     """int lane bitmask -> bool (32,)."""
     return np.unpackbits(np.array([mask], dtype="<u4").view(np.uint8), bitorder="little").astype(bool)
@@ -350,10 +359,8 @@ class FunctionalLaunch:
             v = write_as(np.asarray(v), t, rt)
             if full:
                 arr[lanes] = v
-            elif v.ndim == 0 or v.size == 1:
-                arr[lanes][active] = v.reshape(())
             else:
-                np.copyto(arr[lanes], v, where=active)
+                _store_lanes(arr, lanes, v.reshape(()) if v.size == 1 else v, active)
 
     def _run_wave(self, w: Wave) -> None:
         st = w.stacks
@@ -615,10 +622,7 @@ class FunctionalLaunch:
         if vals.ndim and vals.size == 1 and active.size != 1:
             vals = vals.reshape(())
         if isinstance(lanes, slice):
-            if vals.ndim == 0:
-                arr[lanes][active] = vals
-            else:
-                np.copyto(arr[lanes], vals, where=active)
+            _store_lanes(arr, lanes, vals, active)
         else:
             idx = lanes[active]
             arr[idx] = vals if vals.ndim == 0 else vals[active]

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 from golden.errors import DeadlockError, LaunchError
 from golden.timing.memory.hierarchy import MemoryHierarchy
+from golden.timing.scheduler import NEVER
 from golden.timing.sm import SM, _regs_of, decode_program
 from golden.timing.stats import TimingStats
 
@@ -160,7 +161,6 @@ class GPU:
                               f"(a mechanism's on_dispatch refused every SM)")
         now = 0
         retired = 0
-        never = 1 << 62
         # Event skipping at two levels. Per SM: a cycle without progress that leaves the
         # SM quiescent puts it to sleep until its next_event() (or a new TB); its stall
         # counters are caught up when it wakes (SM.sleep / SM.wake). Whole GPU: when no
@@ -190,13 +190,13 @@ class GPU:
             if progress:
                 now += 1
             else:
-                target = never
+                target = NEVER
                 for sm in sms:
                     if sm.warps:
                         c = sm.wake_at if sm.sleep_since is not None else sm.next_event(now)
                         if c is not None and c < target:
                             target = c
-                if target == never:
+                if target == NEVER:
                     raise DeadlockError(self._deadlock_report(launch, sms, now))
                 for sm in sms:
                     if sm.warps and sm.sleep_since is None:

@@ -19,6 +19,10 @@ Policies (``core.scheduler``):
 from __future__ import annotations
 
 
+#: A cycle that never comes (no pending event).
+NEVER = 1 << 62
+
+
 class IssueScheduler:
     """One issue scheduler of an SM and the warps assigned to it."""
 
@@ -35,7 +39,7 @@ class IssueScheduler:
         # ``wake`` unless an event marks the scheduler ``dirty`` (writeback, fetch, barrier...).
         self.dirty = True
         self.wake = 0
-        self.head_ready = 1 << 62  # set by the SM's issue walk: earliest pending I-buffer head
+        self.head_ready = NEVER  # set by the SM's issue walk: earliest pending I-buffer head
 
     def add(self, warp) -> None:
         """A warp was dispatched to this scheduler."""

@@ -47,7 +47,7 @@ from golden.simt.memory import LOCAL_WINDOW, SHARED_WINDOW, WINDOW_SIZE
 from golden.timing.fetch import IBuffer, InstructionCache
 from golden.timing.operand_collector import OperandCollector
 from golden.timing.pipelines import CONTROL_OPCODES, PipelineClass, pipe_of
-from golden.timing.scheduler import IssueScheduler
+from golden.timing.scheduler import NEVER, IssueScheduler
 from golden.timing.scoreboard import Scoreboard
 from golden.timing.stats import (PIPE_ALU, PIPE_MEM, PIPE_SFU, STALL_BARRIER, STALL_DEPENDENCE,
                                  STALL_ISSUE, STALL_MEMORY, STALL_NO_INSTRUCTION,
@@ -337,7 +337,7 @@ class SM:
         a new thread block."""
         self.sleep_since = now
         nxt = self.next_event(now)
-        self.wake_at = (1 << 62) if nxt is None else nxt
+        self.wake_at = NEVER if nxt is None else nxt
 
     def wake(self, upto: int) -> None:
         """End a sleep: the cycles after ``sleep_since`` up to ``upto`` repeated the last
@@ -428,7 +428,7 @@ class SM:
         reason = None
         has_inst = False
         at_bar = False
-        head_ready = 1 << 62
+        head_ready = NEVER
         for w in sched.order():
             e = w.ibuf.entries
             if not e:
