@@ -10,6 +10,8 @@
 #   make speedups  THE MAIN JOB: baseline, DARSIE and G-Scalar reports in timing mode over the
 #                  workload suite -> build/results/speedups.md (+ per-report .md/.json)
 #   make bench     print functional- and timing-mode throughput of the golden model
+#   make validate  correlate the baseline with GPGPU-Sim cycle counts (same PTX) and run the
+#                  timing microbenchmarks -> build/results/validate.md
 #   make reproduce speedups + area report + functional characterisation of the suite
 #   make clean     remove build outputs (keeps .venv)
 
@@ -19,7 +21,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.simtlab-installed
 JOBS   ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: setup test test-sweep cosim verilog synth ptx bench clean iverilog reproduce speedups
+.PHONY: setup test test-sweep cosim verilog synth ptx bench clean iverilog reproduce speedups validate
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -79,11 +81,19 @@ reproduce: speedups synth
 ptx: setup
 	$(PY) -m golden.workloads.build_ptx
 	$(PY) tests/ptx/regen_samples.py
+	cd golden/validate/kernels && for f in *.cu; do \
+	    echo "nvcc -ptx -arch=sm_75 -o $${f%.cu}.ptx $$f"; nvcc -ptx -arch=sm_75 -o "$${f%.cu}.ptx" "$$f" || exit 1; done
 	cd tests/simt/kernels && for f in *.cu; do \
 	    echo "nvcc -ptx -arch=sm_75 -o $${f%.cu}.ptx $$f"; nvcc -ptx -arch=sm_75 -o "$${f%.cu}.ptx" "$$f" || exit 1; done
 
 bench: setup
 	$(PY) -m golden.bench
+
+# Baseline fidelity: GPGPU-Sim correlation cases (golden/validate/reference.yaml) and the
+# microbenchmarks on every seed GPU -> build/results/validate.md/.json (exit 1 if a case
+# is outside the tolerance).
+validate: setup
+	$(VENV)/bin/simtlab validate -j $(JOBS)
 
 clean:
 	rm -rf build sim_build .pytest_cache results.xml

@@ -1,13 +1,15 @@
 """The ``simtlab`` command.
 
     simtlab list                               workloads (and their seed stand-ins)
-    simtlab run WORKLOAD [--size small|default] [--seed N] [--json FILE]
+    simtlab list --occupancy CONFIG [--size S] [--only W...] [--json FILE]
+                                               TBs per SM, limiter and waves of every launch
+    simtlab run WORKLOAD [--size small|default|paper] [--seed N] [--json FILE]
                 [--mode functional|timing] [--config NAME] [--mechanism NAME]
-    simtlab characterise [--size default] [-j N] [--out build/results]
-    simtlab gscalar-stats [WORKLOAD...] [--size small|default] [-j N] [--json FILE]
+    simtlab characterise [--size small|default|paper] [-j N] [--out build/results]
+    simtlab gscalar-stats [WORKLOAD...] [--size small|default|paper] [-j N] [--json FILE]
     simtlab darsie-marks WORKLOAD [--size small|default] [--kernel NAME] [--block X,Y,Z] [--reasons]
     simtlab darsie-limit [WORKLOAD...] [--size small|default] [--json FILE]
-    simtlab report baseline|darsie|gscalar|all [--size small|default] [--full] [-j N] [--out DIR]
+    simtlab report baseline|darsie|gscalar|all [--size small|default|paper] [--full] [-j N] [--out DIR]
 
 ``run`` executes a workload in functional mode, checks it against its numpy reference
 and prints its statistics. ``characterise`` does that for the whole suite in parallel
@@ -25,6 +27,11 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 
 from golden.errors import SimtlabError
+
+#: input sizes every workload defines (golden/workloads/defs): ``small`` for tests and the
+#: main job, ``default`` larger, ``paper`` at least two full waves of TBs on every GPU the
+#: workload is reported on (``simtlab list --occupancy CONFIG``)
+SIZES = ("small", "default", "paper")
 
 
 def _registry():
@@ -49,6 +56,8 @@ def _summarise(name: str, size: str, seed: int) -> dict:
 
 
 def cmd_list(args) -> int:
+    if args.occupancy:
+        return cmd_list_occupancy(args)
     reg = _registry()
     ws = reg.all_workloads()
     print(f"{'name':<10} {'TB dims':<12} {'div':<4} stands for")
@@ -62,6 +71,39 @@ def cmd_list(args) -> int:
     print("  aliases: " + ", ".join(f"{a} = {c}" for a, c in sorted(list_aliases().items())))
     print("mechanisms (--mechanism): " + ", ".join(mechanism_names()))
     return 0
+
+
+def cmd_list_occupancy(args) -> int:
+    """``simtlab list --occupancy CONFIG``: every workload at every size (or ``--size``),
+    run functionally once, each launch sized on CONFIG by the timing model's occupancy."""
+    from golden.configs import load_config
+    from golden.workloads.occupancy import format_table, occupancy_of, probe_workload
+    cfg = load_config(args.occupancy)
+    reg = _registry()
+    names = [reg.get(n).name for n in args.only] if args.only else list(reg.all_workloads())
+    rows, bad = [], []
+    for n in names:
+        w = reg.get(n)
+        for size in args.size or list(w.sizes):
+            if size not in w.sizes:
+                continue
+            probe = probe_workload(n, size, args.seed)
+            if probe.mismatches:
+                bad.append(f"{n} {size}: " + "; ".join(probe.mismatches[:2]))
+            rows.append(occupancy_of(probe, cfg))
+    core = cfg.core
+    print(f"{cfg.name}: {core.num_sms} SMs; per SM {core.max_tbs_per_sm} TB slots, "
+          f"{core.max_threads_per_sm} threads, {core.max_warps_per_sm} warps, "
+          f"{core.registers_per_sm} registers, {core.shared_mem_per_sm} B shared memory")
+    print("regs/thr: the timing model's PTX estimate (a<b: lowered from b to fit one TB); "
+          "waves = TBs / (TBs per SM x SMs) per launch; main waves: the most waves w such that "
+          "launches of >= w waves do 80% of the warp instructions\n")
+    print(format_table(rows))
+    if args.json:
+        _atomic_write(Path(args.json), json.dumps([r.to_dict() for r in rows], indent=1))
+    for b in bad:
+        print(f"simtlab: outputs differ from the numpy reference: {b}", file=sys.stderr)
+    return 1 if bad else 0
 
 
 def _print_run(d: dict) -> None:
@@ -154,10 +196,20 @@ def cmd_gscalar_stats(args) -> int:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="simtlab", description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
-    sub.add_parser("list", help="list workloads").set_defaults(fn=cmd_list)
+    lp = sub.add_parser("list", help="list workloads (--occupancy CONFIG: TBs per SM and waves)")
+    lp.add_argument("--occupancy", metavar="CONFIG",
+                    help="per workload, size and kernel on CONFIG: threads, registers and shared "
+                         "memory per TB, TBs per SM and what limits it, TBs and waves per launch, "
+                         "warp instructions (one functional run per workload and size)")
+    lp.add_argument("--size", action="append", metavar="SIZE",
+                    help="with --occupancy: only this size (repeatable; default: every size)")
+    lp.add_argument("--only", nargs="+", metavar="WORKLOAD", help="with --occupancy: only these workloads")
+    lp.add_argument("--seed", type=int, default=0)
+    lp.add_argument("--json", help="with --occupancy: also write the rows as JSON")
+    lp.set_defaults(fn=cmd_list)
     r = sub.add_parser("run", help="run one workload in functional mode")
     r.add_argument("workload")
-    r.add_argument("--size", default="small", choices=("small", "default"))
+    r.add_argument("--size", default="small", choices=SIZES)
     r.add_argument("--seed", type=int, default=0)
     r.add_argument("--json")
     r.add_argument("--mode", default="functional", choices=("functional", "timing"))
@@ -166,7 +218,7 @@ def main(argv=None) -> int:
                    help="attach a registered mechanism (timing mode; repeatable), e.g. darsie, gscalar")
     r.set_defaults(fn=cmd_run)
     c = sub.add_parser("characterise", help="run the whole suite, write build/results/characterisation.md")
-    c.add_argument("--size", default="default", choices=("small", "default"))
+    c.add_argument("--size", default="default", choices=SIZES)
     c.add_argument("--seed", type=int, default=0)
     c.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1)
     c.add_argument("--out", default="build/results")
@@ -174,7 +226,7 @@ def main(argv=None) -> int:
     c.set_defaults(fn=cmd_characterise)
     g = sub.add_parser("gscalar-stats", help="G-Scalar value/eligibility statistics beside the paper (seed 003)")
     g.add_argument("workloads", nargs="*", metavar="WORKLOAD", help="default: the G-Scalar stand-ins")
-    g.add_argument("--size", default="small", choices=("small", "default"))
+    g.add_argument("--size", default="small", choices=SIZES)
     g.add_argument("--seed", type=int, default=0)
     g.add_argument("-j", "--jobs", type=int, default=1)
     g.add_argument("--json", help="write rows, average and paper values as JSON")
@@ -183,6 +235,8 @@ def main(argv=None) -> int:
     add_darsie_subcommands(sub)
     from golden.report.cli import add_subcommand as add_report_subcommand
     add_report_subcommand(sub)
+    from golden.validate.cli import add_subcommand as add_validate_subcommand
+    add_validate_subcommand(sub)
     args = ap.parse_args(argv)
     try:
         return args.fn(args)

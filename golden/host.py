@@ -62,6 +62,7 @@ class DeviceArray:
         if arr.nbytes != self.nbytes:
             raise ValueError(f"set(): host array has {arr.nbytes} bytes, device array {self.nbytes}")
         self.device.memory.write(self.ptr, arr)
+        self.device.host_copied(self.ptr, arr.nbytes)
 
     def __repr__(self) -> str:
         return f"DeviceArray(ptr=0x{self.ptr:x}, shape={self.shape}, dtype={self.dtype})"
@@ -237,6 +238,10 @@ class Device:
         self.echo_printf = echo_printf
         self._modules: dict[int, RawModule] = {}
 
+    def host_copied(self, ptr: int, nbytes: int) -> None:
+        """A host-to-device copy of ``nbytes`` bytes landed at ``ptr`` (a hook: the timing
+        device uses it to warm its L2; nothing to do in functional mode)."""
+
     def load_module(self, path: str | Path | None = None, code: str | None = None) -> RawModule:
         return RawModule(path=path, code=code, device=self)
 
@@ -256,6 +261,7 @@ class Device:
         a = np.ascontiguousarray(host)
         d = self.empty(a.shape, a.dtype)
         self.memory.write(d.ptr, a)
+        self.host_copied(d.ptr, a.nbytes)
         return d
 
     def from_device(self, arr: DeviceArray) -> np.ndarray:

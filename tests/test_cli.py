@@ -37,3 +37,26 @@ def test_characterise_small_subset_is_deterministic(tmp_path):
     for x in ra + rb:
         x.pop("wall_seconds")
     assert ra == rb and [r["workload"] for r in ra] == ["BFS", "MM"]
+
+
+def test_list_occupancy_shows_limiters_and_waves(tmp_path, capsys):
+    js = tmp_path / "occ.json"
+    assert main(["list", "--occupancy", "gtx285", "--size", "small", "--size", "paper",
+                 "--only", "MM", "SR1", "--json", str(js)]) == 0
+    out = capsys.readouterr().out
+    assert "gtx285" in out and "limited by" in out and "main waves" in out
+    rows = {(r["workload"], r["size"]): r for r in json.loads(js.read_text())}
+    assert set(rows) == {("MM", "small"), ("MM", "paper"), ("SR1", "small"), ("SR1", "paper")}
+    mm = rows["MM", "small"]["kernels"][0]
+    # 1024-thread TBs on a 16K-register SM: registers clamped, one TB per SM
+    assert mm["tbs_per_sm"] == 1 and mm["regs_per_thread"] == 16 and mm["regs_clamped_from"] > 16
+    assert mm["tbs_min"] == 4 and abs(rows["MM", "small"]["main_waves"] - 4 / 30) < 1e-9
+    assert "16<" in out                       # the clamp is shown as "after<before"
+    assert len(rows["SR1", "paper"]["kernels"]) == 5 and "(all)" in out
+    assert rows["MM", "paper"]["main_waves"] >= 2      # MM is reported on gtx285 (UV)
+
+
+def test_list_occupancy_unknown_config_is_a_clean_error(capsys):
+    assert main(["list", "--occupancy", "nope", "--only", "MM"]) == 2
+    err = capsys.readouterr().err
+    assert "nope" in err and "Traceback" not in err

@@ -1,6 +1,8 @@
-"""Workload suite: every registered workload, at its small and default size, runs on the
-golden model (functional mode) and matches its numpy reference (integers exactly, floats
-within the stated tolerance); workload metadata is consistent with the kernels and PTX.
+"""Workload suite: every registered workload, at its small, default and paper size, runs on
+the golden model (functional mode) and matches its numpy reference (integers exactly, floats
+within the stated tolerance); workload metadata is consistent with the kernels and PTX; the
+paper size fills every GPU the workload is reported on with at least two full waves of TBs
+(by the timing model's occupancy computation, counted from a functional run).
 
 Default-size runs are marked ``slow`` (deselect with ``-m "not slow"``); they are part of
 the full suite. Inputs use one seed, ``SIMTLAB_SEED`` (default 0), printed in failures.
@@ -66,6 +68,48 @@ def test_workload_matches_reference(name, size):
             f"{where}: declared divergent but no branch diverged")
 
 
+# --- paper size: at least two full waves on every GPU the workload is reported on ----------
+
+#: seed (as ``stands_for`` entries begin) -> the configuration of that seed's baseline GPU
+SEED_CONFIGS = {"DARSIE": "pascal_1080ti", "G-Scalar": "gtx480", "WarpMan": "gtx480",
+                "ILP": "gtx480", "UV": "gtx285", "CAPRI": "quadro_fx5800"}
+
+
+def _paper_configs(w) -> dict:
+    """``{(config file stem, overrides): why}``: the seeds' GPUs of every benchmark ``w``
+    stands for, plus every configuration the main job (``simtlab report all --size paper``)
+    runs ``w`` on."""
+    from golden.configs.loader import resolve_path
+    from golden.workloads.occupancy import report_configs
+    out = {}
+    for s in w.stands_for:
+        for seed, cfg in SEED_CONFIGS.items():
+            if s.startswith(seed):
+                out.setdefault((cfg, ()), f"stands for {seed}")
+    for cfg, ov in report_configs(w.name, "paper"):
+        out.setdefault((resolve_path(cfg).stem, tuple(ov)), "main job")
+    return out
+
+
+@pytest.mark.parametrize("name", list(WORKLOADS))
+def test_paper_size_fills_every_reported_gpu(name):
+    from golden.configs import load_config
+    from golden.workloads.occupancy import MAIN_WORK_SHARE, occupancy_of, probe_workload
+    w = WORKLOADS[name]
+    probe = probe_workload(name, "paper", seed=SEED)
+    where = f"{name} size=paper seed={SEED}"
+    assert not probe.mismatches, f"{where}:\n  " + "\n  ".join(probe.mismatches)
+    configs = _paper_configs(w)
+    assert configs, f"{name}: stands for no seed with a configuration"
+    for (cfg, ov), why in configs.items():
+        o = occupancy_of(probe, load_config(cfg, dict(ov) or None))
+        detail = "; ".join(f"{k.kernel}: {k.tbs_per_sm} TBs/SM ({','.join(k.limiters)}), "
+                           f"{k.tbs_min}-{k.tbs_max} TBs" for k in o.kernels)
+        assert o.main_waves >= 2.0, (
+            f"{where} on {cfg}{dict(ov) or ''} ({why}): launches doing {MAIN_WORK_SHARE:.0%} of "
+            f"the work reach only {o.main_waves:.2f} waves on {o.num_sms} SMs; {detail}")
+
+
 # --- metadata ------------------------------------------------------------------------------
 
 def test_darsie_table1_families_present_with_paper_tb_dims():
@@ -94,7 +138,7 @@ def test_workload_metadata(name):
     assert w.cu_path.is_file(), f"{name}: missing CUDA source {w.cu_path}"
     assert w.ptx_path.is_file(), f"{name}: missing committed PTX next to {w.cu_path.name}"
     assert w.ptx_path.parent == w.cu_path.parent == KERNEL_DIR
-    assert {"small", "default"} <= set(w.sizes), f"{name}: sizes {sorted(w.sizes)}"
+    assert {"small", "default", "paper"} <= set(w.sizes), f"{name}: sizes {sorted(w.sizes)}"
     assert len(w.tb_dims) == 3 and all(isinstance(d, int) and d >= 1 for d in w.tb_dims)
     assert np.prod(w.tb_dims) <= 1024
     for output, tol in w.tolerance.items():

@@ -11,8 +11,9 @@ The loader (:mod:`golden.configs.loader`) reads these annotations and metadata t
 YAML file key by key, so the schema below is the single place where a parameter is
 declared. All dataclasses are frozen: a configuration is a value, not shared mutable state.
 
-Units: latencies in SM core-clock cycles, sizes in bytes, bandwidths in bytes per SM
-core-clock cycle, energies in picojoules (pJ), power in watts.
+Units: latencies in SM core-clock cycles (except the DRAM device timings ``memory.dram.t*``,
+in DRAM command-clock cycles as data sheets give them), sizes in bytes, bandwidths in
+bytes (or flits) per SM core-clock cycle, energies in picojoules (pJ), power in watts.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from dataclasses import dataclass, field, fields, is_dataclass
 SCHEDULER_POLICIES = ("lrr", "gto", "two_level")
 FETCH_POLICIES = ("lrr",)
 DEPENDENCE_TRACKING = ("scoreboard",)
-BANK_MAPPINGS = ("warp_plus_reg", "reg")
+BANK_MAPPINGS = ("warp_plus_reg", "reg", "subcore_warp_plus_reg")
 
 
 def _p(doc: str, *, lo=None, hi=None, choices=None, pow2: bool = False):
@@ -89,6 +90,19 @@ class CoreConfig:
     fetch_policy: str = _p("fetch scheduler policy over warps with a free I-buffer slot "
                            "(lrr = loose round robin, DARSIE §3)", choices=FETCH_POLICIES)
     ibuffer_entries: int = _p("decoded-instruction buffer entries per warp", lo=1, hi=64)
+    fetch_instructions: int = _p(
+        "instructions one fetch delivers to the warp's I-buffer (GPGPU-Sim fetches 16 bytes "
+        "= 2 instructions); fewer if the I-buffer has fewer free entries", lo=1, hi=64)
+    fetch_needs_empty_ibuffer: bool = _p(
+        "true: a warp is fetched for only when its I-buffer is empty (GPGPU-Sim); false: "
+        "whenever it has a free entry")
+    sub_core_units: bool = _p(
+        "true: scheduler s issues ALU and SFU instructions only to unit s mod count of each "
+        "class with at least one unit per scheduler (GPGPU-Sim -gpgpu_sub_core_model 1); "
+        "the MEM pipeline stays shared. false: any free unit")
+    dual_issue_distinct_units: bool = _p(
+        "true: the instructions one scheduler issues from a warp in one cycle must go to "
+        "different pipeline classes (GPGPU-Sim -gpgpu_dual_issue_diff_exec_units)")
     icache: ICacheConfig = _p("instruction cache")
 
 
@@ -110,12 +124,53 @@ class PipelineConfig:
 
 
 @dataclass(frozen=True)
+class OpTiming:
+    """Latency and initiation interval of one class of arithmetic instructions."""
+
+    latency: int = _p("cycles from entering the pipeline to writeback", lo=1, hi=10_000)
+    initiation: int = _p("initiation interval as a multiple of the pipeline's "
+                         "ceil(warp_size / simd_width) cycles (1 = fully pipelined)",
+                         lo=1, hi=10_000)
+
+
+@dataclass(frozen=True)
+class OpClassesConfig:
+    """Per-instruction latency by arithmetic class (GPGPU-Sim's ``-ptx_opcode_latency_*`` /
+    ``-ptx_opcode_initiation_*``: ADD, MAX, MUL, MAD, DIV for int, fp32 and fp64, plus
+    SHFL). ALU instructions outside these classes (mov, logic, shifts, setp, selp, cvt...)
+    take ``pipelines.alu.latency``; SFU instructions take ``pipelines.sfu.latency``.
+    ``div`` covers div and rem; ``max`` covers min and max; ``mad`` covers mad, madc,
+    fma and mad24; ``mul`` covers mul, mul24 and mul.wide."""
+
+    int_add: OpTiming = _p("integer add/sub (with carry)")
+    int_max: OpTiming = _p("integer min/max")
+    int_mul: OpTiming = _p("integer multiply")
+    int_mad: OpTiming = _p("integer multiply-add")
+    int_div: OpTiming = _p("integer divide / remainder")
+    fp_add: OpTiming = _p("fp32 add/sub")
+    fp_max: OpTiming = _p("fp32 min/max")
+    fp_mul: OpTiming = _p("fp32 multiply")
+    fp_mad: OpTiming = _p("fp32 fused multiply-add")
+    fp_div: OpTiming = _p("fp32 divide")
+    dp_add: OpTiming = _p("fp64 add/sub")
+    dp_max: OpTiming = _p("fp64 min/max")
+    dp_mul: OpTiming = _p("fp64 multiply")
+    dp_mad: OpTiming = _p("fp64 fused multiply-add")
+    dp_div: OpTiming = _p("fp64 divide")
+    shfl: OpTiming = _p("warp shuffle")
+
+
+@dataclass(frozen=True)
 class PipelinesConfig:
     """Execution pipelines per SM and the baseline dependence tracking."""
 
     alu: PipelineConfig = _p("integer / single-precision arithmetic and logic pipelines")
     sfu: PipelineConfig = _p("special-function pipelines (rcp, rsqrt, sin, cos, lg2, ex2...)")
     mem: PipelineConfig = _p("load/store (address generation and coalescing) pipelines")
+    op_classes: OpClassesConfig = _p("per-instruction latency and initiation interval of "
+                                     "the arithmetic classes")
+    div_pipe: str = _p("pipeline class that executes div/rem (GPGPU-Sim: sfu)",
+                       choices=("alu", "sfu"))
     dependence_tracking: str = _p(
         "scoreboard = per-warp register reservation: an instruction whose source or "
         "destination register awaits a pending write stalls (RAW/WAW)",
@@ -133,9 +188,24 @@ class RegisterFileConfig:
     ports_per_bank: int = _p("accesses (read or write) one bank serves per cycle", lo=1, hi=8)
     collector_units: int = _p("operand collector units per SM (one instruction each)",
                               lo=1, hi=256)
+    read_delay: int = _p(
+        "cycles from issue to the first operand read (1: read in the cycle after issue; "
+        "GPGPU-Sim 2: a collector unit is allocated the cycle after issue and its reads are "
+        "granted the cycle after that)", lo=1, hi=16)
+    dispatch_delay: int = _p(
+        "cycles from the last operand read to pipeline entry (1: the next cycle; GPGPU-Sim "
+        "2: the ready collector unit dispatches to the OC_EX register, the unit takes it a "
+        "cycle later)", lo=1, hi=16)
+    writeback_delay: int = _p(
+        "cycles from a result leaving the pipeline (or returning from memory) to the "
+        "scoreboard release a dependent instruction waits for (0: same cycle; GPGPU-Sim 1: "
+        "the EX_WB register is written back the next cycle)", lo=0, hi=16)
     bank_mapping: str = _p(
         "which bank holds register r of warp w: warp_plus_reg -> (w + r) mod banks "
-        "(GPGPU-Sim's skew, spreads warps); reg -> r mod banks", choices=BANK_MAPPINGS)
+        "(GPGPU-Sim's skew, spreads warps); reg -> r mod banks; subcore_warp_plus_reg -> "
+        "the banks are split evenly among the schedulers and warp w (of scheduler s) uses "
+        "s's share: s * B + (w // schedulers + r) mod B with B = banks / schedulers "
+        "(GPGPU-Sim -gpgpu_sub_core_model 1)", choices=BANK_MAPPINGS)
 
 
 # --------------------------------------------------------------------------- memory
@@ -170,6 +240,9 @@ class L1Config:
     hit_latency: int = _p("load-to-use cycles on an L1 hit", lo=1, hi=10_000)
     mshrs: int = _p("outstanding missed lines per SM (misses to a pending line merge)",
                     lo=1, hi=65_536)
+    cache_global_loads: bool = _p(
+        "true: global loads are cached in the L1; false: they bypass it and go to the L2 "
+        "(GPGPU-Sim -gpgpu_gmem_skip_L1D 1). Local memory is always cached")
 
     @property
     def sets(self) -> int:
@@ -178,17 +251,46 @@ class L1Config:
 
 
 @dataclass(frozen=True)
+class ConstCacheConfig:
+    """Per-SM constant cache serving ``ld.const`` and ``ld.param`` (kernel parameters live
+    in the constant bank on NVIDIA GPUs). Read-only, LRU; a miss goes to the L2.
+
+    A warp's access costs one cycle per distinct ``line_bytes`` line it touches
+    (accesses to the same address broadcast)."""
+
+    size_bytes: int = _p("capacity in bytes", lo=64, pow2=True)
+    assoc: int = _p("ways per set", lo=1, hi=1024)
+    line_bytes: int = _p("line size in bytes", lo=4, pow2=True)
+    hit_latency: int = _p("load-to-use cycles on a hit", lo=1, hi=10_000)
+
+    @property
+    def sets(self) -> int:
+        """Number of sets (size / (assoc * line))."""
+        return max(1, self.size_bytes // (self.assoc * self.line_bytes))
+
+
+@dataclass(frozen=True)
 class L2Config:
-    """Shared L2, split into address-interleaved partitions (one per memory channel)."""
+    """Shared L2, split into address-interleaved partitions (slices; GPGPU-Sim's memory
+    sub-partitions), each with its own MSHRs (:mod:`golden.timing.memory.l2`)."""
 
     size_bytes: int = _p("total capacity over all partitions, in bytes", lo=0)
     assoc: int = _p("ways per set", lo=1, hi=1024)
     line_bytes: int = _p("line size in bytes", lo=4, pow2=True)
-    latency: int = _p("load-to-use cycles seen by an SM on an L2 hit (includes the L1 miss and "
-                      "the interconnect)", lo=1, hi=100_000)
-    partitions: int = _p("L2 partitions (slices)", lo=1, hi=1024)
+    latency: int = _p("the L2's own access latency in cycles, from a request's arrival at its "
+                      "slice to the tag lookup (GPGPU-Sim -gpgpu_l2_rop_latency); the "
+                      "interconnect is memory.interconnect, so an L2 hit seen by an SM costs "
+                      "request network + latency + slice port + reply network",
+                      lo=1, hi=100_000)
+    partitions: int = _p("L2 partitions (slices); line-interleaved", lo=1, hi=1024)
     bytes_per_cycle_per_partition: float = _p(
-        "bytes one partition returns per SM core cycle", lo=0.001, hi=65_536.0)
+        "bytes one partition's data port moves per SM core cycle", lo=0.001, hi=65_536.0)
+    mshrs: int = _p("MSHR entries per partition: lines with a DRAM fetch outstanding (a miss "
+                    "needing a new entry when all are busy waits for the earliest fill)",
+                    lo=1, hi=65_536)
+    mshr_max_merge: int = _p("requests one MSHR entry holds, the first miss included "
+                             "(GPGPU-Sim's MSHR <merge>); one more waits for the fill",
+                             lo=1, hi=65_536)
 
     @property
     def sets_per_partition(self) -> int:
@@ -198,24 +300,85 @@ class L2Config:
 
 @dataclass(frozen=True)
 class DRAMConfig:
-    """Off-chip DRAM as bandwidth-limited channels with a fixed access latency."""
+    """Off-chip DRAM: channels of banks with row buffers (:mod:`golden.timing.memory.dram`).
 
-    channels: int = _p("memory channels (controllers)", lo=1, hi=1024)
-    bytes_per_cycle_per_channel: float = _p(
-        "peak bytes one channel delivers per SM core cycle", lo=0.001, hi=65_536.0)
-    latency: int = _p("cycles a request spends in DRAM beyond the L2 latency (so an L2 miss "
-                      "costs l2.latency + dram.latency plus queueing)", lo=1, hi=100_000)
-    request_queue_entries: int = _p("requests a channel can hold waiting for service",
+    Device timings (``tCL`` ... ``tWL``) are in DRAM command-clock cycles (``clock_mhz``),
+    as data sheets and GPGPU-Sim's ``-gpgpu_dram_timing_opt`` give them; the model converts
+    them to SM core cycles. Peak bandwidth is derived, not configured:
+    ``channels x bus_width_bytes x data_rate x clock_mhz`` bytes per microsecond."""
+
+    channels: int = _p("memory channels (controllers); lines are interleaved over them",
+                       lo=1, hi=1024)
+    clock_mhz: float = _p("DRAM command clock in MHz (GPGPU-Sim's DRAM clock domain)",
+                          lo=1.0, hi=100_000.0)
+    data_rate: int = _p("data transfers per command clock on each data pin: 2 = DDR "
+                        "(GDDR3), 4 = GDDR5/GDDR5X (GPGPU-Sim -dram_data_command_freq_ratio)",
+                        lo=1, hi=16)
+    bus_width_bytes: int = _p("data-bus width of one channel in bytes (GPGPU-Sim "
+                              "-gpgpu_dram_buswidth x -gpgpu_n_mem_per_ctrlr)", lo=1, hi=1024)
+    burst_length: int = _p("data transfers per column command; one burst moves "
+                           "bus_width_bytes x burst_length bytes", lo=1, hi=64)
+    banks: int = _p("banks per channel (each with one open row)", lo=1, hi=1024)
+    row_bytes: int = _p("bytes of one row of one bank across the channel's devices (the row "
+                        "buffer); a multiple of the line size", lo=32, pow2=True)
+    tCL: int = _p("CAS latency: read command to first data (command cycles)", lo=1, hi=1000)
+    tWL: int = _p("write latency: write command to first data (command cycles)",
+                  lo=0, hi=1000)
+    tRCD: int = _p("activate to column command (command cycles)", lo=1, hi=1000)
+    tRP: int = _p("precharge to activate (command cycles)", lo=1, hi=1000)
+    tRAS: int = _p("activate to precharge, minimum (command cycles)", lo=1, hi=1000)
+    tRC: int = _p("activate to activate of the same bank, minimum (command cycles)",
+                  lo=1, hi=1000)
+    tCCD: int = _p("column command to column command on the channel (command cycles)",
+                   lo=1, hi=1000)
+    tRRD: int = _p("activate to activate of different banks of the channel (command cycles)",
+                   lo=0, hi=1000)
+    latency: int = _p("fixed SM core cycles from the L2 to the DRAM controller's queue, on "
+                      "top of the device timing (GPGPU-Sim -dram_latency)", lo=0, hi=100_000)
+    request_queue_entries: int = _p("scheduler-queue entries per channel: a request cannot "
+                                    "enter a full queue and waits for an entry",
                                     lo=1, hi=65_536)
+
+    @property
+    def bytes_per_burst(self) -> int:
+        """Bytes one column command moves."""
+        return self.bus_width_bytes * self.burst_length
+
+    def bytes_per_core_cycle(self, core_mhz: float) -> float:
+        """Peak bytes one channel moves per SM core cycle (one burst every
+        ``max(burst_length / data_rate, tCCD)`` command cycles)."""
+        slot = max(self.burst_length / self.data_rate, self.tCCD)
+        return self.bytes_per_burst / slot * self.clock_mhz / core_mhz
+
+
+@dataclass(frozen=True)
+class InterconnectConfig:
+    """SM <-> L2-slice interconnect: a request and a reply network, each a fixed latency
+    plus bandwidth-limited end ports (:mod:`golden.timing.memory.interconnect`)."""
+
+    latency: int = _p("SM core cycles from a packet leaving its source port to its head "
+                      "reaching the destination port (each network)", lo=0, hi=100_000)
+    flit_bytes: int = _p("bytes per flit (GPGPU-Sim -icnt_flit_size)", lo=1, hi=4096)
+    header_bytes: int = _p("control bytes in every packet (address, ids): a read request is "
+                           "only a header, a read reply and a write request carry data too",
+                           lo=0, hi=4096)
+    sm_port_flits_per_cycle: float = _p(
+        "flits per SM core cycle one SM injects (request network) or ejects (reply network)",
+        lo=0.001, hi=1024.0)
+    l2_port_flits_per_cycle: float = _p(
+        "flits per SM core cycle one L2 slice ejects (request network) or injects (reply "
+        "network)", lo=0.001, hi=1024.0)
 
 
 @dataclass(frozen=True)
 class MemoryConfig:
-    """Coalescer, shared memory, L1 per SM, shared L2 and DRAM."""
+    """Coalescer, shared memory, L1 per SM, interconnect, shared L2 and DRAM."""
 
     coalescing: CoalescingConfig = _p("transaction granularity of global/local accesses")
     shared: SharedMemConfig = _p("shared memory banks")
     l1: L1Config = _p("per-SM L1 data cache")
+    const_cache: ConstCacheConfig = _p("per-SM constant cache (ld.const, ld.param)")
+    interconnect: InterconnectConfig = _p("SM <-> L2 request and reply networks")
     l2: L2Config = _p("shared L2 cache")
     dram: DRAMConfig = _p("off-chip DRAM")
 
@@ -232,27 +395,80 @@ class EnergyEvent:
 
 @dataclass(frozen=True)
 class StaticPower:
-    """Static (leakage plus constant) power of the whole GPU, with its source."""
+    """A power drawn over time (leakage or constant power), with its source; whether it is
+    per SM or for the whole chip is said by the field that holds it."""
 
-    watts: float = _p("static power of the whole GPU in watts", lo=0.0, hi=10_000.0)
+    watts: float = _p("power in watts", lo=0.0, hi=10_000.0)
     source: str = _p("where the value comes from: paper and table, or 'estimate' and why")
 
 
 @dataclass(frozen=True)
 class EnergyConfig:
-    """Per-event energies (energy model = events x pJ + static power x time)."""
+    """Component energy model in the style of GPUWattch / AccelWattch
+    (:mod:`golden.timing.energy`): dynamic energy = sum over components of events x pJ per
+    event; SM leakage = watts per SM x active SM-seconds (idle SMs are power-gated); chip
+    constant = watts x run time. "Warp-register access" means one bank access of a whole
+    warp-wide (warp_size x 32-bit) register."""
 
-    rf_read: EnergyEvent = _p("one warp-wide vector register read (one bank access)")
-    rf_write: EnergyEvent = _p("one warp-wide vector register write (one bank access)")
-    alu_op_per_lane: EnergyEvent = _p("one ALU operation of one active lane")
+    # front end
+    fetch_decode: EnergyEvent = _p("fetch + decode + I-buffer write and read of one warp "
+                                   "instruction (excluding the I-cache array)")
+    icache_access: EnergyEvent = _p("one instruction-cache probe (reads fetch_instructions "
+                                    "instructions)")
+    icache_fill: EnergyEvent = _p("one instruction-cache miss: writing the fetched line")
+    scheduler_issue: EnergyEvent = _p("issue of one warp instruction: scoreboard check, "
+                                      "selection, dispatch")
+    scheduler_cycle: EnergyEvent = _p("one scheduler-cycle of arbitration by a scheduler that "
+                                      "has resident warps (issued or stalled)")
+    # register file and operand delivery
+    rf_read: EnergyEvent = _p("one warp-register read: the bank array only (one bank access)")
+    rf_write: EnergyEvent = _p("one warp-register write (one bank access, incl. the writeback "
+                               "path)")
+    operand_collector: EnergyEvent = _p("one source operand (a warp register) written into a "
+                                        "collector unit and read out to the pipeline")
+    rf_crossbar: EnergyEvent = _p("one warp register moved through the crossbar from a bank "
+                                  "to a collector unit")
+    # execution units
+    alu_op_per_lane: EnergyEvent = _p("one ALU-pipeline (integer/fp32) operation of one "
+                                      "active lane")
     sfu_op_per_lane: EnergyEvent = _p("one SFU operation of one active lane")
-    fetch_decode: EnergyEvent = _p("fetch + decode + I-buffer write of one warp instruction "
-                                   "(excluding the I-cache array)")
-    icache_access: EnergyEvent = _p("one instruction-cache access")
-    l1_shared_access: EnergyEvent = _p("one L1 data or shared-memory access (one transaction)")
-    l2_access: EnergyEvent = _p("one L2 access (one transaction, including the interconnect)")
-    dram_per_byte: EnergyEvent = _p("one byte transferred to or from DRAM")
-    static_power: StaticPower = _p("static power of the whole GPU")
+    mem_op_per_lane: EnergyEvent = _p("address generation of one active lane of a memory "
+                                      "instruction (MEM pipeline)")
+    # memory system
+    l1_access: EnergyEvent = _p("one L1 data-cache transaction (one sector, hit or miss)")
+    shared_access: EnergyEvent = _p("one shared-memory pass (all banks, incl. the bank "
+                                    "crossbar; an n-way bank conflict costs n passes)")
+    const_access: EnergyEvent = _p("one constant-cache access (read and broadcast)")
+    l2_access: EnergyEvent = _p("one L2 transaction (one sector, array only)")
+    icnt_flit: EnergyEvent = _p("one 32-byte flit over the SM <-> L2 interconnect")
+    dram_activate: EnergyEvent = _p("one DRAM row activation (activate + its precharge)")
+    dram_read_byte: EnergyEvent = _p("one byte read from the DRAM arrays (column access)")
+    dram_write_byte: EnergyEvent = _p("one byte written to the DRAM arrays (column access)")
+    dram_io_byte: EnergyEvent = _p("one byte over the DRAM interface (I/O, both directions)")
+    # static
+    sm_leakage: StaticPower = _p("leakage of one SM in watts, charged only for the cycles "
+                                 "the SM holds warps (idle SMs are power-gated)")
+    chip_constant: StaticPower = _p("whole-chip constant power in watts (L2, memory "
+                                    "controllers, interconnect, clock/uncore), charged for "
+                                    "the whole run")
+
+
+# --------------------------------------------------------------------------- idealisations
+
+@dataclass(frozen=True)
+class IdealisationsConfig:
+    """Simplifications a reference simulator makes that are not properties of the GPU.
+
+    They are explicit switches so a config can follow what the paper's simulator did
+    (GPGPU-Sim's tested Pascal config turns on all of them) and say so."""
+
+    perfect_icache: bool = _p("every instruction fetch hits the I-cache "
+                              "(GPGPU-Sim -gpgpu_perfect_inst_const_cache)")
+    perfect_const_cache: bool = _p("every constant/parameter load hits the constant cache "
+                                   "(GPGPU-Sim -gpgpu_perfect_inst_const_cache)")
+    l2_warm_on_memcpy: bool = _p(
+        "host-to-device copies leave their data in the L2 (GPGPU-Sim "
+        "-gpgpu_perf_sim_memcpy), so a kernel starts with its inputs in L2 as far as they fit")
 
 
 # --------------------------------------------------------------------------- top level
@@ -267,12 +483,15 @@ class GPUConfig:
     pipelines: PipelinesConfig = _p("execution pipelines")
     register_file: RegisterFileConfig = _p("banked register file and operand collectors")
     memory: MemoryConfig = _p("memory hierarchy")
-    energy: EnergyConfig = _p("per-event energy constants and static power")
+    energy: EnergyConfig = _p("component energy model: per-event energies, SM leakage "
+                              "and chip constant power")
+    idealisations: IdealisationsConfig = _p("reference-simulator idealisations (switches)")
 
     @property
     def peak_dram_bytes_per_cycle(self) -> float:
         """Peak DRAM bandwidth of the whole GPU in bytes per SM core cycle."""
-        return self.memory.dram.channels * self.memory.dram.bytes_per_cycle_per_channel
+        d = self.memory.dram
+        return d.channels * d.bytes_per_core_cycle(self.core.clock_mhz)
 
     @property
     def peak_dram_gb_per_s(self) -> float:

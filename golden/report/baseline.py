@@ -55,8 +55,12 @@ def render(results: dict, opts: ReportOptions) -> tuple[str, dict]:
     md = ["# Baseline timing: every workload on each seed's GPU", "",
           f"Inputs: size `{opts.size}`, seed {opts.seed}. IPC = warp instructions per cycle, "
           "whole GPU. Stall columns: share of scheduler cycles by outcome (issue = an "
-          "instruction issued). Energy: events x per-event energy from the config YAML + "
-          "static power x time.", ""]
+          "instruction issued). Energy (golden/timing/energy.py): events x per-event energy "
+          "from the config YAML + SM leakage for the cycles an SM holds warps (idle SMs "
+          "power-gated) + chip constant power x run time. The second table per configuration "
+          "gives each component's share of total energy and the GPUWattch-comparable groups "
+          "EU = alu + sfu and RF = register_file + operand_collector (GPUWattch: 24% and 16% "
+          "of chip power, quoted in G-Scalar §1).", ""]
     data: dict = {"size": opts.size, "seed": opts.seed, "configs": {}}
     for cfg, seed_name in BASELINE_CONFIGS:
         rows = []
@@ -94,6 +98,8 @@ def render(results: dict, opts: ReportOptions) -> tuple[str, dict]:
             md.append(f"| **geomean IPC** | | **{geomean(t['ipc'] for t in ok):.2f}** |"
                       + " |" * (len(STALL_REASONS) + 4))
         md += ["", f"Outputs bit-identical to the functional-mode run: {n_identical} of {len(rows)} workloads."]
+        if ok:
+            md += ["", *_energy_breakdown(ok)]
         clamped = [t["workload"] for t in ok if t.get("clamped_registers_from")]
         if clamped:
             md += ["", f"Registers per thread lowered to fit one TB (as `__launch_bounds__` would; "
@@ -101,6 +107,30 @@ def render(results: dict, opts: ReportOptions) -> tuple[str, dict]:
         md.append("")
         data["configs"][cfg] = {"name": name, "seed": seed_name, "rows": table}
     return "\n".join(md) + "\n", data
+
+
+def _energy_breakdown(rows: list) -> list[str]:
+    """Markdown lines: each energy component's share of the total (%) and the
+    GPUWattch-comparable groups, as the arithmetic mean over the workloads and their range
+    (per-workload shares are in the JSON rows: ``energy.shares`` / ``energy.group_shares``)."""
+    from golden.timing.energy import COMPONENTS, GROUPS
+    cols = list(COMPONENTS) + [f"EU ({'+'.join(GROUPS['execution_units'])})",
+                               f"RF ({'+'.join(GROUPS['register_file_with_collectors'])})"]
+    per = []
+    for r in rows:
+        e = r["energy"]
+        comps, total = e.get("components", {}), e["total_j"]
+        sh = {n: (comps.get(n, {}).get("joules", 0.0) / total if total else 0.0)
+              for n in COMPONENTS}
+        per.append([sh[n] for n in COMPONENTS]
+                   + [sum(sh[n] for n in GROUPS[g] if n in sh) for g in GROUPS])
+    cols_v = list(zip(*per))
+    return [f"Energy by component, % of total ({len(rows)} workloads):", "",
+            "| | " + " | ".join(cols) + " |", "|---|" + "--:|" * len(cols),
+            "| **mean** | " + " | ".join(f"**{100 * sum(c) / len(c):.1f}**" for c in cols_v)
+            + " |",
+            "| range | " + " | ".join(f"{100 * min(c):.1f}-{100 * max(c):.1f}" for c in cols_v)
+            + " |"]
 
 
 def _outputs(matches_reference: bool, identical: bool) -> str:

@@ -33,7 +33,7 @@ def _available() -> dict:
 def add_subcommand(sub) -> None:
     r = sub.add_parser("report", help="run reports (baseline, darsie, gscalar or all) -> build/results")
     r.add_argument("names", nargs="+", metavar="REPORT", help=f"one of {', '.join(REPORTS)} or all")
-    r.add_argument("--size", default="small", choices=("small", "default"),
+    r.add_argument("--size", default="small", choices=("small", "default", "paper"),
                    help="workload input size (default: small; see README for why)")
     r.add_argument("--full", action="store_true", help="same as --size default (long)")
     r.add_argument("--all-configs", action="store_true",

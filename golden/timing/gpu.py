@@ -8,7 +8,8 @@
   (``max_tbs_per_sm``), threads (``max_threads_per_sm``), warps/scheduler slots
   (``max_warps_per_sm``), registers (``registers_per_thread x threads`` rounded up to
   whole warps, from ``registers_per_sm``) and shared memory (``shared_mem_per_sm``).
-  A retired TB frees its resources in the cycle it retires.
+  A retired TB frees its resources in the cycle it retires. One TB's needs and the TBs
+  per SM they allow come from :func:`golden.timing.occupancy.tb_occupancy`.
 * **cycle loop** -- every SM with resident warps ticks once per cycle. When no SM did
   anything in a cycle (no writeback, memory access, issue or fetch), the clock jumps to
   the earliest pending event (a writeback, a memory retry, an I-buffer entry or a
@@ -26,6 +27,13 @@ GTX 285), it is lowered to ``registers_per_sm / threads_per_tb`` as if the kerne
 compiled with ``__launch_bounds__``; spill code is not modelled, and the original estimate
 is reported as the counter ``baseline.registers_clamped_from``.
 
+L2 across launches: the L2's tags (valid and dirty sectors, LRU order) carry over from
+one launch to the next on the same GPU object, as GPGPU-Sim keeps its L2 between kernels;
+with ``idealisations.l2_warm_on_memcpy`` the host-to-device copies made since the last
+launch are filled into the L2 before the kernel starts (GPGPU-Sim's
+``-gpgpu_perf_sim_memcpy``). Simplification: only tags carry over; L1s, MSHRs, DRAM rows
+and queues start empty at each launch.
+
 Deterministic: no randomness; SMs tick in id order.
 """
 
@@ -33,6 +41,7 @@ from __future__ import annotations
 
 from golden.errors import DeadlockError, LaunchError
 from golden.timing.memory.hierarchy import MemoryHierarchy
+from golden.timing.occupancy import Occupancy, tb_occupancy
 from golden.timing.scheduler import NEVER
 from golden.timing.sm import SM, _regs_of, decode_program
 from golden.timing.stats import TimingStats
@@ -94,6 +103,18 @@ class GPU:
         self.mechanisms = tuple(mechanisms)
         self.regs_per_thread = regs_per_thread
         self.max_cycles = max_cycles
+        #: host-to-device copies since the last launch, ``(address, bytes)`` in order
+        self.host_copies: list[tuple[int, int]] = []
+        #: the L2's tags after the last launch (the L2 is not flushed between kernels)
+        self._l2_state: list | None = None
+
+    def occupancy(self, launch) -> Occupancy:
+        """Resources of one TB of ``launch`` and TBs per SM (:mod:`golden.timing.occupancy`):
+        registers per thread from the override or the PTX estimate, clamped to what one TB
+        may use when estimated (``__launch_bounds__``, spill code not modelled)."""
+        rpt = self.regs_per_thread or ptx_registers_per_thread(launch.program)
+        return tb_occupancy(self.config.core, launch.geo.threads_per_tb, launch.geo.warps_per_tb,
+                            rpt, launch.shared_bytes, clamp=self.regs_per_thread is None)
 
     def run(self, launch) -> TimingStats:
         """Simulate ``launch`` (a :class:`golden.simt.engine.FunctionalLaunch`); return its
@@ -102,29 +123,20 @@ class GPU:
         core = cfg.core
         stats = TimingStats.for_config(cfg)
         memory = MemoryHierarchy(cfg)
-        decoded = decode_program(launch.program)
+        if self._l2_state is not None:
+            memory.restore_l2(self._l2_state)
+        if cfg.idealisations.l2_warm_on_memcpy and self.host_copies:
+            memory.warm_l2(self.host_copies)
+        self.host_copies = []
+        decoded = decode_program(launch.program, cfg.pipelines)
         sms = [SM(i, cfg, launch, decoded, memory, stats, self.mechanisms)
                for i in range(core.num_sms)]
         geo = launch.geo
         wpt = geo.warps_per_tb
         threads = geo.threads_per_tb
-        rpt = self.regs_per_thread or ptx_registers_per_thread(launch.program)
-        fit = core.registers_per_sm // (wpt * core.warp_size)
-        clamped = 0
-        if self.regs_per_thread is None and rpt > fit >= 1:
-            # The estimate exceeds what one TB may use on this SM: compile as if with
-            # __launch_bounds__(threads per TB) so one TB fits (spill code not modelled).
-            clamped, rpt = rpt, fit
-        regs = rpt * wpt * core.warp_size
-        shared = launch.shared_bytes
-        need = dict(threads=threads, warps=wpt, regs=regs, shared=shared)
-        if threads > core.max_threads_per_sm or wpt > core.max_warps_per_sm \
-                or regs > core.registers_per_sm or shared > core.shared_mem_per_sm:
-            raise LaunchError(
-                f"kernel {launch.name}: one thread block needs {need} but an SM of "
-                f"{cfg.name} has threads {core.max_threads_per_sm}, warps "
-                f"{core.max_warps_per_sm}, registers {core.registers_per_sm} "
-                f"({rpt} per thread), shared memory {core.shared_mem_per_sm} bytes")
+        occ = self.occupancy(launch)
+        occ.check(launch.name, cfg.name, core)
+        regs, shared, clamped = occ.regs_per_tb, occ.shared_per_tb, occ.regs_clamped_from
         next_tb = 0
         n_tbs = geo.num_tbs
         rr = 0
@@ -207,6 +219,7 @@ class GPU:
                                     f"the kernel appears not to terminate")
         stats.cycles = now + 1
         self._memory_stats(stats, memory)
+        self._l2_state = memory.l2_snapshot()
         for m in self.mechanisms:
             m.on_complete(stats)
         return stats
@@ -216,9 +229,16 @@ class GPU:
         c = memory.counters()
         stats.l1_hits = c["l1_hits"]
         stats.l1_misses = c["l1_misses"]
+        stats.l1_bypasses = c["l1_bypasses"]
+        stats.const_hits = c["const_hits"]
+        stats.const_misses = c["const_misses"]
         stats.shared_accesses = c["shared_cycles"]
         stats.shared_bank_conflict_cycles = c["shared_bank_conflicts"]
         stats.l2_hits = c["l2_hits"]
+        for name in ("l2_mshr_full_delays", "icnt_flits", "dram_read_bytes",
+                     "dram_write_bytes", "dram_activates", "dram_precharges", "dram_row_hits",
+                     "dram_queue_full_delays"):
+            setattr(stats, name, c[name])
         stats.l2_misses = c["l2_misses"]
         stats.dram_reads = c["dram_reads"]
         stats.dram_writes = c["dram_writes"]

@@ -6,6 +6,12 @@ and writes back ``latency`` cycles after its last lane group entered:
 ``writeback = entry + interval - 1 + latency``. For the MEM class, ``latency`` is the
 address-generation/coalescing depth before the request reaches the memory hierarchy,
 which then adds its own latency.
+
+Per-instruction latency (:func:`op_timing`): arithmetic instructions of the classes in
+``pipelines.op_classes`` (int/fp32/fp64 add, min/max, mul, mad, div, and shfl, as
+GPGPU-Sim's ``-ptx_opcode_latency_*`` options) carry their own latency and a multiple
+of the base initiation interval; every other instruction takes its pipeline's latency.
+``div``/``rem`` run on ``pipelines.div_pipe``.
 """
 
 from __future__ import annotations
@@ -21,38 +27,88 @@ MEM_OPCODES = frozenset({"ld", "ldu", "st", "atom", "red"})
 CONTROL_OPCODES = frozenset({"bra", "exit", "ret", "call", "bar", "barrier"})
 
 
-def pipe_of(opcode: str | None) -> int:
+#: Opcode -> arithmetic class of ``OpClassesConfig`` (without the int/fp/dp prefix).
+_OP_CLASS = {"add": "add", "sub": "add", "addc": "add", "subc": "add",
+             "min": "max", "max": "max",
+             "mul": "mul", "mul24": "mul",
+             "mad": "mad", "madc": "mad", "mad24": "mad", "fma": "mad",
+             "div": "div", "rem": "div"}
+DIV_OPCODES = frozenset({"div", "rem"})
+
+
+def pipe_of(opcode: str | None, div_pipe: str = "alu") -> int:
     """Pipeline class (``PIPE_ALU`` / ``PIPE_SFU`` / ``PIPE_MEM``) executing ``opcode``."""
     if opcode in MEM_OPCODES:
         return PIPE_MEM
     if opcode in SFU_OPCODES:
         return PIPE_SFU
+    if opcode in DIV_OPCODES and div_pipe == "sfu":
+        return PIPE_SFU
     return PIPE_ALU
 
 
-class PipelineClass:
-    """The ``count`` units of one pipeline class; each unit stores the cycle it frees."""
+def op_class(opcode: str | None, types: tuple = ()) -> str | None:
+    """Name of the ``OpClassesConfig`` field timing this instruction, or None (the
+    pipeline's own latency): ``int_add``, ``fp_mad``, ``dp_div``, ``shfl``..."""
+    if opcode == "shfl":
+        return "shfl"
+    base = _OP_CLASS.get(opcode)
+    if base is None:
+        return None
+    t = types[0] if types else ""
+    kind = "dp" if t == "f64" else ("fp" if t in ("f32", "f16", "f16x2", "bf16") else "int")
+    return f"{kind}_{base}"
 
-    __slots__ = ("free_at", "interval", "latency")
+
+def op_timing(pipelines_cfg, pipe: int, opcode: str | None, types: tuple = ()):
+    """``(latency, interval multiple)`` of one instruction on pipeline ``pipe``, or None
+    when it takes the pipeline's defaults. Only ALU and SFU instructions have classes."""
+    if pipe == PIPE_MEM:
+        return None
+    cls = op_class(opcode, types)
+    if cls is None:
+        return None
+    t = getattr(pipelines_cfg.op_classes, cls)
+    return t.latency, t.initiation
+
+
+class PipelineClass:
+    """The ``count`` units of one pipeline class; each unit stores the cycle it frees.
+
+    ``extra_latency`` (default 0) is added to every instruction's latency on this class:
+    the hook for a mechanism that lengthens the pipeline (e.g. G-Scalar's three stages).
+    A caller may pin an instruction to one ``unit`` (a sub-core's own unit, see
+    ``core.sub_core_units``); ``unit=-1`` takes the earliest free unit."""
+
+    __slots__ = ("free_at", "interval", "latency", "extra_latency")
 
     def __init__(self, cfg: PipelineConfig, warp_size: int):
         self.free_at = [0] * cfg.count
         self.interval = -(-warp_size // cfg.simd_width)
         self.latency = cfg.latency
+        self.extra_latency = 0
 
-    def available(self, cycle: int) -> bool:
-        """True if some unit can accept a warp instruction in ``cycle``."""
+    def available(self, cycle: int, unit: int = -1) -> bool:
+        """True if the unit (any unit when ``unit < 0``) can accept a warp instruction in
+        ``cycle``."""
+        if unit >= 0:
+            return self.free_at[unit] <= cycle
         return min(self.free_at) <= cycle
 
     def next_free(self) -> int:
         """Earliest cycle a unit frees."""
         return min(self.free_at)
 
-    def occupy(self, ready: int) -> int:
-        """Start an instruction whose operands are ready at ``ready`` on the earliest
-        free unit; return the cycle its result is written back."""
+    def occupy(self, ready: int, timing=None, unit: int = -1) -> int:
+        """Start an instruction whose operands are ready at ``ready`` on ``unit`` (the
+        earliest free unit when ``unit < 0``); return the cycle its result is written
+        back. ``timing`` is the instruction's own ``(latency, interval multiple)``
+        (:func:`op_timing`) or None for the class's latency and interval."""
         fa = self.free_at
-        i = fa.index(min(fa))
+        i = unit if unit >= 0 else fa.index(min(fa))
         entry = max(ready, fa[i])
-        fa[i] = entry + self.interval
-        return entry + self.interval - 1 + self.latency
+        if timing is None:
+            fa[i] = entry + self.interval
+            return entry + self.interval - 1 + self.latency + self.extra_latency
+        fa[i] = entry + self.interval * timing[1]
+        return entry + self.interval - 1 + timing[0] + self.extra_latency

@@ -15,13 +15,21 @@ Per cycle (:meth:`SM.tick`), in this order:
    (:meth:`golden.simt.engine.FunctionalLaunch.step_warp`), so branches, divergence and
    memory addresses are exact. Operands are read from the banked RF
    (:mod:`golden.timing.operand_collector`), then the instruction enters its pipeline
-   (:mod:`golden.timing.pipelines`): issue in cycle ``t``, conflict-free operand read
-   in ``t + 1``, pipeline entry in ``t + 2`` (a pipeline unit counts as available to an
-   issuing instruction when it is free by ``t + 2``). Each scheduler records one stall
-   outcome per cycle;
-4. **fetch** -- loose round robin over warps with a free I-buffer slot
-   (``fetch_width`` warps per cycle, one instruction each), through the I-cache
-   (:mod:`golden.timing.fetch`).
+   (:mod:`golden.timing.pipelines`): issue in cycle ``t``, conflict-free operand read in
+   ``t + read_delay``, pipeline entry ``dispatch_delay`` cycles after the last read (a
+   pipeline unit counts as available to an issuing instruction when it is free by ``t +
+   read_delay + dispatch_delay``), scoreboard release ``writeback_delay`` cycles after
+   the result leaves the pipeline (``register_file`` section). Each scheduler records one
+   stall outcome per cycle;
+4. **fetch** -- loose round robin over warps with a free I-buffer slot (or an empty
+   I-buffer, ``fetch_needs_empty_ibuffer``), ``fetch_width`` warps per cycle, each fetch
+   one I-cache access delivering up to ``fetch_instructions`` sequential instructions
+   (:mod:`golden.timing.fetch`; ``idealisations.perfect_icache`` makes every access hit).
+
+Issue may take up to ``issue_width`` instructions from one warp per scheduler and cycle;
+with ``dual_issue_distinct_units`` they must go to different pipeline classes.
+Per-instruction latency comes from ``pipelines.op_classes`` (see
+:mod:`golden.timing.pipelines`).
 
 Fetch follows the PC sequentially; after an instruction issues, the SM compares the
 warp's next PC (``next_pc`` of the functional core) with what the I-buffer holds and
@@ -46,7 +54,7 @@ from golden.ptx.ir import Addr, Reg, Vec
 from golden.simt.memory import LOCAL_WINDOW, SHARED_WINDOW, WINDOW_SIZE
 from golden.timing.fetch import IBuffer, InstructionCache
 from golden.timing.operand_collector import OperandCollector
-from golden.timing.pipelines import CONTROL_OPCODES, PipelineClass, pipe_of
+from golden.timing.pipelines import CONTROL_OPCODES, PipelineClass, op_timing, pipe_of
 from golden.timing.scheduler import NEVER, IssueScheduler
 from golden.timing.scoreboard import Scoreboard
 from golden.timing.stats import (PIPE_ALU, PIPE_MEM, PIPE_SFU, STALL_BARRIER, STALL_DEPENDENCE,
@@ -67,7 +75,9 @@ class DecodedInst:
 
     ``srcs`` / ``dsts`` are register indices (position in the program's sorted register
     table); ``hazard`` = srcs + dsts (what the scoreboard checks); ``vec`` is the vector
-    width of a memory access; ``guard`` the storage key of the guard predicate.
+    width of a memory access; ``guard`` the storage key of the guard predicate;
+    ``timing`` the instruction's own ``(latency, interval multiple)`` or None for the
+    pipeline's defaults (:func:`golden.timing.pipelines.op_timing`).
     """
 
     opcode: str | None
@@ -80,6 +90,7 @@ class DecodedInst:
     vec: int
     guard: str | None
     guard_negated: bool
+    timing: tuple | None = None
 
 
 def _regs_of(op) -> list:
@@ -95,8 +106,13 @@ def _regs_of(op) -> list:
     return [r] if isinstance(r, Reg) else []
 
 
-def decode_program(program) -> list:
-    """:class:`DecodedInst` for every slot of ``program`` (index = pc >> 3)."""
+def decode_program(program, pipelines=None) -> list:
+    """:class:`DecodedInst` for every slot of ``program`` (index = pc >> 3).
+
+    ``pipelines`` (a :class:`~golden.configs.schema.PipelinesConfig`) gives per-instruction
+    latencies and the div/rem pipeline; without it every instruction takes its pipeline's
+    defaults."""
+    div_pipe = pipelines.div_pipe if pipelines is not None else "alu"
     index = {k: i for i, k in enumerate(sorted(program.reg_types))}
     out = []
     for s in program.slots:
@@ -122,10 +138,11 @@ def decode_program(program) -> list:
 
         srcs, dsts = idx(src_regs), idx(dst_regs)
         vec = next((int(m[1:]) for m in inst.mods if m in ("v2", "v4", "v8")), 1)
-        pipe = pipe_of(op)
+        pipe = pipe_of(op, div_pipe)
+        timing = op_timing(pipelines, pipe, op, inst.types) if pipelines is not None else None
         out.append(DecodedInst(op, pipe, srcs, dsts, tuple(dict.fromkeys(srcs + dsts)),
                                pipe == PIPE_MEM, op in CONTROL_OPCODES, vec, guard,
-                               bool(inst.guard is not None and inst.guard.negated)))
+                               bool(inst.guard is not None and inst.guard.negated), timing))
     return out
 
 
@@ -181,14 +198,30 @@ class SM:
         self.mechanisms = tuple(mechanisms)
         self.warp_size = core.warp_size
         self.icache = InstructionCache(core.icache)
-        self.oc = OperandCollector(config.register_file)
+        self.oc = OperandCollector(config.register_file, core.num_schedulers_per_sm)
+        rf = config.register_file
+        #: an issuing instruction enters its pipeline ``entry_offset`` cycles after issue
+        #: (conflict-free operand read); a unit counts as available if free by then
+        self.entry_offset = rf.read_delay + rf.dispatch_delay
+        self.dispatch_extra = rf.dispatch_delay - 1
+        self.wb_delay = rf.writeback_delay
         p = config.pipelines
         self.pipes = [PipelineClass(p.alu, core.warp_size), PipelineClass(p.sfu, core.warp_size),
                       PipelineClass(p.mem, core.warp_size)]
         self.schedulers = [IssueScheduler(i, core.scheduler, core.two_level_active_warps)
                            for i in range(core.num_schedulers_per_sm)]
+        # unit of each pipeline class a scheduler is pinned to (-1: any free unit)
+        n_sched = core.num_schedulers_per_sm
+        self.sched_units = [
+            tuple(s % len(pc.free_at) if core.sub_core_units and k != PIPE_MEM
+                  and len(pc.free_at) >= n_sched else -1 for k, pc in enumerate(self.pipes))
+            for s in range(n_sched)]
         self.issue_width = core.issue_width
+        self.dual_distinct = core.dual_issue_distinct_units
         self.fetch_width = core.fetch_width
+        self.fetch_insts = core.fetch_instructions
+        self.fetch_empty = core.fetch_needs_empty_ibuffer
+        self.perfect_icache = config.idealisations.perfect_icache
         self.ibuf_entries = core.ibuffer_entries
         self.n_slots = core.max_warps_per_sm
         self.free_slots = list(range(core.max_warps_per_sm))
@@ -306,10 +339,11 @@ class SM:
         I-buffer entry becoming valid, a pipeline unit or a collector unit freeing). Events
         (writeback, fetch, barrier release, warp arrival/exit) set ``sched.dirty`` instead."""
         wake = sched.head_ready  # earliest not-yet-valid I-buffer head, from _issue's walk
+        eo = self.entry_offset
         for p in self.pipes:
             for f in p.free_at:
-                if now < f - 2 < wake:
-                    wake = f - 2
+                if now < f - eo < wake:
+                    wake = f - eo
         r = self.oc.next_release()
         if r is not None and now < r < wake:
             wake = r
@@ -357,10 +391,11 @@ class SM:
             e = w.ibuf.entries
             if e and e[0][1] > now:
                 cands.append(e[0][1])
+        eo = self.entry_offset
         for p in self.pipes:
             for f in p.free_at:
-                if f - 2 > now:  # issue in t needs the unit by t + 2 (see _issue)
-                    cands.append(f - 2)
+                if f - eo > now:  # issue in t needs the unit by t + entry_offset (_issue)
+                    cands.append(f - eo)
         r = self.oc.next_release()
         if r is not None and r > now:
             cands.append(r)
@@ -396,7 +431,8 @@ class SM:
         q.popleft()
         if regs:
             self._seq += 1
-            heapq.heappush(self._wb, (max(r.completion_cycle, now + 1), self._seq, w, regs, pc))
+            heapq.heappush(self._wb, (max(r.completion_cycle + self.wb_delay, now + 1),
+                                      self._seq, w, regs, pc))
         return True
 
     def _mem_request(self, w: WarpSlot, mem, vec: int):
@@ -425,6 +461,7 @@ class SM:
     def _issue(self, sched: IssueScheduler, now: int) -> int:
         decoded = self.decoded
         pipes = self.pipes
+        eo = self.entry_offset
         reason = None
         has_inst = False
         at_bar = False
@@ -453,19 +490,23 @@ class SM:
                 if blk == 2:
                     sched.long_stall(w)
                 continue
-            if not pipes[d.pipe].available(now + 2) or not self.oc.free_unit(now):
+            units = self.sched_units[sched.index]
+            if not pipes[d.pipe].available(now + eo, units[d.pipe]) or not self.oc.free_unit(now):
                 if reason is None:
                     reason = STALL_STRUCTURAL
                 continue
             self._execute(w, e[0][0], d, now)
             n = 1
+            used = 1 << d.pipe  # pipeline classes issued to this cycle (dual issue rule)
             while n < self.issue_width and not w.done and e and e[0][1] <= now \
                     and not w.wave.at_barrier[w.widx] and not w.hold:
                 d = decoded[e[0][0] >> 3]
-                if w.sb.blocked(d.hazard) or not pipes[d.pipe].available(now + 2) \
+                if (self.dual_distinct and used & (1 << d.pipe)) or w.sb.blocked(d.hazard) \
+                        or not pipes[d.pipe].available(now + eo, units[d.pipe]) \
                         or not self.oc.free_unit(now):
                     break
                 self._execute(w, e[0][0], d, now)
+                used |= 1 << d.pipe
                 n += 1
             sched.issued(w)
             return STALL_ISSUE
@@ -500,16 +541,19 @@ class SM:
             srcs = d.srcs
             for m in self.mechanisms:
                 srcs = m.on_operand_read(self, w, pc, list(srcs))
-            ready = self.oc.read(now, w.slot, srcs, st)
-            done = self.pipes[pipe_id].occupy(ready)
+            ready = self.oc.read(now, w.slot, srcs, st) + self.dispatch_extra
+            done = self.pipes[pipe_id].occupy(ready, d.timing if pipe_id == d.pipe else None,
+                                              self.sched_units[w.sched.index][pipe_id])
             if d.is_mem and rec.mem is not None and rec.mem.active.any():
+                # ``done``: the request reaches the memory system (writeback_delay is added
+                # when its data returns, in _memory_port)
                 w.sb.reserve(d.dsts, True)
                 space, acc, size = self._mem_request(w, rec.mem, d.vec)
                 self._memq.append([done, w, (space, acc, size), d.dsts, pc])
             elif d.dsts:
                 w.sb.reserve(d.dsts, False)
                 self._seq += 1
-                heapq.heappush(self._wb, (done, self._seq, w, d.dsts, pc))
+                heapq.heappush(self._wb, (done + self.wb_delay, self._seq, w, d.dsts, pc))
         if d.is_control:
             for m in self.mechanisms:
                 m.on_branch(self, w, pc, rec, rec.diverged)
@@ -530,6 +574,12 @@ class SM:
 
     # ------------------------------------------------------------------ fetch
     def _fetch(self, now: int) -> bool:
+        """Fetch stage: serve up to ``fetch_width`` warps in loose round-robin order. One
+        fetch is one I-cache access that delivers up to ``fetch_instructions`` sequential
+        instructions (as many as the warp's I-buffer has room for). With
+        ``fetch_needs_empty_ibuffer`` only warps with an empty I-buffer are fetched for
+        (GPGPU-Sim). Mechanisms see every instruction of a fetch through ``on_fetch`` and
+        may skip it (move ``fetch_pc``) or refuse it (the fetch stops there)."""
         warps = self.warps
         n = len(warps)
         start = self._fetch_ptr % n
@@ -537,39 +587,57 @@ class SM:
         skipped = False  # a mechanism moved a warp's fetch PC (skipped instructions): progress
         self._fetch_refused = False
         st = self.stats
+        n_prog = self.n_prog
+        mechanisms = self.mechanisms
         for k in range(n):
             w = warps[(start + k) % n]
-            if not w.ibuf.has_space() or w.fetch_pc >= self.n_prog or w.hold:
+            ib = w.ibuf
+            room = ib.capacity - len(ib.entries)
+            if room <= 0 or (self.fetch_empty and ib.entries) or w.fetch_pc >= n_prog \
+                    or w.hold:
                 continue
-            pc = w.fetch_pc
-            skip = False
-            for m in self.mechanisms:
-                if m.on_fetch(self, w, pc):
-                    skip = True
-            if skip:
-                if w.fetch_pc != pc:
-                    skipped = True
-                self._fetch_refused = True
-                continue
-            if w.fetch_pc != pc:
-                skipped = True  # a mechanism skipped instructions at fetch (PC += 8 ...)
+            ready = None
+            got = 0
+            for _ in range(min(room, self.fetch_insts)):
                 pc = w.fetch_pc
-                if pc >= self.n_prog or w.done:
-                    continue
-            h = self.icache.hits
-            lat = self.icache.probe(pc)
-            if self.icache.hits > h:
-                st.icache_hits += 1
-            else:
-                st.icache_misses += 1
-            w.ibuf.push(pc, now + max(1, lat))
-            if len(w.ibuf.entries) == 1:
-                w.sched.dirty = True  # a new I-buffer head (schedulers look only at heads)
-            w.fetch_pc = pc + 8
-            st.instructions_fetched += 1
-            st.instructions_decoded += 1
-            fetched += 1
-            if fetched >= self.fetch_width:
-                self._fetch_ptr = (start + k + 1) % n
-                break
+                if pc >= n_prog or w.done:
+                    break
+                refused = False
+                for m in mechanisms:
+                    if m.on_fetch(self, w, pc):
+                        refused = True
+                if refused:
+                    if w.fetch_pc != pc:
+                        skipped = True
+                    self._fetch_refused = True
+                    break
+                if w.fetch_pc != pc:
+                    skipped = True  # a mechanism skipped instructions at fetch (PC += 8 ...)
+                    pc = w.fetch_pc
+                    if pc >= n_prog or w.done:
+                        break
+                if ready is None:  # one I-cache access per fetch
+                    if self.perfect_icache:
+                        lat = self.icache.hit_latency
+                        st.icache_hits += 1
+                    else:
+                        h = self.icache.hits
+                        lat = self.icache.probe(pc)
+                        if self.icache.hits > h:
+                            st.icache_hits += 1
+                        else:
+                            st.icache_misses += 1
+                    ready = now + max(1, lat)
+                ib.push(pc, ready)
+                if len(ib.entries) == 1:
+                    w.sched.dirty = True  # a new I-buffer head (schedulers look only at heads)
+                w.fetch_pc = pc + 8
+                st.instructions_fetched += 1
+                st.instructions_decoded += 1
+                got += 1
+            if got:
+                fetched += 1
+                if fetched >= self.fetch_width:
+                    self._fetch_ptr = (start + k + 1) % n
+                    break
         return fetched > 0 or skipped

@@ -49,12 +49,22 @@ Counter definitions
 * ``lane_hist[k]`` -- executed warp instructions with ``k`` active lanes (``0..warp_size``;
   ``k = 0`` is an instruction whose guard predicate is false in every lane).
 * ``icache_hits / icache_misses`` -- instruction-cache probes by the fetch stage.
+* ``l1_bypasses`` -- global-load transactions that bypassed the L1
+  (``l1.cache_global_loads: false``);
+* ``const_hits / const_misses`` -- constant-cache line lookups of const/param loads;
 * ``l1_hits / l1_misses`` -- L1 data-cache transactions (sectors) of global/local
   accesses; ``shared_accesses`` -- shared-memory array accesses (one per serialised
   pass, so an n-way bank conflict counts n); ``shared_bank_conflict_cycles`` -- the
   extra passes (passes minus conflict-free warp accesses).
 * ``l2_hits / l2_misses`` -- L2 transactions; ``dram_reads / dram_writes`` -- DRAM
   transactions; ``dram_bytes`` -- bytes moved to or from DRAM.
+* memory-system detail (:mod:`golden.timing.memory`): ``l2_mshr_full_delays`` -- L2
+  misses that waited for an MSHR (table full or merge limit); ``icnt_flits`` -- flits
+  injected into the SM <-> L2 request and reply networks; ``dram_read_bytes /
+  dram_write_bytes`` -- the two parts of ``dram_bytes``; ``dram_activates`` (row opens),
+  ``dram_precharges`` (row closes), ``dram_row_hits`` (requests served from the open
+  row); ``dram_queue_full_delays`` -- requests that waited for a DRAM scheduler-queue
+  entry.
 * ``mechanism`` -- ``name -> number`` counters a mechanism defines (use a prefix such as
   ``"darsie.skipped_pcs"``); merged by addition.
 """
@@ -82,9 +92,12 @@ _SCALARS = (
     "instructions_executed", "instructions_skipped", "thread_instructions",
     "scheduler_cycles", "sm_cycles", "resident_warp_cycles", "oc_bank_conflicts",
     "icache_hits", "icache_misses",
-    "l1_hits", "l1_misses", "shared_accesses", "shared_bank_conflict_cycles",
+    "l1_hits", "l1_misses", "l1_bypasses", "const_hits", "const_misses",
+    "shared_accesses", "shared_bank_conflict_cycles",
     "l2_hits", "l2_misses",
     "dram_reads", "dram_writes", "dram_bytes",
+    "l2_mshr_full_delays", "icnt_flits", "dram_read_bytes", "dram_write_bytes",
+    "dram_activates", "dram_precharges", "dram_row_hits", "dram_queue_full_delays",
 )
 # Arrays indexed by a bank / reason / pipeline / lane count.
 _ARRAYS = ("stalls", "rf_reads", "rf_writes", "fu_ops", "fu_lane_ops", "lane_hist")
@@ -127,6 +140,9 @@ class TimingStats:
     icache_misses: int = 0
     l1_hits: int = 0
     l1_misses: int = 0
+    l1_bypasses: int = 0
+    const_hits: int = 0
+    const_misses: int = 0
     shared_accesses: int = 0
     shared_bank_conflict_cycles: int = 0
     l2_hits: int = 0
@@ -134,6 +150,14 @@ class TimingStats:
     dram_reads: int = 0
     dram_writes: int = 0
     dram_bytes: int = 0
+    l2_mshr_full_delays: int = 0
+    icnt_flits: int = 0
+    dram_read_bytes: int = 0
+    dram_write_bytes: int = 0
+    dram_activates: int = 0
+    dram_precharges: int = 0
+    dram_row_hits: int = 0
+    dram_queue_full_delays: int = 0
     mechanism: dict = field(default_factory=dict)
 
     def __post_init__(self):
@@ -402,6 +426,8 @@ class TimingStats:
             f"L2 hit / miss         {self.l2_hits:>14,} / {self.l2_misses:,}",
             f"DRAM rd / wr / bytes  {self.dram_reads:>14,} / {self.dram_writes:,} / "
             f"{self.dram_bytes:,}",
+            f"DRAM row hit / act    {self.dram_row_hits:>14,} / {self.dram_activates:,}",
+            f"interconnect flits    {self.icnt_flits:>14,}",
         ]
         for name, v in sorted(self.mechanism.items()):
             lines.append(f"  {name:<20}{v:>14,}")

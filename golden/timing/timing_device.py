@@ -116,6 +116,11 @@ class TimingDevice(Device):
         self.gpu = GPU(config, mechanisms=mechanisms, regs_per_thread=regs_per_thread)
         self.energy_model = EnergyModel(config.energy)
 
+    def host_copied(self, ptr: int, nbytes: int) -> None:
+        """Record a host-to-device copy for the next launch's L2 warm-up
+        (``idealisations.l2_warm_on_memcpy``)."""
+        self.gpu.host_copies.append((int(ptr), int(nbytes)))
+
     def load_module(self, path=None, code=None) -> TimingModule:
         return TimingModule(path=path, code=code, device=self)
 

@@ -13,6 +13,12 @@ FULL = (1 << 32) - 1
 SEED = 7321
 
 
+def load_l1(name, overrides=None):
+    """``name`` with global loads cached in the L1 (these tests exercise the L1 path;
+    Pascal bypasses it by default, tested in test_global_loads_bypass_l1)."""
+    return load_config(name, {"memory.l1.cache_global_loads": True, **(overrides or {})})
+
+
 def one_lane(addr, n=32):
     a = np.zeros(n, np.uint64)
     a[0] = addr
@@ -23,38 +29,75 @@ def unit(base, n=32, size=4):
     return np.arange(n, dtype=np.uint64) * np.uint64(size) + np.uint64(base)
 
 
-def dram_round_trip(cfg, nbytes):
-    """Unloaded L1-miss + L2-miss latency of an nbytes request (module docstring formula)."""
+def l2_round_trip(cfg, nbytes, row=None):
+    """Unloaded cycles from the L1 port to the data of an L1 miss of ``nbytes`` (hierarchy
+    docstring formula): request network, L2 latency and port, reply network; with ``row``
+    ("hit", "closed" or "conflict") also an L2 miss: dram.latency and the bank timing."""
     m = cfg.memory
-    return m.l2.latency + m.dram.latency + math.ceil(
-        nbytes / m.l2.bytes_per_cycle_per_partition + nbytes / m.dram.bytes_per_cycle_per_channel)
+    ic, l2, d = m.interconnect, m.l2, m.dram
+    r = min(ic.sm_port_flits_per_cycle, ic.l2_port_flits_per_cycle)
+
+    def flits(b):
+        return math.ceil((ic.header_bytes + b) / ic.flit_bytes)
+    t = (ic.latency + flits(0) / r) + l2.latency + nbytes / l2.bytes_per_cycle_per_partition \
+        + (ic.latency + flits(nbytes) / r)
+    if row is not None:
+        k = cfg.core.clock_mhz / d.clock_mhz
+        burst = d.burst_length / d.data_rate * k
+        slot = max(burst, d.tCCD * k)
+        bursts = math.ceil(nbytes / d.bytes_per_burst)
+        device = {"hit": d.tCL, "closed": d.tRCD + d.tCL,
+                  "conflict": d.tRP + d.tRCD + d.tCL}[row] * k
+        t += d.latency + device + (bursts - 1) * slot + burst
+    return math.ceil(t - 1e-9)
+
+
+def row_state(cfg, open_rows, addr):
+    """Open-row bookkeeping with the documented DRAM address mapping: returns "closed",
+    "hit" or "conflict" for an access to ``addr`` and records its row as open."""
+    d, line = cfg.memory.dram, cfg.memory.coalescing.line_bytes
+    ln = addr // line
+    local = ln // d.channels
+    per_row = d.row_bytes // line
+    key = (ln % d.channels, (local // per_row) % d.banks)
+    row = local // (per_row * d.banks)
+    state = "closed" if key not in open_rows else "hit" if open_rows[key] == row else "conflict"
+    open_rows[key] = row
+    return state
 
 
 @pytest.mark.parametrize("name", ["pascal", "gtx480", "gtx285", "fx5800"])
 def test_pointer_chase_latency(name):
-    cfg = load_config(name)
+    cfg = load_l1(name)
     mem = MemoryHierarchy(cfg)
     sector = cfg.memory.coalescing.sector_bytes
     rng = np.random.default_rng(SEED)
     # distinct lines far apart (no reuse): every load misses L1 and L2
     addrs = (rng.permutation(200)[:40].astype(np.uint64) * np.uint64(1 << 20))
     t = 0
+    open_rows: dict = {}
+    states = []
     for a in addrs:
         r = mem.access(0, t, 0, one_lane(int(a)), 1, 4)
-        assert r.ok and r.completion_cycle - t == dram_round_trip(cfg, sector)
+        states.append(row_state(cfg, open_rows, int(a)))
+        assert r.ok and r.completion_cycle - t == l2_round_trip(cfg, sector, states[-1])
         t = r.completion_cycle
+    assert "closed" in states and "conflict" in states      # both row-miss kinds occur
     c = mem.counters()
     assert c["l1_misses"] == c["l2_misses"] == c["dram_reads"] == 40
     # L1 hit on the last line, then an L2 hit from another SM (cold L1)
     r = mem.access(0, t, 0, one_lane(int(addrs[-1])), 1, 4)
     assert r.completion_cycle - t == cfg.memory.l1.hit_latency
     r = mem.access(1, t, 0, one_lane(int(addrs[-1])), 1, 4)
-    assert r.completion_cycle - t == cfg.memory.l2.latency + math.ceil(
-        sector / cfg.memory.l2.bytes_per_cycle_per_partition)
+    assert r.completion_cycle - t == l2_round_trip(cfg, sector)
+    c = mem.counters()
+    assert c["dram_activates"] == states.count("closed") + states.count("conflict")
+    assert c["dram_precharges"] == states.count("conflict")
+    assert c["dram_row_hits"] == states.count("hit")
 
 
 def test_mshr_merge_same_line():
-    cfg = load_config("pascal")
+    cfg = load_l1("pascal")
     mem = MemoryHierarchy(cfg)
     r1 = mem.access(0, 0, 0, unit(0x4000), FULL, 4)
     r2 = mem.access(0, 1, 1, unit(0x4000), FULL, 4)
@@ -70,7 +113,7 @@ def test_mshr_merge_same_line():
 
 
 def test_mshr_full_reservation_fail_and_retry():
-    cfg = load_config("pascal", {"memory.l1.mshrs": 2})
+    cfg = load_l1("pascal", {"memory.l1.mshrs": 2})
     mem = MemoryHierarchy(cfg)
     two_lines = unit(0x10000, size=8)                     # 256 bytes: 2 lines
     r1 = mem.access(0, 0, 0, two_lines, FULL, 8)
@@ -91,7 +134,7 @@ def test_mshr_full_reservation_fail_and_retry():
 
 
 def test_l1_port_one_transaction_per_cycle():
-    cfg = load_config("pascal")
+    cfg = load_l1("pascal")
     mem = MemoryHierarchy(cfg)
     mem.access(0, 0, 0, unit(0, size=128), FULL, 4)
     t = 100_000
@@ -101,7 +144,7 @@ def test_l1_port_one_transaction_per_cycle():
 
 
 def test_streaming_reaches_dram_bandwidth():
-    cfg = load_config("pascal")
+    cfg = load_l1("pascal")
     mem = MemoryHierarchy(cfg)
     sms, warps_per_sm = cfg.core.num_sms, 150
     pending = {sm: 0 for sm in range(sms)}
@@ -120,13 +163,13 @@ def test_streaming_reaches_dram_bandwidth():
         cycle += 1
     total = sms * warps_per_sm * line
     assert mem.counters()["dram_read_bytes"] == total
-    transfer = last - (cfg.memory.l2.latency + cfg.memory.dram.latency)
+    transfer = last - l2_round_trip(cfg, line, "closed")     # minus one unloaded miss
     achieved = total / transfer
     assert abs(achieved - cfg.peak_dram_bytes_per_cycle) <= 0.05 * cfg.peak_dram_bytes_per_cycle
 
 
 def test_store_write_through_no_allocate_and_l2_write_back():
-    cfg = load_config("gtx480", {"memory.l2.size_bytes": 6 * 8 * 64})   # 1 set per slice
+    cfg = load_l1("gtx480", {"memory.l2.size_bytes": 12 * 8 * 64})  # 1 set per slice
     mem = MemoryHierarchy(cfg)
     r = mem.access(0, 0, 0, unit(0x1000), FULL, 4, is_store=True)
     c = mem.counters()
@@ -138,7 +181,7 @@ def test_store_write_through_no_allocate_and_l2_write_back():
     mem.access(0, t, 0, unit(0x1000), FULL, 4, is_store=True)          # write hit in L1
     assert mem.counters()["l1_write_hits"] == 2
     # fill the slice of line 0x1000 with 8 other lines: the dirty lines get written back
-    stride = 6 * 64                                                    # same slice
+    stride = cfg.memory.l2.partitions * 64                             # same slice
     for i in range(1, 20):
         mem.access(1, t + i, 0, one_lane(0x1000 + i * stride), 1, 4)
     mem.access(1, t + 5000, 0, one_lane(0x1000 + 30 * stride), 1, 4)   # retires the fills
@@ -148,7 +191,7 @@ def test_store_write_through_no_allocate_and_l2_write_back():
 
 
 def test_atomics_at_l2_serialise_same_address():
-    cfg = load_config("pascal")
+    cfg = load_l1("pascal")
     mem = MemoryHierarchy(cfg)
     warm = mem.access(0, 0, 0, unit(0x2000), FULL, 4)
     t = warm.completion_cycle + 10
@@ -160,7 +203,7 @@ def test_atomics_at_l2_serialise_same_address():
 
 
 def test_shared_space_bank_conflicts():
-    cfg = load_config("pascal")
+    cfg = load_l1("pascal")
     mem = MemoryHierarchy(cfg)
     lat = cfg.memory.shared.latency
     assert mem.access(0, 0, 0, unit(0), FULL, 4, space="shared").completion_cycle == lat
@@ -174,7 +217,7 @@ def test_shared_space_bank_conflicts():
 
 
 def test_next_event_cycle():
-    mem = MemoryHierarchy(load_config("pascal"))
+    mem = MemoryHierarchy(load_l1("pascal"))
     assert mem.next_event_cycle() is None
     r = mem.access(0, 0, 0, unit(0), FULL, 4)
     assert mem.next_event_cycle(0) == r.completion_cycle
@@ -182,7 +225,7 @@ def test_next_event_cycle():
 
 
 def _random_run(seed):
-    cfg = load_config("gtx480")
+    cfg = load_l1("gtx480")
     mem = MemoryHierarchy(cfg)
     rng = np.random.default_rng(seed)
     out = []
@@ -206,7 +249,7 @@ def test_deterministic():
 
 
 def test_errors():
-    mem = MemoryHierarchy(load_config("pascal"))
+    mem = MemoryHierarchy(load_l1("pascal"))
     with pytest.raises(SimtlabError, match="space"):
         mem.access(0, 0, 0, unit(0), FULL, 4, space="texture")
     with pytest.raises(SimtlabError, match="sm_id"):
@@ -214,12 +257,44 @@ def test_errors():
     with pytest.raises(SimtlabError, match="shape"):
         mem.access(0, 0, 0, unit(0, n=16), FULL, 4)
     with pytest.raises(ConfigError, match="line_bytes"):
-        MemoryHierarchy(load_config("pascal", {"memory.l1.line_bytes": 64}))
+        MemoryHierarchy(load_l1("pascal", {"memory.l1.line_bytes": 64}))
 
 
 def test_no_l1_config_goes_to_l2():
-    mem = MemoryHierarchy(load_config("gtx480", {"memory.l1.size_bytes": 0}))
+    mem = MemoryHierarchy(load_l1("gtx480", {"memory.l1.size_bytes": 0}))
     r1 = mem.access(0, 0, 0, unit(0), FULL, 4)
     r2 = mem.access(0, r1.completion_cycle, 0, unit(0), FULL, 4)
     c = mem.counters()
     assert c["l1_hits"] == 0 and c["l2_hits"] == 2 and c["l2_misses"] == 2
+
+
+def test_global_loads_bypass_l1_when_not_cached():
+    """cache_global_loads false (Pascal, GPGPU-Sim -gpgpu_gmem_skip_L1D 1): a repeated
+    global load misses to the L2 both times; local loads still use the L1."""
+    cfg = load_config("pascal", {"memory.l1.cache_global_loads": False})
+    mem = MemoryHierarchy(cfg)
+    a = unit(1 << 20)
+    r1 = mem.access(0, 0, 0, a, FULL, 4)
+    r2 = mem.access(0, r1.completion_cycle + 1, 0, a, FULL, 4)
+    c = mem.counters()
+    assert c["l1_hits"] == 0 and c["l1_bypasses"] == 2 and c["l2_accesses"] == 2  # 1 line each
+    assert r2.completion_cycle - (r1.completion_cycle + 1) > cfg.memory.l1.hit_latency
+    r3 = mem.access(0, 10_000, 0, a, FULL, 4, space="local")
+    r4 = mem.access(0, r3.completion_cycle + 1, 0, a, FULL, 4, space="local")
+    assert r4.completion_cycle - (r3.completion_cycle + 1) == cfg.memory.l1.hit_latency
+
+
+def test_param_loads_use_the_constant_cache():
+    """ld.param of one word by every lane: one constant-cache line; perfect cache hits."""
+    for perfect in (False, True):
+        cfg = load_config("gtx480", {"idealisations.perfect_const_cache": perfect})
+        mem = MemoryHierarchy(cfg)
+        a = np.full(32, 16, np.uint64)
+        r1 = mem.access(0, 0, 0, a, FULL, 4, space="param")
+        r2 = mem.access(0, r1.completion_cycle, 0, a, FULL, 4, space="param")
+        hit = cfg.memory.const_cache.hit_latency
+        assert r2.completion_cycle - r1.completion_cycle == hit
+        assert (r1.completion_cycle == hit) == perfect
+        c = mem.counters()
+        assert c["const_accesses"] == 2 and c["l1_accesses"] == 0
+        assert c["const_misses"] == (0 if perfect else 1)

@@ -3,9 +3,11 @@
 import numpy as np
 import pytest
 
+from golden.configs.loader import load_config
 from golden.errors import SimtlabError
 from golden.timing.memory import (DRAM, BandwidthQueue, Coalescer, MSHRTable, SectorCache,
                                   SharedBanks)
+from golden.timing.memory.dram_bank import DRAMTiming
 
 FULL = (1 << 32) - 1
 SEED = 20240604
@@ -140,25 +142,53 @@ def test_mshr_merge_full_and_release():
 
 # ------------------------------------------------------------------ DRAM bandwidth
 
-@pytest.mark.parametrize("bpc", [29.73, 9.615, 20.6])
-def test_dram_channel_bandwidth(bpc):
-    n, line = 400, 128
-    d = DRAM(channels=4, bytes_per_cycle_per_channel=bpc, latency=250, line_bytes=line)
-    # all lines on channel 0 (stride = channels lines), issued at once
-    done = [d.read(0, i * 4 * line, line) for i in range(n)]
-    assert done == sorted(done)
-    expected = n * line / bpc
-    assert abs((done[-1] - d.latency) - expected) <= 0.01 * expected
+def make_dram(name, channels=None, queue=None):
+    """The DRAM of configuration ``name`` (optionally other channel / queue counts)."""
+    cfg = load_config(name)
+    d = cfg.memory.dram
+    return DRAM(channels=channels or d.channels, banks=d.banks, row_bytes=d.row_bytes,
+                line_bytes=cfg.memory.coalescing.line_bytes,
+                timing=DRAMTiming.from_config(d, cfg.core.clock_mhz), latency=d.latency,
+                queue_entries=queue or d.request_queue_entries), cfg
+
+
+@pytest.mark.parametrize("name", ["pascal", "gtx480", "gtx285"])
+def test_dram_channel_bandwidth(name):
+    """Lines streamed into one channel, all presented at once: after the first access the
+    bursts follow back to back (row hits, then the next bank opened in the shadow of the
+    bursts), so the channel moves bytes_per_burst per slot = the configured peak."""
+    d, cfg = make_dram(name, channels=4)
+    line, n = cfg.memory.coalescing.line_bytes, 400
+    done = [d.read(0, i * 4 * line, line) for i in range(n)]       # all on channel 0
+    peak = cfg.memory.dram.bytes_per_core_cycle(cfg.core.clock_mhz)
+    assert d.bytes_per_cycle_per_channel == pytest.approx(peak)
+    first = min(done)
+    achieved = (n - 1) * line / (max(done) - first)
+    assert achieved == pytest.approx(peak, rel=0.01)
     assert d.reads == n and d.read_bytes == n * line
+    c = d.counters()
+    # each request hits the open row or opens one; a row holds row_bytes / line lines, and
+    # a bank opened a second time is precharged first
+    opened = -(-n // (cfg.memory.dram.row_bytes // line))
+    assert c["dram_activates"] == opened and c["dram_row_hits"] == n - opened
+    assert c["dram_precharges"] == opened - min(opened, cfg.memory.dram.banks)
 
 
 def test_dram_interleaving_spreads_bandwidth():
-    n, line, ch, bpc = 1100, 128, 11, 29.73
-    d = DRAM(channels=ch, bytes_per_cycle_per_channel=bpc, latency=250, line_bytes=line)
+    d, cfg = make_dram("pascal")
+    line, ch, n = 128, 11, 1100
     done = [d.read(0, i * line, line) for i in range(n)]
-    expected = n * line / (ch * bpc)
-    assert abs((max(done) - 250) - expected) <= 0.01 * expected
+    peak = ch * d.bytes_per_cycle_per_channel
+    achieved = (n - ch) * line / (max(done) - min(done))
+    assert achieved == pytest.approx(peak, rel=0.02)
     assert [d.channel_of(i * line) for i in range(12)] == list(range(11)) + [0]
+    # line -> (channel, bank, row, column): 16 lines of a channel share a row, then the
+    # next bank (module docstring mapping)
+    per_row = cfg.memory.dram.row_bytes // line
+    assert d.locate(0) == (0, 0, 0, 0)
+    assert d.locate(ch * line) == (0, 0, 0, 1)
+    assert d.locate(ch * per_row * line) == (0, 1, 0, 0)
+    assert d.locate(ch * per_row * cfg.memory.dram.banks * line + line) == (1, 0, 1, 0)
 
 
 def test_bandwidth_queue_idle_gap():

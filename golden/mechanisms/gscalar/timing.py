@@ -23,12 +23,13 @@ What the hooks do
 * ``on_dispatch`` (first TB of each SM of a launch): new per-launch RF metadata
   (:class:`~.regstate.RegisterEncodingTracker`, one row per warp of the launch) and the
   **+3 cycles**: the mechanism adds ``extra_latency`` to the latency of the SM's ALU, SFU
-  and MEM pipeline classes (``sm.pipes[k].latency``), so every result is written back 3
+  and MEM pipeline classes (``sm.pipes[k].extra_latency``), so every result is written back 3
   cycles later and dependent instructions wait 3 cycles longer, while the initiation
   interval (throughput) is unchanged -- exactly the effect of three more pipelined stages
   (BVR/EBR read before the RF read, decompression after it, compression before the
-  write-back). This is equivalent to a ``load_config(name, {"pipelines.alu.latency": ...})``
-  override but travels with the mechanism, so a report job needs only the mechanism name.
+  write-back). It applies to instructions with their own latency class
+  (``pipelines.op_classes``) as well, and travels with the mechanism, so a report job
+  needs only the mechanism name.
   For the MEM class the cycles are added before the request reaches the memory hierarchy
   (stores pay them too although they need only two of the three stages).
 * ``on_issue`` (before the functional step): the instruction's active mask (SIMT TOS mask
@@ -331,7 +332,7 @@ class GScalarMechanism(Mechanism):
             self._sms[id(sm)] = sm
             if self.extra_latency:
                 for p in sm.pipes:
-                    p.latency += self.extra_latency
+                    p.extra_latency += self.extra_latency
         return True
 
     def on_complete(self, stats) -> None:

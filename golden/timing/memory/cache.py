@@ -119,6 +119,11 @@ class SectorCache:
             return None
         return self._set(line_addr).pop(line_addr, None)
 
+    def snapshot(self) -> list[tuple[int, int, int]]:
+        """Every resident line as ``(line_addr, valid, dirty)``, set by set, least recently
+        used first within a set (refilling in this order restores the LRU state)."""
+        return [(a, st.valid, st.dirty) for s in self._sets for a, st in s.items()]
+
     def lru_order(self, line_addr: int) -> list[int]:
         """Resident lines of ``line_addr``'s set, least recently used first (for tests/traces)."""
         return list(self._set(line_addr).keys()) if self._sets_n else []

@@ -8,24 +8,49 @@ instruction (after the MEM pipeline's address stage)::
     if r.ok: writeback at r.completion_cycle
     else:    retry at (or after) r.retry_cycle   # L1 MSHRs full ("reservation fail")
 
-It stores one :class:`~golden.timing.memory.l1.L1Cache` per SM, the shared
-:class:`~golden.timing.memory.l2.L2Cache` and :class:`~golden.timing.memory.dram.DRAM`,
-event counters and a heap of future event cycles (completions and MSHR releases) so
-the SM model can skip idle cycles with :meth:`next_event_cycle`.
+It stores one :class:`~golden.timing.memory.l1.L1Cache` per SM, the
+:class:`~golden.timing.memory.interconnect.Interconnect` between the SMs and the L2
+slices (with one :class:`~golden.timing.memory.interconnect.SMMemoryPort` per SM: what
+that SM's L1 and constant cache call on a miss), the shared
+:class:`~golden.timing.memory.l2.L2Cache` and :class:`~golden.timing.memory.dram.DRAM`
+(banks, rows, bounded scheduler queues), event counters and a heap of future event
+cycles (completions and MSHR releases) so the SM model can skip idle cycles with
+:meth:`next_event_cycle`.
 
 Spaces: ``shared`` uses the bank-conflict model (cost = serialised cycles, completion
 ``start + cycles - 1 + shared.latency``); ``global``, ``local``, ``const`` and ``param``
-go through coalescer -> L1 -> L2 -> DRAM (simplification: no separate constant or texture
-cache; const/param loads are cached in the L1 like global loads).
+go through coalescer -> L1 -> L2 -> DRAM, except that global loads bypass the L1 when
+``l1.cache_global_loads`` is false, and const/param *loads* go through the per-SM constant
+cache (:mod:`golden.timing.memory.const_cache`; misses read the L2). No texture cache.
 
-Latency summary with no contention (``T`` = cycle the L1 port takes the transaction):
-L1 hit ``T + l1.hit_latency``; L2 hit ``T + n/l2_bw + l2.latency``; L2 miss
-``T + n/l2_bw + n/dram_bw + l2.latency + dram.latency`` (``n`` = bytes of the missing
-sectors, rounded up to whole cycles at the end).
+L2 state across launches: :meth:`l2_snapshot` / :meth:`restore_l2` carry the L2's tags
+from one launch to the next on the same device (GPGPU-Sim does not flush the L2 between
+kernels), and :meth:`warm_l2` fills the lines of host-to-device copies
+(``idealisations.l2_warm_on_memcpy``).
+
+Latency summary with no contention (``T`` = cycle the L1 port takes the transaction;
+``n`` = bytes of the requested sectors; ``L`` = ``interconnect.latency``; ``r`` = the
+smaller of the SM and L2 port rates in flits per cycle; ``f(b)`` = flits of a packet of
+``b`` bytes after the header; the result is rounded up to a whole cycle at the end):
+
+* L1 hit: ``T + l1.hit_latency``;
+* L2 hit: ``T + (L + f(0)/r) + l2.latency + n/l2_bw + (L + f(n)/r)``: the read request
+  crosses the request network, the slice looks it up after its own latency and moves the
+  data through its port, the reply crosses the reply network;
+* L2 miss: the same plus, between the slice port and the reply, ``dram.latency`` and the
+  DRAM timing (:mod:`golden.timing.memory.dram`): for one burst ``tRCD + tCL + burst``
+  on a closed bank, ``tCL + burst`` on a row hit, ``tRP + tRCD + tCL + burst`` on a row
+  conflict (DRAM clocks converted to core cycles).
+
+Promise at arrival: every access's completion cycle is computed when it is presented
+and never revised; buses and ports keep calendars of the intervals already promised
+(:mod:`golden.timing.memory.reservation`), and every 512 cycles the bookings that ended
+before the current cycle are forgotten.
 
 Determinism: no randomness; results depend only on the sequence of calls. Calls should
 come in non-decreasing ``cycle`` order (as a cycle-stepped SM loop produces); a call
-with an earlier cycle is served, but sees cache state as of the latest call.
+with an earlier cycle is served, but sees cache state as of the latest call (and may not
+see bookings already forgotten).
 """
 
 from __future__ import annotations
@@ -39,7 +64,10 @@ import numpy as np
 from golden.configs.schema import GPUConfig
 from golden.errors import ConfigError, SimtlabError
 from golden.timing.memory.coalescer import Coalescer
+from golden.timing.memory.const_cache import CONST_BASE, PARAM_BASE, ConstCache
 from golden.timing.memory.dram import DRAM
+from golden.timing.memory.dram_bank import DRAMTiming
+from golden.timing.memory.interconnect import Interconnect, SMMemoryPort
 from golden.timing.memory.l1 import L1Cache
 from golden.timing.memory.l2 import L2Cache
 from golden.timing.memory.shared_banks import SharedBanks
@@ -54,6 +82,9 @@ COUNTER_NAMES = (
     "l2_accesses", "l2_hits", "l2_misses", "l2_mshr_merges", "l2_writebacks",
     "dram_reads", "dram_writes", "dram_read_bytes", "dram_write_bytes", "dram_bytes",
     "shared_accesses", "shared_cycles", "shared_bank_conflicts", "atomic_serialized_lanes",
+    "l1_bypasses", "const_accesses", "const_hits", "const_misses", "l2_warm_writebacks",
+    "l2_mshr_full_delays", "dram_activates", "dram_precharges", "dram_row_hits",
+    "dram_queue_full_delays", "dram_queue_full_cycles", "icnt_flits",
 )
 
 
@@ -92,16 +123,35 @@ class MemoryHierarchy:
         self.banks = SharedBanks(banks=mem.shared.banks,
                                  bank_width_bytes=mem.shared.bank_width_bytes)
         self._shared_latency = mem.shared.latency
-        self.dram = DRAM(channels=dr.channels,
-                         bytes_per_cycle_per_channel=dr.bytes_per_cycle_per_channel,
-                         latency=dr.latency, line_bytes=co.line_bytes)
+        if dr.row_bytes % co.line_bytes:
+            raise ConfigError(f"memory.dram.row_bytes ({dr.row_bytes}) must be a multiple of "
+                              f"the line ({co.line_bytes} bytes): a line lies in one row")
+        self.dram = DRAM(channels=dr.channels, banks=dr.banks, row_bytes=dr.row_bytes,
+                         line_bytes=co.line_bytes,
+                         timing=DRAMTiming.from_config(dr, config.core.clock_mhz),
+                         latency=dr.latency, queue_entries=dr.request_queue_entries)
         self.l2 = L2Cache(size_bytes=l2c.size_bytes, assoc=l2c.assoc, line_bytes=l2c.line_bytes,
                           latency=l2c.latency, partitions=l2c.partitions,
                           bytes_per_cycle_per_partition=l2c.bytes_per_cycle_per_partition,
-                          sector_bytes=co.sector_bytes, dram=self.dram)
+                          sector_bytes=co.sector_bytes, dram=self.dram, mshrs=l2c.mshrs,
+                          mshr_max_merge=l2c.mshr_max_merge)
+        ic = mem.interconnect
+        self.icnt = Interconnect(sms=config.core.num_sms, slices=l2c.partitions,
+                                 latency=ic.latency, flit_bytes=ic.flit_bytes,
+                                 header_bytes=ic.header_bytes,
+                                 sm_flits_per_cycle=ic.sm_port_flits_per_cycle,
+                                 l2_flits_per_cycle=ic.l2_port_flits_per_cycle)
+        #: per SM: request network -> L2 slice -> reply network (what the L1 calls)
+        self.ports = [SMMemoryPort(i, self.icnt, self.l2) for i in range(config.core.num_sms)]
+        self._pruned = 0
         self.l1 = [L1Cache(sets=l1c.sets, assoc=l1c.assoc, line_bytes=l1c.line_bytes,
                            hit_latency=l1c.hit_latency, mshrs=l1c.mshrs)
                    for _ in range(config.core.num_sms)]
+        self.const = [ConstCache(mem.const_cache, config.idealisations.perfect_const_cache)
+                      for _ in range(config.core.num_sms)]
+        self._cache_global = l1c.cache_global_loads
+        self._sector = co.sector_bytes
+        self._l2_line = l2c.line_bytes
         self._counts: Counter = Counter()
         self._events: list[int] = []
         self._now = 0
@@ -126,6 +176,10 @@ class MemoryHierarchy:
         if addrs.shape != (self._warp,):
             raise SimtlabError(f"lane_addrs has shape {addrs.shape}, expected ({self._warp},)")
         self._now = max(self._now, cycle)
+        if cycle - self._pruned >= 512:      # forget bookings no later request can see
+            self._pruned = cycle
+            self.dram.prune(cycle)
+            self.icnt.prune(cycle)
         l1 = self.l1[sm_id]
         c = self._counts
         if is_atomic:
@@ -148,12 +202,16 @@ class MemoryHierarchy:
             heapq.heappush(self._events, done)
             return AccessResult(True, done, None, 0, cycles)
 
+        if space in ("const", "param") and not is_store and not is_atomic:
+            return self._const_load(sm_id, cycle, addrs, active_mask, size, space)
+
         txs = self.coalescer.coalesce(addrs, active_mask, size)
         if not txs:
             return AccessResult(True, cycle, None, 0, 0)
         t0 = l1.start(cycle)
         l1.retire(t0)
-        if not is_store and not is_atomic and not l1.can_accept(txs):
+        bypass = space == "global" and not self._cache_global
+        if not is_store and not is_atomic and not bypass and not l1.can_accept(txs):
             c["l1_reservation_fails"] += 1
             c["loads"] -= 1
             retry = l1.next_release()
@@ -161,16 +219,86 @@ class MemoryHierarchy:
         c["transactions"] += len(txs)
         c["sectors"] += sum(tx.sector_count() for tx in txs)
         if is_atomic:
-            done = l1.atomic(t0, txs, addrs, self.l2, c)
+            done = l1.atomic(t0, txs, addrs, self.ports[sm_id], c)
         elif is_store:
-            done = l1.store(t0, txs, self.l2, c)
+            done = l1.store(t0, txs, self.ports[sm_id], c)
         else:
             new_events: list[int] = []
-            done = l1.load(t0, txs, self.l2, c, new_events)
+            done = l1.load(t0, txs, self.ports[sm_id], c, new_events, bypass=bypass)
             for e in new_events:
                 heapq.heappush(self._events, e)
         heapq.heappush(self._events, done)
         return AccessResult(True, done, None, len(txs), len(txs))
+
+    def _const_load(self, sm_id: int, cycle: int, addrs, active_mask, size: int,
+                    space: str) -> AccessResult:
+        """A const/param load through the SM's constant cache (one port cycle per line)."""
+        cc = self.const[sm_id]
+        lines = cc.lines(addrs, active_mask, size)
+        if not lines:
+            return AccessResult(True, cycle, None, 0, 0)
+        c = self._counts
+        base = CONST_BASE if space == "const" else PARAM_BASE
+        t0 = max(cycle, cc.port_free)
+        done_all = t0
+        for i, line in enumerate(lines):
+            p = t0 + i
+            c["const_accesses"] += 1
+            if cc.lookup(line):
+                c["const_hits"] += 1
+                done = p + cc.hit_latency
+            else:
+                c["const_misses"] += 1
+                addr = base + line
+                l2_line = addr - addr % self._l2_line
+                first = (addr - l2_line) // self._sector
+                n = max(1, cc.line_bytes // self._sector)
+                mask = ((1 << n) - 1) << first
+                done = L2Cache.to_cycle(self.ports[sm_id].read(p, l2_line, mask))
+            done_all = max(done_all, done)
+        cc.port_free = t0 + len(lines)
+        heapq.heappush(self._events, done_all)
+        return AccessResult(True, done_all, None, len(lines), len(lines))
+
+    # ------------------------------------------------------------------ L2 across launches
+
+    def l2_snapshot(self) -> list:
+        """The L2's resident lines per slice, least recently used first:
+        ``[[(line, valid, dirty), ...] per slice]`` (pending fills are not included)."""
+        return [sl.tags.snapshot() for sl in self.l2.slices]
+
+    def restore_l2(self, snapshot: list) -> None:
+        """Load a :meth:`l2_snapshot` of an identically configured GPU into the (empty) L2."""
+        for sl, lines in zip(self.l2.slices, snapshot):
+            for line, valid, dirty in lines:
+                sl.tags.fill(line, valid)
+                if dirty:
+                    sl.tags.fill(line, dirty, dirty=True)
+
+    def warm_l2(self, ranges) -> int:
+        """Fill the L2 with the sectors of each ``(address, nbytes)`` range, in order, as
+        clean data (a host-to-device copy with ``l2_warm_on_memcpy``); later ranges evict
+        earlier ones when they do not fit. Returns the number of lines touched."""
+        sector, line_b = self._sector, self._l2_line
+        per_line = line_b // sector
+        n = 0
+        for addr, nbytes in ranges:
+            if nbytes <= 0:
+                continue
+            first, last = addr // sector, (addr + nbytes - 1) // sector
+            s = first
+            while s <= last:
+                line = (s // per_line) * line_b
+                end = min(last, (s // per_line + 1) * per_line - 1)
+                mask = ((1 << (end - s + 1)) - 1) << (s % per_line)
+                sl = self.l2.slices[self.l2.slice_of(line)]
+                victim = sl.tags.fill(line, mask)
+                if victim is not None and victim[1].dirty:
+                    # a dirty line pushed out by the copy is written back before the kernel
+                    self._counts["l2_warm_writebacks"] += 1
+                n += 1
+                s = end + 1
+        return n
 
     # ------------------------------------------------------------------ events / stats
 
@@ -194,9 +322,8 @@ class MemoryHierarchy:
         out["l2_misses"] = self.l2.misses
         out["l2_mshr_merges"] = self.l2.merges
         out["l2_writebacks"] = self.l2.writebacks
-        out["dram_reads"] = self.dram.reads
-        out["dram_writes"] = self.dram.writes
-        out["dram_read_bytes"] = self.dram.read_bytes
-        out["dram_write_bytes"] = self.dram.write_bytes
+        out["l2_mshr_full_delays"] = self.l2.mshr_full_delays
+        out.update(self.dram.counters())
         out["dram_bytes"] = self.dram.read_bytes + self.dram.write_bytes
+        out["icnt_flits"] = self.icnt.flits
         return out

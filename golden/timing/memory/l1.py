@@ -20,9 +20,18 @@ Policies:
   resident line gets the written sectors (stays valid) and becomes MRU; the write goes
   to the L2 either way; no MSHR is used.
 * atomics: bypass the L1 (performed at the L2); the line is invalidated in this L1.
+* global loads with ``cache_global_loads: false`` (Pascal in GPGPU-Sim,
+  ``-gpgpu_gmem_skip_L1D``) bypass the tags and MSHRs and go to the L2 (one port cycle
+  per transaction).
 
 A zero-size L1 (``size_bytes: 0``) stores nothing: every load goes to the L2 and no
 MSHR limit applies.
+
+"The L2" here is whatever the methods receive as ``l2``: in the model the SM's
+:class:`~golden.timing.memory.interconnect.SMMemoryPort` (request network, L2 slice,
+reply network -- so the times it returns include the interconnect and
+``l2.latency`` is only the L2's own latency), in unit tests possibly a bare
+:class:`L2Cache` (same ``read`` / ``write`` / ``atomic`` calls, slice-side times).
 """
 
 from __future__ import annotations
@@ -70,13 +79,22 @@ class L1Cache:
         return need <= self.mshrs.free or self.mshrs.in_use == 0
 
     def load(self, t0: int, txs: list[Transaction], l2: L2Cache, counts: dict,
-             events: list[int]) -> int:
-        """Serve an accepted load starting at ``t0``; returns its completion cycle."""
+             events: list[int], bypass: bool = False) -> int:
+        """Serve an accepted load starting at ``t0``; returns its completion cycle.
+
+        ``bypass``: the load is not cached in the L1 (global loads with
+        ``l1.cache_global_loads: false``): each transaction still takes one port cycle and
+        goes straight to the L2, counted as ``l1_bypasses``."""
         done_all = t0
         enabled = self.tags.enabled
         for i, tx in enumerate(txs):
             p = t0 + i
             line = tx.line_addr
+            if bypass:
+                counts["l1_bypasses"] += 1
+                done = L2Cache.to_cycle(l2.read(p, line, tx.sector_mask))
+                done_all = max(done_all, done)
+                continue
             counts["l1_accesses"] += 1
             if not enabled:
                 counts["l1_misses"] += 1

@@ -1,21 +1,35 @@
-"""Shared L2: address-interleaved slices, each a sectored cache behind a bandwidth port.
+"""Shared L2: address-interleaved slices, each a sectored cache with bounded MSHRs behind a
+bandwidth port.
 
-Each slice (``L2Config.partitions`` of them) stores a :class:`SectorCache` of
-``sets_per_partition`` sets, a table of lines being filled from DRAM, and a
-:class:`BandwidthQueue` of ``bytes_per_cycle_per_partition`` (the slice's data port; every
-request's bytes cross it once). Interleaving: line number ``addr // line_bytes`` picks
-slice ``line_number mod partitions``; inside a slice the set index uses
-``line_number // partitions`` so the slice bits do not alias sets.
+What each slice stores (``L2Config.partitions`` slices; GPGPU-Sim's memory
+sub-partitions): a :class:`SectorCache` of ``sets_per_partition`` sets; a
+:class:`BandwidthQueue` of ``bytes_per_cycle_per_partition`` (the slice's data port, every
+request's bytes cross it once, in arrival order); and its MSHRs -- one
+:class:`PendingFill` per line being fetched from DRAM (sectors requested, fill cycle,
+requests attached), at most ``L2Config.mshrs`` of them, each holding at most
+``L2Config.mshr_max_merge`` requests (the first miss included), plus the sorted fill
+cycles of the entries (when each entry frees). Interleaving: line number
+``addr // line_bytes`` picks slice ``line_number mod partitions``; inside a slice the set
+index uses ``line_number // partitions`` so the slice bits do not alias sets.
 
-Times (SM core cycles, as seen by the requesting SM; ``L2Config.latency`` already includes
-the L1 miss and the interconnect, ``DRAMConfig.latency`` is added on an L2 miss):
+Times (SM core cycles at the slice: the request's arrival over the interconnect, and the
+cycle its data or ack is ready to be sent back; the network is
+:mod:`golden.timing.memory.interconnect`). ``l2.latency`` is the L2's own access latency
+(GPGPU-Sim's ROP latency ``-gpgpu_l2_rop_latency``), applied before the tag lookup:
 
-* hit: ``done = max(arrival, slice free) + bytes/slice_bw + l2.latency``;
-* miss: the missing sectors go to DRAM when the slice transfer ends;
-  ``done = dram transfer end + dram.latency + l2.latency``; the sectors are filled into
-  the slice at ``dram transfer end + dram.latency``;
-* a request for sectors already being fetched merges (no second DRAM read) and completes
-  with the fill.
+* the request is looked up at ``start = max(arrival + l2.latency, port free)`` and its
+  bytes cross the port until ``end = start + bytes / port_bw``;
+* hit: ready at ``end``;
+* miss: the missing sectors are read from DRAM at ``end`` (:class:`DRAM` adds
+  ``dram.latency`` and the bank timing); ready when the data is back; the sectors are
+  filled into the slice then;
+* a miss to a line with an MSHR merges into it (no second DRAM read for sectors already
+  requested; extra sectors are fetched under the same entry) and completes with the fill;
+* MSHRs full: a miss that needs a new entry when ``mshrs`` entries are pending waits until
+  the earliest pending fill frees one; an entry holding ``mshr_max_merge`` requests makes
+  the next request to its line wait for its fill. Either wait is counted in
+  ``mshr_full_delays`` and -- as a reservation fail at the head of GPGPU-Sim's in-order
+  L2 queue -- holds the slice's port, so the requests behind it wait too.
 
 Write policy: write-back, write-allocate at sector granularity without fetching (a store
 makes its sectors valid and dirty; GPGPU-Sim's "lazy fetch on read"; byte masks inside a
@@ -24,14 +38,20 @@ sector are not modelled). Evicting a line with dirty sectors writes those sector
 plus one extra slice cycle per additional lane hitting the same address, then the sectors
 are dirty.
 
-Simplifications: L2 MSHRs are unbounded; a fill becomes visible to requests presented
-after it is retired (requests are processed in call order, fills retire in time order).
+Simplifications: a fill becomes visible to requests presented after it is retired
+(requests are processed in call order, fills retire in time order); MSHRs are kept per
+line (GPGPU-Sim 4's sectored L2 keys them per sector); an entry counts as busy from the
+time its miss was accepted until its fill, also for requests presented earlier in time;
+an entry whose merge limit stopped a request with further missing sectors is reused for
+them after its fill.
 """
 
 from __future__ import annotations
 
 import heapq
 import math
+from bisect import bisect_left, bisect_right, insort
+from dataclasses import dataclass
 
 from golden.errors import SimtlabError
 from golden.timing.memory.cache import SectorCache
@@ -42,35 +62,64 @@ def popcount(x: int) -> int:
     return bin(x).count("1")
 
 
+@dataclass
+class PendingFill:
+    """One L2 MSHR entry: sectors being fetched for a line, when they arrive, requests held."""
+
+    sectors: int
+    fill: float
+    requests: int = 1
+
+
 class L2Slice:
-    """One L2 partition: tags, pending fills and its bandwidth port."""
+    """One L2 partition: tags, MSHRs (pending fills) and its bandwidth port."""
 
     def __init__(self, *, sets: int, assoc: int, line_bytes: int, partitions: int,
                  bytes_per_cycle: float):
         self.tags = SectorCache(sets=sets, assoc=assoc, line_bytes=line_bytes,
                                 index_divisor=partitions)
         self.port = BandwidthQueue(bytes_per_cycle)
-        self.pending: dict[int, tuple[int, float]] = {}      # line -> (sectors, fill cycle)
+        self.pending: dict[int, PendingFill] = {}           # line -> its MSHR entry
         self._fills: list[tuple[float, int, int]] = []       # (fill cycle, line, sectors)
+        self.releases: list[float] = []                      # sorted fill cycles of entries
         self.dirty_on_fill: dict[int, int] = {}              # line -> sectors an atomic dirtied
 
-    def add_pending(self, line: int, sectors: int, fill: float) -> None:
-        old = self.pending.get(line)
-        if old is not None:
-            self.pending[line] = (old[0] | sectors, max(old[1], fill))
+    def add_pending(self, line: int, sectors: int, fill: float) -> PendingFill:
+        """Fetch ``sectors`` of ``line`` arriving at ``fill``: a new MSHR entry, or more
+        sectors (and possibly a later release) for the line's existing entry."""
+        e = self.pending.get(line)
+        if e is None:
+            e = PendingFill(sectors, fill)
+            self.pending[line] = e
+            insort(self.releases, fill)
         else:
-            self.pending[line] = (sectors, fill)
+            e.sectors |= sectors
+            if fill > e.fill:
+                i = bisect_left(self.releases, e.fill)
+                if i < len(self.releases) and self.releases[i] == e.fill:
+                    del self.releases[i]
+                e.fill = fill
+                insort(self.releases, fill)
         heapq.heappush(self._fills, (fill, line, sectors))
+        return e
+
+    def busy_entries(self, cycle: float) -> int:
+        """MSHR entries whose fill is after ``cycle``."""
+        return len(self.releases) - bisect_right(self.releases, cycle)
 
     def due_fills(self, cycle: float) -> list[tuple[float, int, int]]:
-        """Pop the fills whose data has arrived by ``cycle`` (time order)."""
+        """Pop the fills whose data has arrived by ``cycle`` (time order); entries whose
+        last fill has arrived are released."""
         out = []
         while self._fills and self._fills[0][0] <= cycle:
             fill, line, sectors = heapq.heappop(self._fills)
             p = self.pending.get(line)
-            if p is not None and p[1] <= fill:
+            if p is not None and p.fill <= fill:
                 del self.pending[line]
             out.append((fill, line, sectors))
+        k = bisect_right(self.releases, cycle)
+        if k:
+            del self.releases[:k]
         return out
 
 
@@ -79,14 +128,19 @@ class L2Cache:
 
     def __init__(self, *, size_bytes: int, assoc: int, line_bytes: int, latency: int,
                  partitions: int, bytes_per_cycle_per_partition: float, sector_bytes: int,
-                 dram: DRAM):
+                 dram: DRAM, mshrs: int = 1 << 30, mshr_max_merge: int = 1 << 30):
         if line_bytes % sector_bytes:
             raise SimtlabError("L2 line_bytes must be a multiple of sector_bytes")
+        if mshrs < 1 or mshr_max_merge < 1:
+            raise SimtlabError(f"L2 mshrs ({mshrs}) and mshr_max_merge ({mshr_max_merge}) "
+                               "must be >= 1")
         sets = size_bytes // (partitions * assoc * line_bytes)
         self._line = line_bytes
         self._sector = sector_bytes
         self._lat = latency
         self._dram = dram
+        self._mshrs = mshrs
+        self._max_merge = mshr_max_merge
         self.slices = [L2Slice(sets=sets, assoc=assoc, line_bytes=line_bytes,
                                partitions=partitions,
                                bytes_per_cycle=bytes_per_cycle_per_partition)
@@ -96,10 +150,21 @@ class L2Cache:
         self.misses = 0
         self.merges = 0
         self.writebacks = 0
+        self.mshr_full_delays = 0
 
     @property
     def latency(self) -> int:
+        """The L2's own access latency (ROP latency) in cycles."""
         return self._lat
+
+    @property
+    def sector_bytes(self) -> int:
+        return self._sector
+
+    @property
+    def mshrs(self) -> int:
+        """MSHR entries per slice."""
+        return self._mshrs
 
     def slice_of(self, addr: int) -> int:
         """Slice serving byte address ``addr`` (line-interleaved)."""
@@ -123,6 +188,20 @@ class L2Cache:
             self.writebacks += 1
             self._dram.write(cycle, victim[0], popcount(victim[1].dirty) * self._sector)
 
+    def _wait(self, sl: L2Slice, until: float) -> None:
+        """A request waits for an MSHR until ``until``, blocking the slice's port."""
+        self.mshr_full_delays += 1
+        sl.port.hold_until(until)
+
+    def _new_entry_cycle(self, sl: L2Slice, cycle: float) -> float:
+        """Earliest cycle >= ``cycle`` with a free MSHR entry in the slice."""
+        rel = sl.releases
+        if sl.busy_entries(cycle) >= self._mshrs:
+            free = rel[len(rel) - self._mshrs]
+            self._wait(sl, free)
+            return free
+        return cycle
+
     def _read_path(self, sl: L2Slice, line: int, sectors: int, start: float, end: float) -> float:
         """Cycle the requested sectors are available at the slice (hit, merge or DRAM fetch)."""
         self._retire(sl, start)
@@ -134,26 +213,40 @@ class L2Cache:
         self.misses += 1
         ready = end
         pend = sl.pending.get(line)
-        if pend is not None and pend[0] & missing:
-            self.merges += 1
-            ready = max(ready, pend[1])
-            missing &= ~pend[0]
-        if missing:
-            fill = self._dram.read(end, line, popcount(missing) * self._sector)
-            sl.add_pending(line, missing, fill)
-            ready = max(ready, fill)
-        return ready
+        if pend is not None:
+            t = end
+            if pend.requests >= self._max_merge:
+                # the entry holds all the requests it can: wait for its fill
+                t = max(t, pend.fill)
+                self._wait(sl, t)
+                pend.requests = 1
+            else:
+                pend.requests += 1
+            if pend.sectors & missing:
+                self.merges += 1
+                ready = max(ready, pend.fill)
+                missing &= ~pend.sectors
+            if missing:      # extra sectors are fetched under the same entry
+                fill = self._dram.read(t, line, popcount(missing) * self._sector)
+                sl.add_pending(line, missing, fill)
+                ready = max(ready, fill)
+            return ready
+        t = self._new_entry_cycle(sl, end)
+        fill = self._dram.read(t, line, popcount(missing) * self._sector)
+        sl.add_pending(line, missing, fill)
+        return max(ready, fill)
 
     def read(self, arrival: float, line: int, sectors: int) -> float:
-        """Read sectors of a line; returns the SM-side completion cycle (fractional)."""
+        """Read sectors of a line arriving at the slice at ``arrival``; returns the cycle the
+        data is ready to be sent back (fractional)."""
         sl = self.slices[self.slice_of(line)]
-        start, end = sl.port.serve(arrival, popcount(sectors) * self._sector)
-        return self._read_path(sl, line, sectors, start, end) + self._lat
+        start, end = sl.port.serve(arrival + self._lat, popcount(sectors) * self._sector)
+        return self._read_path(sl, line, sectors, start, end)
 
     def write(self, arrival: float, line: int, sectors: int) -> float:
-        """Write sectors (write-back, write-allocate); returns the cycle the SM sees the ack."""
+        """Write sectors (write-back, write-allocate); returns the cycle the ack can leave."""
         sl = self.slices[self.slice_of(line)]
-        start, end = sl.port.serve(arrival, popcount(sectors) * self._sector)
+        start, end = sl.port.serve(arrival + self._lat, popcount(sectors) * self._sector)
         self._retire(sl, start)
         self.accesses += 1
         if sl.tags.probe(line) is not None:
@@ -161,12 +254,12 @@ class L2Cache:
         else:
             self.misses += 1
         self._install(sl, start, line, sectors, dirty=True)
-        return end + self._lat
+        return end
 
     def atomic(self, arrival: float, line: int, sectors: int, serial_lanes: int) -> float:
         """Read-modify-write at the slice; ``serial_lanes`` = most lanes on one address."""
         sl = self.slices[self.slice_of(line)]
-        start, end = sl.port.serve(arrival, popcount(sectors) * self._sector,
+        start, end = sl.port.serve(arrival + self._lat, popcount(sectors) * self._sector,
                                    extra_cycles=max(0, serial_lanes - 1))
         ready = self._read_path(sl, line, sectors, start, end)
         st = sl.tags.probe(line)
@@ -176,7 +269,7 @@ class L2Cache:
         rest = sectors & ~now_valid
         if rest:    # sectors still being fetched become dirty when they arrive
             sl.dirty_on_fill[line] = sl.dirty_on_fill.get(line, 0) | rest
-        return ready + self._lat
+        return ready
 
     def next_fill(self) -> float | None:
         """Earliest pending DRAM fill over all slices."""

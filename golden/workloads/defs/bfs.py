@@ -96,7 +96,13 @@ WORKLOAD = Workload(
     sizes={"small": {"n_nodes": 4096, "mean_degree": 5, "max_degree": 48,
                      "source": 0, "max_levels": 64},
            "default": {"n_nodes": 65536, "mean_degree": 6, "max_degree": 64,
-                       "source": 0, "max_levels": 64}},
+                       "source": 0, "max_levels": 64},
+           # paper: 2^19 nodes; levels of >= 220 TBs (2.44 waves at 3 TBs/SM on gtx285 and
+           # quadro_fx5800, 90 TBs per wave) do 80% of the work (seeds 0-5: >= 2.37; level sizes
+           # depend on the random graph, 2^18 nodes gives 1.8-2.4). UV Table 3's input (4096
+           # nodes, = small) launches at most 7 TBs per level, far below one wave.
+           "paper": {"n_nodes": 524288, "mean_degree": 5, "max_degree": 48,
+                     "source": 0, "max_levels": 64}},
     make_inputs=make_inputs,
     launch=launch,
     reference=reference,

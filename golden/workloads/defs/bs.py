@@ -62,7 +62,10 @@ WORKLOAD = Workload(
     tb_dims=(TB, 1, 1),
     stands_for=("ILP (dissertation ch. 4) workloads: BS (BlackScholes)",),
     sizes={"small": {"n_options": 16384, "grid": 32, "riskfree": 0.02, "volatility": 0.30},
-           "default": {"n_options": 131072, "grid": 256, "riskfree": 0.02, "volatility": 0.30}},
+           "default": {"n_options": 131072, "grid": 256, "riskfree": 0.02, "volatility": 0.30},
+           # paper: 210 TBs = 2.00 waves on gtx480 (7 TBs/SM), 4 options per thread as in small
+           # (the ILP chapter's Table 7 with the inputs survives only as an image).
+           "paper": {"n_options": 107520, "grid": 210, "riskfree": 0.02, "volatility": 0.30}},
     make_inputs=make_inputs,
     launch=launch,
     reference=reference,

@@ -72,7 +72,11 @@ WORKLOAD = Workload(
                 "WarpMan (dissertation ch. 3) Table 5: ConvolutionTexture (CT)",
                 "ILP (dissertation ch. 4) workloads: Con(v)"),
     sizes={"small": {"height": 64, "width": 64},
-           "default": {"height": 256, "width": 256}},
+           "default": {"height": 256, "width": 256},
+           # paper: UV Table 3 (seed 002 ch. 2, paper-facts 2.8): Convolution (512,512). 32 x 32 =
+           # 1024 TBs: 4.57 waves on pascal_1080ti, 11.38 on gtx480, 8.53 on gtx285 (the smallest
+           # square image with 2 waves on the 1080 Ti would be 352 x 352).
+           "paper": {"height": 512, "width": 512}},
     make_inputs=make_inputs,
     launch=launch,
     reference=reference,

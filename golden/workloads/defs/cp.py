@@ -78,7 +78,10 @@ WORKLOAD = Workload(
     tb_dims=TB,
     stands_for=("DARSIE Table 1: CP [GPGPU-Sim dist.], TB (16,8)",),
     sizes={"small": {"nx": 128, "ny": 32, "atoms": 128},
-           "default": {"nx": 256, "ny": 128, "atoms": 256}},
+           "default": {"nx": 256, "ny": 128, "atoms": 256},
+           # paper: 16 x 56 = 896 TBs = 2.00 waves on pascal_1080ti (16 TBs/SM). Each TB loops over
+           # every atom, so 16 atoms (small: 128) keep a run at 1.4M warp instructions.
+           "paper": {"nx": 1024, "ny": 448, "atoms": 16}},
     make_inputs=make_inputs,
     launch=launch,
     reference=reference,

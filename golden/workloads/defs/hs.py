@@ -102,7 +102,12 @@ WORKLOAD = Workload(
                 "WarpMan (dissertation ch. 3) Table 5: HotSpot (HS)",
                 "G-Scalar Table 2: hotspot (HS)"),
     sizes={"small": {"rows": 64, "cols": 64, "steps": 4, "pyramid_height": 2},
-           "default": {"rows": 192, "cols": 192, "steps": 8, "pyramid_height": 2}},
+           "default": {"rows": 192, "cols": 192, "steps": 8, "pyramid_height": 2},
+           # paper: UV Table 3's HotSpot (512,2,2) = pyramid height 2, 2 iterations, here on a
+           # 256 x 256 grid: 22 x 22 = 484 TBs, 2.16 waves on pascal_1080ti (8 TBs/SM), 8.07 on
+           # gtx480 and gtx285. The seed's 512 x 512 grid (1849 TBs, 2.7M warp instructions per
+           # run, 11 runs in the main job) does not fit the time budget.
+           "paper": {"rows": 256, "cols": 256, "steps": 2, "pyramid_height": 2}},
     make_inputs=make_inputs,
     launch=launch,
     reference=reference,

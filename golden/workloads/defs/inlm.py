@@ -82,7 +82,10 @@ WORKLOAD = Workload(
     tb_dims=TB,
     stands_for=("DARSIE Table 1: INLM ImageDenoisingNLM [CUDA SDK], TB (16,16)",),
     sizes={"small": {"height": 32, "width": 32},
-           "default": {"height": 128, "width": 128}},
+           "default": {"height": 128, "width": 128},
+           # paper: 17 x 17 = 289 TBs: 2.06 waves on pascal_1080ti (5 TBs/SM, register limited);
+           # the smallest square image with 2 waves (~17k warp instructions per TB).
+           "paper": {"height": 272, "width": 272}},
     make_inputs=make_inputs,
     launch=launch,
     reference=reference,

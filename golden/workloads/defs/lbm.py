@@ -102,7 +102,11 @@ WORKLOAD = Workload(
     sizes={"small": {"nx": 120, "ny": 64, "n_obstacles": 6, "steps": 2,
                      "omega": 1.2, "inflow_u": 0.05},
            "default": {"nx": 120, "ny": 512, "n_obstacles": 40, "steps": 4,
-                       "omega": 1.2, "inflow_u": 0.05}},
+                       "omega": 1.2, "inflow_u": 0.05},
+           # paper: ny = 150 rows (Parboil's lattice depth; G-Scalar gives no input) = 150 TBs =
+           # 2.00 waves on gtx480 (5 TBs/SM).
+           "paper": {"nx": 120, "ny": 150, "n_obstacles": 6, "steps": 2,
+                     "omega": 1.2, "inflow_u": 0.05}},
     make_inputs=make_inputs,
     launch=launch,
     reference=reference,

@@ -51,7 +51,11 @@ WORKLOAD = Workload(
                 "ILP (dissertation ch. 4) workloads: MM",
                 "G-Scalar Table 2: sgemm (MM)"),
     sizes={"small": {"hA": 64, "wA": 64, "wB": 64},
-           "default": {"hA": 256, "wA": 128, "wB": 256}},
+           "default": {"hA": 256, "wA": 128, "wB": 256},
+           # paper: C is 352 x 352 = 11 x 11 = 121 TBs: 2.16 waves on pascal_1080ti (2 TBs/SM),
+           # 8.07 on gtx480, 4.03 on gtx285; inner dimension 64 as small (cost per TB grows with
+           # it). UV Table 3's (128,80) gives fewer than 10 TBs.
+           "paper": {"hA": 352, "wA": 64, "wB": 352}},
     make_inputs=make_inputs,
     launch=launch,
     reference=reference,

@@ -57,7 +57,9 @@ WORKLOAD = Workload(
     stands_for=("G-Scalar Table 2: spmv (MV)",
                 "ILP (dissertation ch. 4) workloads: MV"),
     sizes={"small": {"n_rows": 8192, "mean_nnz": 10, "max_nnz": 64},
-           "default": {"n_rows": 65536, "mean_nnz": 10, "max_nnz": 64}},
+           "default": {"n_rows": 65536, "mean_nnz": 10, "max_nnz": 64},
+           # paper: 240 TBs = 2.00 waves on gtx480 (8 TBs/SM); the seeds give no input.
+           "paper": {"n_rows": 30720, "mean_nnz": 10, "max_nnz": 64}},
     make_inputs=make_inputs,
     launch=launch,
     reference=reference,

@@ -93,7 +93,11 @@ WORKLOAD = Workload(
     stands_for=("UV (dissertation ch. 2) Table 3: N-Queen (NQU)",
                 "ILP (dissertation ch. 4) workloads: NQU (about 16 KB shared memory per TB)"),
     sizes={"small": {"n": 10, "depth": 5},
-           "default": {"n": 11, "depth": 5}},
+           "default": {"n": 11, "depth": 5},
+           # paper: 7552 prefixes of 6 rows = 118 TBs: 2.62 waves on gtx480 (3 TBs/SM, shared
+           # memory), 3.93 on gtx285 (1 TB/SM). UV Table 3 lists the input as "32", which is no
+           # board size this kernel can count.
+           "paper": {"n": 10, "depth": 6}},
     make_inputs=make_inputs,
     launch=launch,
     reference=reference,

@@ -60,7 +60,10 @@ WORKLOAD = Workload(
                 "WarpMan (dissertation ch. 3) Table 5: PathFinder (PF), 2 KB shared, 8 warps per TB",
                 "G-Scalar Table 2: pathfinder (PF), Rodinia"),
     sizes={"small": {"rows": 41, "cols": 4096, "halo": 10},
-           "default": {"rows": 65, "cols": 32768, "halo": 16}},
+           "default": {"rows": 65, "cols": 32768, "halo": 16},
+           # paper: UV Table 3 (seed 002 ch. 2): PathFinder 100000 columns, 424 TBs: 5.65 waves on
+           # gtx480, 7.07 on gtx285; 11 rows = one launch of 10 steps.
+           "paper": {"rows": 11, "cols": 100000, "halo": 10}},
     make_inputs=make_inputs,
     launch=launch,
     reference=reference,

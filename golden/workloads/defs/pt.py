@@ -58,7 +58,10 @@ WORKLOAD = Workload(
     # the other seeds' PathFinder (256-thread TBs, WarpMan Table 5) is the PF workload
     stands_for=("DARSIE Table 1: PT pathfinder [Rodinia], TB (1024,1)",),
     sizes={"small": {"rows": 13, "cols": 3000, "pyramid_height": 4},
-           "default": {"rows": 17, "cols": 60000, "pyramid_height": 4}},
+           "default": {"rows": 17, "cols": 60000, "pyramid_height": 4},
+           # paper: 112 TBs x 1016 output columns = 2.00 waves on pascal_1080ti (2 TBs/SM);
+           # 9 rows = 2 launches of 4 steps (DARSIE gives no input).
+           "paper": {"rows": 9, "cols": 113792, "pyramid_height": 4}},
     make_inputs=make_inputs,
     launch=launch,
     reference=reference,

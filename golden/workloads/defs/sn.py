@@ -49,7 +49,9 @@ WORKLOAD = Workload(
     tb_dims=(TB, 1, 1),
     stands_for=("WarpMan (dissertation ch. 3) Table 5: SortingNetworks (SN), 8 KB shared, 16 warps per TB",),
     sizes={"small": {"n_segments": 8},
-           "default": {"n_segments": 64}},
+           "default": {"n_segments": 64},
+           # paper: 30 TBs = 2.00 waves on gtx480 (1 TB/SM, register limited).
+           "paper": {"n_segments": 30}},
     make_inputs=make_inputs,
     launch=launch,
     reference=reference,

@@ -48,7 +48,10 @@ WORKLOAD = Workload(
                 "ILP (dissertation ch. 4) workloads: SCP (scalarProd)"),
     # grid < n_vectors, so each TB handles several vector pairs (grid-stride loop)
     sizes={"small": {"n_vectors": 64, "length": 1024, "grid": 32},
-           "default": {"n_vectors": 256, "length": 4096, "grid": 128}},
+           "default": {"n_vectors": 256, "length": 4096, "grid": 128},
+           # paper: UV Table 3 (seed 002 ch. 2): ScalarProduct 524288 elements = 128 vectors of
+           # 4096; 128 TBs: 2.13 waves on gtx480 and gtx285.
+           "paper": {"n_vectors": 128, "length": 4096, "grid": 128}},
     make_inputs=make_inputs,
     launch=launch,
     reference=reference,

@@ -122,7 +122,10 @@ WORKLOAD = Workload(
                 "G-Scalar Table 2: srad_1 (SR1)",
                 "WarpMan (dissertation ch. 3) Table 5: SRad (SR)"),
     sizes={"small": {"rows": 64, "cols": 64, "iterations": 2, "lambda": 0.5},
-           "default": {"rows": 256, "cols": 256, "iterations": 4, "lambda": 0.5}},
+           "default": {"rows": 256, "cols": 256, "iterations": 4, "lambda": 0.5},
+           # paper: 344 x 344 = 232 TBs: 2.07 waves on pascal_1080ti (4 TBs/SM; diffusion 3/SM,
+           # 2.76), 5.16 on gtx480. One iteration: more only repeat the same three launches.
+           "paper": {"rows": 344, "cols": 344, "iterations": 1, "lambda": 0.5}},
     make_inputs=make_inputs,
     launch=launch,
     reference=reference,

@@ -54,7 +54,9 @@ WORKLOAD = Workload(
                 "WarpMan (dissertation ch. 3) Table 5: Stencil (ST)"),
     # sizes not multiples of the tile, so edge TBs are partly outside the grid
     sizes={"small": {"nx": 30, "ny": 24, "nz": 14, "steps": 2, "c0": 0.4, "c1": 0.1},
-           "default": {"nx": 64, "ny": 62, "nz": 30, "steps": 3, "c0": 0.4, "c1": 0.1}},
+           "default": {"nx": 64, "ny": 62, "nz": 30, "steps": 3, "c0": 0.4, "c1": 0.1},
+           # paper: 8 x 8 x 2 = 128 TBs = 2.13 waves on gtx480 (4 TBs/SM); the seeds give no input.
+           "paper": {"nx": 64, "ny": 62, "nz": 8, "steps": 2, "c0": 0.4, "c1": 0.1}},
     make_inputs=make_inputs,
     launch=launch,
     reference=reference,

@@ -77,7 +77,11 @@ WORKLOAD = Workload(
     sizes={"small": {"n_points": 320, "n_clusters": 8, "n_edges": 20,
                      "min_deg": 0.5, "max_deg": 150.0},
            "default": {"n_points": 1280, "n_clusters": 24, "n_edges": 20,
-                       "min_deg": 0.5, "max_deg": 150.0}},
+                       "min_deg": 0.5, "max_deg": 150.0},
+           # paper: 18 x 18 = 324 TBs: 2.70 waves on gtx480 (8 TBs/SM), 2.16 on quadro_fx5800
+           # (5 TBs/SM); the seeds give no input. ~21k warp instructions per TB (128 x 128 pairs).
+           "paper": {"n_points": 2304, "n_clusters": 8, "n_edges": 20,
+                     "min_deg": 0.5, "max_deg": 150.0}},
     make_inputs=make_inputs,
     launch=launch,
     reference=reference,

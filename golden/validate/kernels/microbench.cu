@@ -1,4 +1,4 @@
-// Validation microbenchmarks for the cycle-level timing model (tests/timing/test_microbench.py).
+// Validation microbenchmarks for the cycle-level timing model (golden/validate/microbench.py).
 // Compiled with: nvcc -ptx -arch=sm_75 -o microbench.ptx microbench.cu
 
 #define CHAIN(N)                                                        \
