@@ -8,7 +8,7 @@
 #   make ptx       regenerate the committed PTX next to each .cu: workloads, PTX samples,
 #                  SIMT test kernels (needs nvcc)
 #   make speedups  THE MAIN JOB: baseline, DARSIE and G-Scalar reports in timing mode over the
-#                  workload suite -> build/results/speedups.md (+ per-report .md/.json)
+#                  workload suite at paper sizes -> build/results/speedups.md (+ .md/.json)
 #   make bench     print functional- and timing-mode throughput of the golden model
 #   make validate  correlate the baseline with GPGPU-Sim cycle counts (same PTX) and run the
 #                  timing microbenchmarks -> build/results/validate.md
@@ -69,8 +69,10 @@ synth: setup
 	$(PY) -m synth.area --out build/synth
 
 # The main job: every report (baseline table, DARSIE, G-Scalar) over the workload suite in
-# timing mode, in $(JOBS) worker processes -> build/results/*.md, *.json, speedups.md.
-# SPEEDUPS_FLAGS=--full runs the workloads' default (larger) inputs: hours, not minutes.
+# timing mode at the workloads' `paper` inputs (>= 2 full waves of TBs on every reported
+# config), in $(JOBS) worker processes -> build/results/*.md, *.json, speedups.md.
+# Hours on 2 cores at today's timing-model speed (see README); SPEEDUPS_FLAGS="--size small"
+# gives a quick (~15 min) run on inputs that underfill the GPUs.
 speedups: setup
 	$(VENV)/bin/simtlab report all -j $(JOBS) $(SPEEDUPS_FLAGS)
 

@@ -429,9 +429,11 @@ class EnergyConfig:
     rf_crossbar: EnergyEvent = _p("one warp register moved through the crossbar from a bank "
                                   "to a collector unit")
     # execution units
-    alu_op_per_lane: EnergyEvent = _p("one ALU-pipeline (integer/fp32) operation of one "
-                                      "active lane")
-    sfu_op_per_lane: EnergyEvent = _p("one SFU operation of one active lane")
+    alu_op_per_lane: EnergyEvent = _p("one ALU-pipeline (integer/fp32) lane-cycle: one "
+                                      "active lane for one cycle of the instruction's "
+                                      "latency (GPUWattch counts SP accesses as lanes x "
+                                      "latency)")
+    sfu_op_per_lane: EnergyEvent = _p("one SFU lane-cycle (active lane x cycle of latency)")
     mem_op_per_lane: EnergyEvent = _p("address generation of one active lane of a memory "
                                       "instruction (MEM pipeline)")
     # memory system

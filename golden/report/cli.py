@@ -33,8 +33,9 @@ def _available() -> dict:
 def add_subcommand(sub) -> None:
     r = sub.add_parser("report", help="run reports (baseline, darsie, gscalar or all) -> build/results")
     r.add_argument("names", nargs="+", metavar="REPORT", help=f"one of {', '.join(REPORTS)} or all")
-    r.add_argument("--size", default="small", choices=("small", "default", "paper"),
-                   help="workload input size (default: small; see README for why)")
+    r.add_argument("--size", default="paper", choices=("small", "default", "paper"),
+                   help="workload input size (default: paper = at least two full waves of "
+                        "TBs on each reported config; small: a quick run for tests)")
     r.add_argument("--full", action="store_true", help="same as --size default (long)")
     r.add_argument("--all-configs", action="store_true",
                    help="every workload, not only each seed's stand-ins: baseline on every "

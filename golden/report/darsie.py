@@ -29,16 +29,20 @@ DIFFERENCES = """\
 How our setup differs from the paper's:
 
 * **Workloads and inputs.** Our own CUDA kernels (PTX from nvcc, `golden/workloads/`)
-  stand in for the paper's SDK/Rodinia/Pannotia applications, at the `small` input size
-  (the timing model runs ~10k warp-instructions/s), so grids are only a few TBs per SM
-  and launch/tail effects weigh more than in the paper's full inputs.
+  stand in for the paper's SDK/Rodinia/Pannotia applications, at the input size named in
+  the header: `paper` (what `make speedups` runs) gives at least two full waves of TBs on
+  the 28-SM Pascal; `small` leaves most SMs with one or two TBs, so launch and tail
+  effects weigh more than in the paper's full inputs.
 * **PTX, not SASS/PTXPlus.** The marking runs on nvcc's PTX (virtual registers, no
   register allocation; more, simpler instructions); the paper marks register-allocated
   PTXPlus. Rename-table register names are sized to the PTX register count.
-* **Timing model.** Ours (`golden/timing/`), not GPGPU-Sim 4.0: one fetch per cycle
-  through a 2-entry I-buffer, GTO issue, banked RF with operand collectors; energy from
-  `pascal` YAML constants (not GPUWattch); DARSIE's own structures' energy (0.95% in the
-  paper) is not added.
+* **Timing model.** Ours (`golden/timing/`), not GPGPU-Sim 4.0, set up as the paper
+  states (one warp fetched per cycle, 2-entry I-buffer, 4 GTO schedulers issuing up to 2)
+  and otherwise as GPGPU-Sim 4's Pascal config (16-byte fetch, per-opcode latencies,
+  sub-core RF and units, L1 bypass for global loads, perfect I-cache, memcpy-warmed L2;
+  `make validate` correlates it with GPGPU-Sim); energy from the component model with
+  the `pascal` YAML constants (GPUWattch/AccelWattch-derived, not GPUWattch itself);
+  DARSIE's own structures' energy (0.95% in the paper) is not added.
 * **DARSIE details the paper leaves open** (see `golden/mechanisms/darsie/skip.py`): the
   leader is the first eligible warp to *issue* a marked PC; a skip-table read port is
   needed per distinct <TB, PC> per cycle (2 ports); at most 4 skips per warp per fetch

@@ -42,19 +42,20 @@ DIFFERENCES = """\
 How our setup differs from the paper's:
 
 * **Workloads and inputs.** Our own CUDA kernels stand in for 10 of the paper's 17
-  Rodinia/Parboil benchmarks (BP, HS, LBM, MM, MQ, MV, PF, SR1, ST, TPACF), at the `small`
-  input size (the timing model runs ~10k warp-instructions/s); the paper ran the original
+  Rodinia/Parboil benchmarks (BP, HS, LBM, MM, MQ, MV, PF, SR1, ST, TPACF), at the input
+  size named in the header (`paper` in `make speedups`: at least two full waves of TBs on
+  the 15-SM GTX 480; `small` only a few TBs per SM); the paper ran the original
   applications with their own inputs on GPGPU-Sim 3.2.2 + GPUWattch. Averages are means
   over our 10 workloads (ratios: geometric means), not the paper's 17.
-* **Energy model.** Per-event energies come from `gtx480.yaml` (RF 14.2/25.9 pJ per warp
-  register read/write from GPUWattch via DARSIE Table 2, estimated ALU/SFU lane energies,
-  62.5 W static power); G-Scalar's RF events are 128-bit array activations (1/8 of a
-  vector access each) plus a 38-bit metadata access (5.2%), `rf_energy.yaml`. Small inputs
-  leave most of our 15-SM GPU idle, so static power dominates our total and IPC/W
-  ("model" column) moves little; the "paper shares" column reweights our measured
-  execution-unit and RF power changes by the GPUWattch split the paper quotes.
-  Memory-pipeline lanes have no energy of their own in our model, so scalar address
-  computation saves nothing there.
+* **Energy model.** Our GPUWattch-style component model with the `gtx480.yaml`
+  constants (RF 14.2/25.9 pJ per 32-bit thread register access from GPUWattch via DARSIE
+  Table 2, x32 per warp register; ALU/SFU/AGU lanes, caches, interconnect, DRAM, per-SM
+  leakage of active SMs and a chip constant, each with its source in the YAML);
+  G-Scalar's RF events are 128-bit array activations (1/8 of a vector access each) plus
+  a 38-bit metadata access (5.2%), `rf_energy.yaml`. Where inputs leave SMs idle, static
+  power weighs more in our total and IPC/W ("model" column) moves less; the "paper
+  shares" column reweights our measured execution-unit and RF power changes by the
+  GPUWattch split the paper quotes.
 * **Timing model.** The +3 cycles are added to every pipeline's latency (result
   write-back 3 cycles later, throughput unchanged); the special moves of §3.3 are
   counted (RF energy, extra-instruction %) but do not occupy an issue slot. One RF

@@ -24,8 +24,9 @@ register_file       ``sum(rf_reads)`` warp-register bank reads     ``rf_read``
 operand_collector   ``sum(rf_reads)`` operands through the          ``rf_crossbar``
                     bank->collector crossbar, and latched in a     ``operand_collector``
                     collector unit
-alu / sfu           ``fu_lane_ops[alu]`` / ``[sfu]`` active lanes   ``alu_op_per_lane`` /
-                                                                   ``sfu_op_per_lane``
+alu / sfu           ``fu_lane_cycles[alu]`` / ``[sfu]``: active     ``alu_op_per_lane`` /
+                    lanes x instruction latency (GPUWattch counts   ``sfu_op_per_lane``
+                    SP/SFU accesses as lanes x latency)
 mem_pipe            ``fu_lane_ops[mem]`` active lanes (AGU)         ``mem_op_per_lane``
 l1_shared           ``l1_hits + l1_misses`` sectors                 ``l1_access``
                     ``shared_accesses`` passes                      ``shared_access``
@@ -133,11 +134,11 @@ def _rf_writes(st, cfg):
 
 
 def _alu_lanes(st, cfg):
-    return st.fu_lane_ops[PIPE_ALU], ""
+    return st.fu_lane_cycles[PIPE_ALU], ""
 
 
 def _sfu_lanes(st, cfg):
-    return st.fu_lane_ops[PIPE_SFU], ""
+    return st.fu_lane_cycles[PIPE_SFU], ""
 
 
 def _mem_lanes(st, cfg):
@@ -222,8 +223,8 @@ DYNAMIC_TERMS = (
     ("operand_collector", "operands through the bank crossbar", "rf_crossbar", _rf_reads),
     ("operand_collector", "operands latched in collector units", "operand_collector",
      _rf_reads),
-    ("alu", "active ALU lane operations", "alu_op_per_lane", _alu_lanes),
-    ("sfu", "active SFU lane operations", "sfu_op_per_lane", _sfu_lanes),
+    ("alu", "active ALU lane-cycles (lanes x latency)", "alu_op_per_lane", _alu_lanes),
+    ("sfu", "active SFU lane-cycles (lanes x latency)", "sfu_op_per_lane", _sfu_lanes),
     ("mem_pipe", "active MEM lane address generations", "mem_op_per_lane", _mem_lanes),
     ("l1_shared", "L1 data sectors (hits + misses)", "l1_access", _l1),
     ("l1_shared", "shared-memory passes", "shared_access", _shared),

@@ -15,7 +15,8 @@
   the earliest pending event (a writeback, a memory retry, an I-buffer entry or a
   pipeline/collector becoming free) and each scheduler's stall outcome is repeated
   for the skipped cycles, so long memory stalls cost no Python time per idle cycle.
-* **done** -- when every TB retired. ``cycles`` is the last simulated cycle + 1.
+* **done** -- when every TB retired and the register writes still in flight have
+  been written back (:meth:`GPU._drain`). ``cycles`` is the last simulated cycle + 1.
 
 Registers per thread: nvcc's PTX declares virtual registers (often hundreds), far more
 than ptxas allocates, so the count comes from a linear-scan liveness estimate of the
@@ -217,12 +218,33 @@ class GPU:
             if now > self.max_cycles:
                 raise DeadlockError(f"kernel {launch.name}: more than {self.max_cycles} cycles; "
                                     f"the kernel appears not to terminate")
-        stats.cycles = now + 1
+        stats.cycles = max(now, self._drain(sms, now)) + 1
         self._memory_stats(stats, memory)
         self._l2_state = memory.l2_snapshot()
         for m in self.mechanisms:
             m.on_complete(stats)
         return stats
+
+    @staticmethod
+    def _drain(sms, now: int) -> int:
+        """Finish the register writes still in flight when the last TB retired (a warp
+        exits at the issue of its ``exit``, possibly before earlier results are written
+        back): their memory requests and writebacks happen, so every counter (and every
+        mechanism's ``on_writeback``) sees them; the kernel ends with the last one.
+        Returns the last cycle used."""
+        end = now
+        for sm in sms:
+            cur = now
+            while sm._memq or sm._wb:
+                nxt = min(sm._wb[0][0] if sm._wb else NEVER,
+                          sm._memq[0][0] if sm._memq else NEVER)
+                cur = max(cur + 1, nxt)
+                if sm._memq and sm._memq[0][0] <= cur:
+                    sm._memory_port(cur)
+                if sm._wb and sm._wb[0][0] <= cur:
+                    sm._writeback(cur)
+            end = max(end, cur)
+        return end
 
     @staticmethod
     def _memory_stats(stats: TimingStats, memory: MemoryHierarchy) -> None:

@@ -537,13 +537,16 @@ class SM:
             st.instructions_skipped += 1
         else:
             pipe_id = _PIPE_NAMES.get(action, d.pipe) if action else d.pipe
-            st.record_execute(pipe_id, active)
+            own = d.timing if pipe_id == d.pipe else None
+            pc_ = self.pipes[pipe_id]
+            # lane-cycles for the energy model: the instruction's own execution latency
+            # (a mechanism's extra stages are its own logic, not the execution unit's)
+            st.record_execute(pipe_id, active, own[0] if own else pc_.latency)
             srcs = d.srcs
             for m in self.mechanisms:
                 srcs = m.on_operand_read(self, w, pc, list(srcs))
             ready = self.oc.read(now, w.slot, srcs, st) + self.dispatch_extra
-            done = self.pipes[pipe_id].occupy(ready, d.timing if pipe_id == d.pipe else None,
-                                              self.sched_units[w.sched.index][pipe_id])
+            done = pc_.occupy(ready, own, self.sched_units[w.sched.index][pipe_id])
             if d.is_mem and rec.mem is not None and rec.mem.active.any():
                 # ``done``: the request reaches the memory system (writeback_delay is added
                 # when its data returns, in _memory_port)

@@ -43,6 +43,9 @@ Counter definitions
 * ``rf_reads[b] / rf_writes[b]`` -- warp-wide vector-register accesses of bank ``b``.
 * ``oc_bank_conflicts`` -- operand reads that could not be served in the cycle they
   were requested because another read held the bank (one per lost read-cycle).
+* ``fu_lane_cycles[p]`` -- active lanes x the instruction's latency in cycles, summed
+  (GPUWattch counts execution-unit accesses as lanes x latency; the energy model's
+  ALU/SFU terms use this);
 * ``fu_ops[p] / fu_lane_ops[p]`` -- warp instructions and active lanes executed by the
   pipeline class ``p`` (:data:`PIPELINES`: alu, sfu, mem; control-flow instructions run
   on the ALU pipeline).
@@ -100,9 +103,11 @@ _SCALARS = (
     "dram_activates", "dram_precharges", "dram_row_hits", "dram_queue_full_delays",
 )
 # Arrays indexed by a bank / reason / pipeline / lane count.
-_ARRAYS = ("stalls", "rf_reads", "rf_writes", "fu_ops", "fu_lane_ops", "lane_hist")
+_ARRAYS = ("stalls", "rf_reads", "rf_writes", "fu_ops", "fu_lane_ops", "fu_lane_cycles",
+           "lane_hist")
 # Arrays whose entries are named in to_dict.
-_NAMED_ARRAYS = {"stalls": STALL_REASONS, "fu_ops": PIPELINES, "fu_lane_ops": PIPELINES}
+_NAMED_ARRAYS = {"stalls": STALL_REASONS, "fu_ops": PIPELINES, "fu_lane_ops": PIPELINES,
+                 "fu_lane_cycles": PIPELINES}
 
 
 def _is_count(value) -> bool:
@@ -135,6 +140,7 @@ class TimingStats:
     oc_bank_conflicts: int = 0
     fu_ops: list = field(default_factory=list)
     fu_lane_ops: list = field(default_factory=list)
+    fu_lane_cycles: list = field(default_factory=list)
     lane_hist: list = field(default_factory=list)
     icache_hits: int = 0
     icache_misses: int = 0
@@ -177,7 +183,8 @@ class TimingStats:
     def _array_sizes(self) -> dict:
         return {"stalls": len(STALL_REASONS), "rf_reads": self.rf_banks,
                 "rf_writes": self.rf_banks, "fu_ops": len(PIPELINES),
-                "fu_lane_ops": len(PIPELINES), "lane_hist": self.warp_size + 1}
+                "fu_lane_ops": len(PIPELINES), "fu_lane_cycles": len(PIPELINES),
+                "lane_hist": self.warp_size + 1}
 
     @classmethod
     def for_config(cls, config) -> "TimingStats":
@@ -186,13 +193,15 @@ class TimingStats:
 
     # ------------------------------------------------------------------ recording
 
-    def record_execute(self, pipe: int, active_lanes: int) -> None:
-        """One warp instruction executed on pipeline class ``pipe`` with ``active_lanes``."""
+    def record_execute(self, pipe: int, active_lanes: int, latency: int = 1) -> None:
+        """One warp instruction executed on pipeline class ``pipe`` with ``active_lanes``,
+        occupying the pipeline's stages for ``latency`` cycles."""
         self.instructions_executed += 1
         self.thread_instructions += active_lanes
         self.lane_hist[active_lanes] += 1
         self.fu_ops[pipe] += 1
         self.fu_lane_ops[pipe] += active_lanes
+        self.fu_lane_cycles[pipe] += active_lanes * latency
 
     def count(self, event: str, n: int = 1, *, bank: int | None = None) -> None:
         """Add ``n`` to counter ``event`` (a field name); ``bank`` indexes an array counter.

@@ -14,6 +14,7 @@ add up the way its documentation says.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -199,17 +200,24 @@ def dram_bandwidth(cfg) -> Measurement:
                        f"{t.dram_bytes:,} bytes in {t.cycles:,} cycles")
 
 
+def shared_passes(warp_size: int, banks: int, stride: int) -> int:
+    """Serialised passes of one warp access where lane ``l`` reads word ``l * stride``:
+    the busiest bank holds ``warp_size * gcd(stride, banks) / banks`` distinct words."""
+    return max(1, warp_size * math.gcd(stride, banks) // banks)
+
+
 def shared_conflicts(cfg, stride: int) -> Measurement:
-    """Lane ``l`` reads shared word ``l * stride + k`` 16 times: a ``stride``-way bank
-    conflict (stride <= banks) costs ``stride`` passes per read."""
+    """Lane ``l`` reads shared word ``l * stride + k`` 16 times after a unit-stride
+    initialisation (1024 words, one warp): each read costs :func:`shared_passes` passes
+    (on 32 banks, ``stride`` passes for stride <= 32)."""
     _, st = run_kernel(cfg, "shared_stride", 1, 32,
                        lambda dev: (dev.zeros(32, np.float32), np.int32(stride)))
     t = st.timing
-    writes = 1024 // 32  # conflict-free initialisation stores
+    ws, banks = cfg.core.warp_size, cfg.memory.shared.banks
+    writes = (1024 // ws) * shared_passes(ws, banks, 1)  # the initialisation stores
     passes = (t.shared_accesses - writes) / 16
-    banks = cfg.memory.shared.banks
     return Measurement(f"shared-memory passes per read, stride {stride}", passes,
-                       float(min(stride, banks)), "passes")
+                       float(shared_passes(ws, banks, stride)), "passes")
 
 
 def all_measurements(cfg) -> list[Measurement]:

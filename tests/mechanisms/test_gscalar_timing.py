@@ -228,6 +228,8 @@ def test_energy_report_arithmetic_by_hand():
     st.rf_writes[1] = 4
     st.fu_lane_ops[PIPE_ALU] = 320
     st.fu_lane_ops[PIPE_SFU] = 64
+    st.fu_lane_cycles[PIPE_ALU] = 320 * 4      # mean ALU latency 4
+    st.fu_lane_cycles[PIPE_SFU] = 64 * 20      # mean SFU latency 20
     for k, v in {"rf_reads": 8, "rf_writes": 4, "rf_read_arrays": 16, "rf_write_arrays": 8,
                  "rf_read_meta": 8, "rf_write_meta": 4, "lanes_saved_alu": 62,
                  "lanes_saved_sfu": 31, "special_moves": 1, "move_read_arrays": 2,
@@ -239,8 +241,9 @@ def test_energy_report_arithmetic_by_hand():
     want_rf = ((16 + 2) * rd / 8 + (8 + 1) * 0.052 * rd + 2 * rd        # 2 reads unaccounted
                + (8 + 8) * wr / 8 + (4 + 1) * 0.052 * wr) * 1e-12
     assert rep.component("register_file").joules == pytest.approx(want_rf)
-    assert rep.component("alu").joules == pytest.approx((320 - 62) * e.alu_op_per_lane.pj * 1e-12)
-    assert rep.component("sfu").joules == pytest.approx((64 - 31) * e.sfu_op_per_lane.pj * 1e-12)
+    # saved lanes are converted to lane-cycles at the pipeline's mean latency per lane
+    assert rep.component("alu").joules == pytest.approx((320 - 62) * 4 * e.alu_op_per_lane.pj * 1e-12)
+    assert rep.component("sfu").joules == pytest.approx((64 - 31) * 20 * e.sfu_op_per_lane.pj * 1e-12)
     seconds = 1400 / (CFG.core.clock_mhz * 1e6)
     logic = (16 * 15.86 + 4 * 16.22) / 1000 * CFG.core.num_sms * seconds
     assert rep.component("gscalar_logic").joules == pytest.approx(logic)
@@ -327,8 +330,10 @@ def test_mm_energy_sanity(mm_results):
         rep = energy_report(st, CFG, v)
         c = mechanism_counters(st, v)
         assert 0 < rep.component("register_file").joules < brep.component("register_file").joules
+        per_lane = st.fu_lane_cycles[PIPE_ALU] / st.fu_lane_ops[PIPE_ALU]
         assert rep.component("alu").joules == pytest.approx(
-            brep.component("alu").joules - c["lanes_saved_alu"] * CFG.energy.alu_op_per_lane.pj * 1e-12)
+            brep.component("alu").joules
+            - c["lanes_saved_alu"] * per_lane * CFG.energy.alu_op_per_lane.pj * 1e-12)
         assert rep.total == pytest.approx(rep.dynamic + rep.static)
     # compression activates fewer arrays than the scalar RF design leaves on the vector RF
     g = mechanism_counters(TimingStats.from_dict(mm_results["gscalar"]["timing"]), "gscalar")

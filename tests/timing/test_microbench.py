@@ -146,3 +146,10 @@ def test_shared_bank_conflicts_scale_with_stride(pascal, stride):
     """Word stride s over 32 four-byte banks is an s-way conflict (s <= 32): s passes/read."""
     m = mb.shared_conflicts(pascal, stride)
     assert m.measured == m.expected == stride
+
+
+@pytest.mark.parametrize("stride", [1, 2, 32])
+def test_shared_bank_conflicts_on_16_banks(stride):
+    """GT200's 16 banks: a unit-stride warp access is already 2 passes."""
+    m = mb.shared_conflicts(load_config("gtx285"), stride)
+    assert m.measured == m.expected == {1: 2, 2: 4, 32: 32}[stride]

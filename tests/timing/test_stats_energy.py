@@ -281,6 +281,7 @@ FULL_COUNTS = dict(
     scheduler_cycles=4000, icache_hits=10, icache_misses=2,
     rf_reads=[3, 4, 5, 6], rf_writes=[2, 2, 1, 0],          # 18 reads, 5 writes
     fu_lane_ops=[208, 8, 32],                               # alu, sfu, mem lanes
+    fu_lane_cycles=[208 * 4, 8 * 20, 32 * 4],               # lanes x latency
     l1_hits=3, l1_misses=4, shared_accesses=3, const_accesses=6,
     l2_hits=1, l2_misses=3, icnt_flits=9,
     dram_reads=3, dram_writes=1, dram_bytes=128, dram_read_bytes=96, dram_write_bytes=32,
@@ -294,8 +295,8 @@ FULL_PJ = {
     "scheduler": 10 * 3.0 + 4000 * 0.5,          # 2030
     "register_file": 18 * 10.0 + 5 * 20.0,       # 280
     "operand_collector": 18 * (4.0 + 2.0),       # 108: crossbar + collector per read
-    "alu": 208 * 1.0,
-    "sfu": 8 * 8.0,
+    "alu": 208 * 4 * 1.0,                        # per lane-cycle (lanes x latency)
+    "sfu": 8 * 20 * 8.0,
     "mem_pipe": 32 * 0.5,
     "l1_shared": 7 * 50.0 + 3 * 60.0,            # 530
     "const_cache": 6 * 7.0,

@@ -666,9 +666,14 @@ def energy_report(stats: TimingStats, config, variant: str | GScalarVariant,
         elif comp.name in ("alu", "sfu"):
             pipe = PIPE_ALU if comp.name == "alu" else PIPE_SFU
             ev = getattr(cfg_e, f"{comp.name}_op_per_lane")
-            n = stats.fu_lane_ops[pipe] - c[f"lanes_saved_{comp.name}"]
+            # energy is charged per lane-cycle (lanes x latency); the saved lanes are
+            # converted at this pipeline's mean latency per lane (simplification: scalar
+            # execution is assumed to save lanes of average-latency instructions)
+            lanes = stats.fu_lane_ops[pipe]
+            per_lane = stats.fu_lane_cycles[pipe] / lanes if lanes else 0.0
+            n = (lanes - c[f"lanes_saved_{comp.name}"]) * per_lane
             comps.append(EnergyComponent(comp.name, (EnergyTerm(
-                event=f"active {comp.name.upper()} lane operations after scalar execution",
+                event=f"active {comp.name.upper()} lane-cycles after scalar execution",
                 constant=f"{comp.name}_op_per_lane", count=n, per_event=ev.pj, unit="pJ",
                 source=ev.source, joules=n * ev.pj * PJ),)))
         elif comp.name == "static":
