@@ -110,11 +110,14 @@ def test_gtx480_values_from_gscalar_table1():
     assert (p.alu.count, p.alu.simd_width) == (2, 16)
     assert (p.mem.count, p.mem.simd_width) == (1, 16)
     assert (p.sfu.count, p.sfu.simd_width) == (1, 4)
-    # WarpMan Table 4 fills what G-Scalar omits: 48 kB shared, 8-way 64 B L1, 173 GB/s;
-    # the peak is derived from the DRAM bus (6 x 8 B x QDR x 924 MHz = 177.4 GB/s, the
-    # GTX 480's public figure), within 3% of the table's rounded 173
+    # WarpMan Table 4 fills what G-Scalar omits: 48 kB shared, 173 GB/s; the peak is
+    # derived from the DRAM bus (6 x 8 B x QDR x 924 MHz = 177.4 GB/s, the GTX 480's public
+    # figure), within 3% of the table's rounded 173. Cache geometry is G-Scalar's
+    # simulator's (GPGPU-Sim 3.x GTX480: 4-way 128 B L1, 128 B L2 lines); WarpMan's own
+    # 8-way 64 B geometry is in gtx480_warpman only (paper-facts §8: do not mix them)
     assert c.core.shared_mem_per_sm == 48 * 1024
-    assert (c.memory.l1.assoc, c.memory.l1.line_bytes) == (8, 64)
+    assert (c.memory.l1.assoc, c.memory.l1.line_bytes) == (4, 128)
+    assert (c.memory.l2.assoc, c.memory.l2.line_bytes) == (8, 128)
     assert c.peak_dram_gb_per_s == pytest.approx(6 * 8 * 4 * 924e6 / 1e9)
     assert c.peak_dram_gb_per_s == pytest.approx(173.0, rel=0.03)
 
@@ -126,6 +129,7 @@ def test_gtx480_warpman_values_from_table4():
     assert c.core.scheduler == "lrr"                    # "RR (baseline)"
     assert c.memory.l2.size_bytes == 6 * 256 * 1024     # "256kb per MEM channel" x 6
     assert (c.memory.l2.assoc, c.memory.l2.line_bytes) == (8, 64)
+    assert (c.memory.l1.assoc, c.memory.l1.line_bytes) == (8, 64)     # "8-way, 64 B, 16 kB"
     assert c.core.max_threads_per_sm == 1536 and c.core.registers_per_sm == 32768
     # inherited, untouched sections are identical to the parent
     assert c.register_file == base.register_file and c.energy == base.energy

@@ -169,7 +169,8 @@ def test_streaming_reaches_dram_bandwidth():
 
 
 def test_store_write_through_no_allocate_and_l2_write_back():
-    cfg = load_l1("gtx480", {"memory.l2.size_bytes": 12 * 8 * 64})  # 1 set per slice
+    # 64-byte lines (WarpMan's GTX480 table; the G-Scalar gtx480 uses GPGPU-Sim's 128 B)
+    cfg = load_l1("gtx480_warpman", {"memory.l2.size_bytes": 12 * 8 * 64})  # 1 set per slice
     mem = MemoryHierarchy(cfg)
     r = mem.access(0, 0, 0, unit(0x1000), FULL, 4, is_store=True)
     c = mem.counters()
@@ -261,7 +262,7 @@ def test_errors():
 
 
 def test_no_l1_config_goes_to_l2():
-    mem = MemoryHierarchy(load_l1("gtx480", {"memory.l1.size_bytes": 0}))
+    mem = MemoryHierarchy(load_l1("gtx480_warpman", {"memory.l1.size_bytes": 0}))  # 64 B lines
     r1 = mem.access(0, 0, 0, unit(0), FULL, 4)
     r2 = mem.access(0, r1.completion_cycle, 0, unit(0), FULL, 4)
     c = mem.counters()
