@@ -163,7 +163,13 @@ def _dim3(v, what: str) -> tuple[int, int, int]:
 
 
 class RawModule:
-    """A loaded PTX module (``RawModule(path=...)`` or ``RawModule(code=...)``)."""
+    """A loaded PTX module (``RawModule(path=...)`` or ``RawModule(code=...)``).
+
+    ``kernel_class`` is the :class:`Kernel` subclass :meth:`get_function` returns; a device
+    with its own launch behaviour (timing mode, launch probes) subclasses the module only
+    to set it."""
+
+    kernel_class: type = None  # Kernel (set below, after Kernel's definition is in scope)
 
     def __init__(self, path: str | Path | None = None, code: str | None = None,
                  device: "Device | None" = None):
@@ -202,7 +208,7 @@ class RawModule:
             known = ", ".join(sorted(self.ir.kernels)) or "none"
             raise LaunchError(f"no kernel named '{name}' in {self.ir.file}; kernels: {known}")
         if name not in self._kernels:
-            self._kernels[name] = Kernel(self, f)
+            self._kernels[name] = (self.kernel_class or Kernel)(self, f)
         return self._kernels[name]
 
     def get_global(self, name: str, dtype=None) -> DeviceArray:

@@ -89,12 +89,7 @@ class TimingKernel(Kernel):
 class TimingModule(RawModule):
     """A loaded PTX module whose kernels are :class:`TimingKernel` s."""
 
-    def get_function(self, name: str) -> Kernel:
-        k = super().get_function(name)
-        if not isinstance(k, TimingKernel):
-            k = TimingKernel(self, k.func)
-            self._kernels[name] = k
-        return k
+    kernel_class = TimingKernel
 
 
 class TimingDevice(Device):

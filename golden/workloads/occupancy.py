@@ -70,12 +70,7 @@ class _ProbeKernel(Kernel):
 
 
 class _ProbeModule(RawModule):
-    def get_function(self, name: str) -> Kernel:
-        k = super().get_function(name)
-        if not isinstance(k, _ProbeKernel):
-            k = _ProbeKernel(self, k.func)
-            self._kernels[name] = k
-        return k
+    kernel_class = _ProbeKernel
 
 
 class ProbeDevice(Device):
