@@ -10,3 +10,18 @@ REPORTS = {
     "darsie": "golden.report.darsie",
     "gscalar": "golden.report.gscalar",
 }
+
+
+def available_reports() -> dict:
+    """``{name: module}`` of every report whose module can be imported (a missing report
+    module is skipped; an import error inside an existing one is raised)."""
+    import importlib
+
+    out = {}
+    for name, module in REPORTS.items():
+        try:
+            out[name] = importlib.import_module(module)
+        except ModuleNotFoundError as e:
+            if e.name != module:
+                raise
+    return out

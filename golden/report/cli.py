@@ -6,7 +6,6 @@ every simulation finished) and ``<out>/speedups.md`` concatenating them.
 
 from __future__ import annotations
 
-import importlib
 import json
 import os
 import sys
@@ -15,19 +14,8 @@ from pathlib import Path
 
 from golden.cli import _atomic_write as _write
 from golden.errors import SimtlabError
-from golden.report import REPORTS
+from golden.report import REPORTS, available_reports
 from golden.report.runner import ReportOptions, run_jobs
-
-
-def _available() -> dict:
-    out = {}
-    for name, module in REPORTS.items():
-        try:
-            out[name] = importlib.import_module(module)
-        except ModuleNotFoundError as e:
-            if e.name != module:
-                raise
-    return out
 
 
 def add_subcommand(sub) -> None:
@@ -47,7 +35,7 @@ def add_subcommand(sub) -> None:
 
 
 def cmd_report(args) -> int:
-    avail = _available()
+    avail = available_reports()
     names = list(avail) if "all" in args.names else args.names
     for n in names:
         if n not in REPORTS:

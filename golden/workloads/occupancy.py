@@ -192,19 +192,11 @@ def occupancy_of(probe: Probe, config) -> WorkloadOccupancy:
 def report_configs(workload: str, size: str = "small") -> list[tuple[str, tuple]]:
     """``(config, overrides)`` pairs the main job (every report of ``simtlab report all``)
     runs ``workload`` on at ``size``, in first-seen order."""
-    import importlib
-
-    from golden.report import REPORTS
+    from golden.report import available_reports
     from golden.report.runner import ReportOptions
     opts = ReportOptions(size=size)
     out: dict = {}
-    for module in REPORTS.values():
-        try:
-            rep = importlib.import_module(module)
-        except ModuleNotFoundError as e:
-            if e.name != module:
-                raise
-            continue
+    for rep in available_reports().values():
         for j in rep.jobs(opts):
             if j.workload == workload:
                 out.setdefault((j.config, j.overrides), None)
@@ -213,19 +205,11 @@ def report_configs(workload: str, size: str = "small") -> list[tuple[str, tuple]
 
 def main_job(size: str, seed: int = 0) -> list:
     """Every distinct :class:`TimingJob` of ``simtlab report all`` at ``size``."""
-    import importlib
-
-    from golden.report import REPORTS
+    from golden.report import available_reports
     from golden.report.runner import ReportOptions
     opts = ReportOptions(size=size, seed=seed)
     jobs = {}
-    for module in REPORTS.values():
-        try:
-            rep = importlib.import_module(module)
-        except ModuleNotFoundError as e:
-            if e.name != module:
-                raise
-            continue
+    for rep in available_reports().values():
         for j in rep.jobs(opts):
             jobs.setdefault(j.key, j)
     return list(jobs.values())
