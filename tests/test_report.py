@@ -11,7 +11,7 @@ from golden.report.runner import ReportOptions, TimingJob, geomean, run_job, run
 
 
 def _strip(r):
-    return {k: v for k, v in r.items() if k != "wall_seconds"}
+    return {k: v for k, v in r.items() if k not in ("wall_seconds", "cpu_seconds")}
 
 
 def test_job_result_and_determinism_across_workers():
@@ -26,6 +26,29 @@ def test_job_result_and_determinism_across_workers():
         assert abs(sum(r["stall_fractions"].values()) - 1) < 1e-9
         assert r["energy"]["total_j"] > r["energy"]["dynamic_j"] > 0
         json.dumps(r)
+
+
+def test_result_cache_reuses_results_of_the_same_model_only(tmp_path):
+    from golden.report.cache import ResultCache, model_fingerprint
+    jobs = [TimingJob("DCT", "pascal")]
+    cache = ResultCache(tmp_path, fingerprint="a" * 64)
+    first = run_jobs(jobs, workers=1, progress=False, cache=cache)
+    (key,) = first
+    assert "from_cache" not in first[key] and cache.get(key) is not None
+    again = run_jobs(jobs, workers=1, progress=False, cache=cache)
+    assert again[key].pop("from_cache")
+    assert _strip(again[key]) == _strip(json.loads(json.dumps(first[key])))
+    # another model source (fingerprint) sees an empty cache; errors are never cached
+    other = ResultCache(tmp_path, fingerprint="b" * 64)
+    assert other.get(key) is None
+    bad = run_jobs([TimingJob("DCT", "no_such_config")], workers=1, progress=False, cache=other)
+    assert other.get(next(iter(bad))) is None
+    # the fingerprint follows the source bytes
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "m.py").write_text("x = 1\n")
+    f1 = model_fingerprint(tmp_path / "pkg")
+    (tmp_path / "pkg" / "m.py").write_text("x = 2\n")
+    assert model_fingerprint(tmp_path / "pkg") != f1
 
 
 def test_failing_job_is_reported_not_raised():

@@ -1,7 +1,9 @@
 """``simtlab report NAME... | all``: run reports' simulations in parallel, write Markdown + JSON.
 
 Writes ``<out>/<name>.md`` and ``<out>/<name>.json`` per report (atomically, only after
-every simulation finished) and ``<out>/speedups.md`` concatenating them.
+every simulation finished) and ``<out>/speedups.md`` concatenating them. Each simulation's
+result is also kept in the result cache (golden/report/cache.py) the moment it finishes,
+so a re-run, or an interrupted run started again, simulates only what is missing.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from pathlib import Path
 from golden.cli import _atomic_write as _write
 from golden.errors import SimtlabError
 from golden.report import REPORTS, available_reports
+from golden.report.cache import DEFAULT_ROOT, ResultCache
 from golden.report.runner import ReportOptions, run_jobs
 
 
@@ -31,6 +34,12 @@ def add_subcommand(sub) -> None:
     r.add_argument("--seed", type=int, default=0)
     r.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1)
     r.add_argument("--out", default="build/results")
+    r.add_argument("--no-cache", action="store_true",
+                   help="simulate everything again instead of reusing results of the same "
+                        "model source from the result cache")
+    r.add_argument("--cache-dir", default=str(DEFAULT_ROOT),
+                   help="result cache root (default: %(default)s); one directory per model "
+                        "source fingerprint")
     r.set_defaults(fn=cmd_report)
 
 
@@ -49,7 +58,8 @@ def cmd_report(args) -> int:
     n_unique = len({j.key for j in all_jobs})
     print(f"simtlab report {' '.join(names)}: {n_unique} simulations, size {opts.size}, "
           f"{opts.jobs} worker(s)", file=sys.stderr)
-    results = run_jobs(all_jobs, workers=opts.jobs)
+    cache = None if args.no_cache else ResultCache(args.cache_dir)
+    results = run_jobs(all_jobs, workers=opts.jobs, cache=cache)
     wall = time.perf_counter() - t0
     out = Path(args.out)
     docs = []
@@ -60,11 +70,13 @@ def cmd_report(args) -> int:
         _write(out / f"{n}.json", json.dumps(data, indent=1, default=str))
         docs.append(md)
         print(md)
-    host = sum(r.get("wall_seconds", 0.0) for r in results.values())
-    winst = sum(r["timing"]["instructions_issued"] for r in results.values() if "timing" in r)
-    footer = (f"\n---\n{n_unique} simulations in {wall:.0f} s wall on {opts.jobs} worker(s); "
-              f"{winst:,} warp instructions issued, {winst / max(host, 1e-9):,.0f} warp-inst/s "
-              f"per worker.\n")
+    fresh = [r for r in results.values() if "timing" in r and not r.get("from_cache")]
+    cpu = sum(r.get("cpu_seconds", r.get("wall_seconds", 0.0)) for r in fresh)
+    winst = sum(r["timing"]["instructions_issued"] for r in fresh)
+    footer = (f"\n---\n{n_unique} simulations ({n_unique - len(fresh)} reused from the result "
+              f"cache) in {wall:.0f} s wall on {opts.jobs} worker(s); the {len(fresh)} simulated "
+              f"issued {winst:,} warp instructions, {winst / max(cpu, 1e-9):,.0f} warp-inst per "
+              f"CPU-second.\n")
     _write(out / "speedups.md", "\n".join(docs) + footer)
     print(footer)
     print(f"wrote {out}/speedups.md and {', '.join(f'{n}.md/.json' for n in names)}", file=sys.stderr)

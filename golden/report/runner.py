@@ -10,7 +10,7 @@ workers or on the order jobs finish (deterministic).
 A job's result is a dict: the job's fields, ``outputs_match`` (kernel outputs equal the
 numpy reference), ``cycles``, ``ipc``, ``timing`` (merged :class:`TimingStats` of all
 launches, as a dict), ``energy`` (:class:`EnergyReport` dict), ``stall_fractions``,
-``wall_seconds`` and ``output_digest`` (SHA-256 over the raw output arrays, so reports can
+``wall_seconds``, ``cpu_seconds`` (process time) and ``output_digest`` (SHA-256 over the raw output arrays, so reports can
 check a mechanism left outputs bit-identical to the baseline).
 """
 
@@ -77,16 +77,16 @@ def run_job(job: TimingJob) -> dict:
     cfg = load_config(job.config, dict(job.overrides) if job.overrides else None)
     mechs = make_mechanisms(job.mechanisms, cfg)
     dev = TimingDevice(cfg, mechanisms=mechs, echo_printf=False)
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     run = registry.run_workload(registry.get(job.workload), size=job.size, seed=job.seed, device=dev)
-    wall = time.perf_counter() - t0
+    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     total = TimingStats.merged([s.timing for s in run.stats], concurrent=False)
     energy = dev.energy_model.compute(total, cfg)
     return {**asdict(job), "key": job.key, "config_name": cfg.name,
             "outputs_match": not run.mismatches(), "output_digest": output_digest(run.outputs),
             "launches": len(run.stats), "cycles": total.cycles, "ipc": total.ipc,
             "timing": total.to_dict(), "stall_fractions": total.stall_fractions(),
-            "energy": energy.to_dict(), "wall_seconds": wall}
+            "energy": energy.to_dict(), "wall_seconds": wall, "cpu_seconds": cpu}
 
 
 def _run_job_safe(job: TimingJob) -> dict:
@@ -96,46 +96,78 @@ def _run_job_safe(job: TimingJob) -> dict:
         return {**asdict(job), "key": job.key, "error": f"{type(e).__name__}: {e}"}
 
 
-def run_jobs(jobs, workers: int = 1, progress: bool = True) -> dict[str, dict]:
+def run_jobs(jobs, workers: int = 1, progress: bool = True, cache=None) -> dict[str, dict]:
     """Run every distinct job (by :attr:`TimingJob.key`); return ``{key: result}``.
 
     Longest jobs are not known in advance; jobs are submitted in the given order.
     A job that raises produces a result with an ``error`` field instead of numbers.
+    ``cache`` (a :class:`golden.report.cache.ResultCache`) supplies results of jobs already
+    run on the same model source and stores each new result as soon as it finishes.
+    Progress goes to stderr: a tqdm bar on a terminal, one line per finished job otherwise.
     """
     unique = list({j.key: j for j in jobs}.values())
     results: dict[str, dict] = {}
-    if workers <= 1:
-        it = unique
-        bar = _bar(len(unique), progress)
-        for j in it:
-            results[j.key] = _run_job_safe(j)
-            if bar is not None:
-                bar.update(1)
-        if bar is not None:
-            bar.close()
-        return results
-    bar = _bar(len(unique), progress)
-    with ProcessPoolExecutor(max_workers=workers) as ex:
-        futs = {ex.submit(_run_job_safe, j): j for j in unique}
-        for f in as_completed(futs):
-            j = futs[f]
-            results[j.key] = f.result()
-            if bar is not None:
-                bar.update(1)
-    if bar is not None:
-        bar.close()
+    todo = []
+    for j in unique:
+        hit = cache.get(j.key) if cache is not None else None
+        if hit is not None:
+            results[j.key] = {**hit, "from_cache": True}
+        else:
+            todo.append(j)
+    rep = _Progress(len(todo), len(unique) - len(todo), progress)
+
+    def done(j, r):
+        results[j.key] = r
+        if cache is not None:
+            cache.put(r)
+        rep.update(r)
+
+    if workers <= 1 or len(todo) <= 1:
+        for j in todo:
+            done(j, _run_job_safe(j))
+    else:
+        with ProcessPoolExecutor(max_workers=workers) as ex:
+            futs = {ex.submit(_run_job_safe, j): j for j in todo}
+            for f in as_completed(futs):
+                done(futs[f], f.result())
+    rep.close()
     return results
 
 
-def _bar(total: int, progress: bool):
-    if not progress:
-        return None
-    try:
-        from tqdm import tqdm
-    except ImportError:  # pragma: no cover
-        return None
-    return tqdm(total=total, desc="simulations", unit="run", file=sys.stderr,
-                disable=not sys.stderr.isatty())
+class _Progress:
+    """tqdm bar on a terminal; on a pipe or log file, one line per finished simulation."""
+
+    def __init__(self, total: int, cached: int, enabled: bool):
+        self.total, self.n, self.enabled = total, 0, enabled
+        self.t0 = time.perf_counter()
+        self.bar = None
+        if not enabled:
+            return
+        if cached:
+            print(f"{cached} simulation(s) reused from the result cache, {total} to run",
+                  file=sys.stderr)
+        if sys.stderr.isatty():
+            try:
+                from tqdm import tqdm
+                self.bar = tqdm(total=total, desc="simulations", unit="run", file=sys.stderr)
+            except ImportError:  # pragma: no cover
+                self.bar = None
+
+    def update(self, result: dict) -> None:
+        self.n += 1
+        if not self.enabled:
+            return
+        if self.bar is not None:
+            self.bar.update(1)
+            return
+        what = (f"error: {result['error']}" if "error" in result
+                else f"{result.get('wall_seconds', 0.0):.0f} s")
+        print(f"[{self.n}/{self.total}] {result.get('key', '?')}: {what} "
+              f"({time.perf_counter() - self.t0:.0f} s elapsed)", file=sys.stderr, flush=True)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
 
 
 def geomean(values) -> float:
