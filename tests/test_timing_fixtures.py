@@ -1,0 +1,30 @@
+"""The timing model reproduces its committed statistics exactly (tests/timing_fixtures.py)."""
+
+import json
+
+import pytest
+
+from timing_fixtures import CASES, FIXTURE_DIR, measure
+
+
+def _diff(old, new, path=""):
+    """First few differing leaves between two JSON trees, as 'path: old -> new'."""
+    if isinstance(old, dict) and isinstance(new, dict):
+        out = []
+        for k in sorted(set(old) | set(new)):
+            out += _diff(old.get(k), new.get(k), f"{path}.{k}" if path else k)
+        return out
+    return [] if old == new else [f"{path}: {old!r} -> {new!r}"]
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_statistics_match_the_fixture(case):
+    path = FIXTURE_DIR / f"{case}.json"
+    assert path.exists(), f"missing fixture {path}; run python tests/timing_fixtures.py {case}"
+    want = json.loads(path.read_text())
+    got = measure(CASES[case])
+    diffs = _diff(want, got)
+    assert not diffs, (f"{case}: statistics differ from the committed fixture (if the change "
+                       f"is meant to alter them, regenerate with python tests/timing_fixtures.py "
+                       f"and say so in the commit):\n  " + "\n  ".join(diffs[:20]))
+    assert got["outputs_match"]

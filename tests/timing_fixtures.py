@@ -1,0 +1,66 @@
+"""Statistics regression fixtures of the timing model (issue 12, item 5).
+
+Each case is one timing run at ``small`` size; its fixture
+(``tests/fixtures/timing_stats/<case>.json``) holds everything the model measures: cycles,
+every :class:`TimingStats` counter and the energy report. ``tests/test_timing_fixtures.py``
+re-runs every case and requires the same numbers exactly, so a speed change that alters
+any statistic fails. A change that is *meant* to alter statistics (fidelity work) rewrites
+the fixtures in the same commit and says so in its message:
+
+    .venv/bin/python tests/timing_fixtures.py            # rewrite every fixture
+    .venv/bin/python tests/timing_fixtures.py MM-pascal  # rewrite some
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from golden.report.runner import TimingJob, run_job
+
+FIXTURE_DIR = Path(__file__).parent / "fixtures" / "timing_stats"
+
+#: case name -> job: every seed GPU, the mechanisms that exist, regular and divergent
+#: workloads, shared memory, atomics and multi-launch workloads.
+CASES: dict[str, TimingJob] = {
+    "DCT-pascal": TimingJob("DCT", "pascal"),
+    "MM-pascal": TimingJob("MM", "pascal"),
+    "HS-pascal": TimingJob("HS", "pascal"),
+    "BFS-pascal": TimingJob("BFS", "pascal"),
+    "MM-pascal-darsie": TimingJob("MM", "pascal", mechanisms=("darsie",)),
+    "CONV-pascal-darsie": TimingJob("CONV", "pascal", mechanisms=("darsie",)),
+    "LIB-pascal-dac-ideal": TimingJob("LIB", "pascal", mechanisms=("dac-ideal",)),
+    "FWS-pascal-uv": TimingJob("FWS", "pascal", mechanisms=("uv",)),
+    "HS-gtx480": TimingJob("HS", "gtx480"),
+    "MV-gtx480-gscalar": TimingJob("MV", "gtx480", mechanisms=("gscalar",)),
+    "BP-gtx480-gscalar": TimingJob("BP", "gtx480", mechanisms=("gscalar",)),
+    "ST-gtx480-alu-scalar": TimingJob("ST", "gtx480", mechanisms=("alu-scalar",)),
+    "NQU-gtx480_warpman": TimingJob("NQU", "gtx480_warpman"),
+    "PF-gtx285": TimingJob("PF", "gtx285"),
+    "SP-gtx285": TimingJob("SP", "gtx285"),
+    "RAY-fx5800": TimingJob("RAY", "fx5800"),
+    "MUM-fx5800": TimingJob("MUM", "fx5800"),
+}
+
+
+def measure(job: TimingJob) -> dict:
+    """The fixture content of one run (JSON-normalised: tuples become lists)."""
+    r = run_job(job)
+    keep = {k: r[k] for k in ("key", "config_name", "outputs_match", "output_digest", "launches",
+                              "cycles", "ipc", "timing", "energy")}
+    return json.loads(json.dumps(keep, sort_keys=True))
+
+
+def write(names=None) -> None:
+    FIXTURE_DIR.mkdir(parents=True, exist_ok=True)
+    for name in names or CASES:
+        if name not in CASES:
+            raise SystemExit(f"unknown case '{name}'; cases: {', '.join(CASES)}")
+        d = measure(CASES[name])
+        (FIXTURE_DIR / f"{name}.json").write_text(json.dumps(d, indent=1, sort_keys=True) + "\n")
+        print(f"{name}: {d['cycles']} cycles", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    write(sys.argv[1:])
