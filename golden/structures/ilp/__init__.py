@@ -1,0 +1,22 @@
+"""Golden (reference) models of the ILP structures of seed 002 ch. 4 (§4.4).
+
+* :mod:`.scoreboard` – the many-thread-aware scoreboard of one SM (§4.4.2, Figs. 39-40).
+
+:data:`STRUCTURES` names every structure for testbenches (same shape as
+:data:`golden.structures.darsie.STRUCTURES`).
+"""
+
+from __future__ import annotations
+
+from golden.structures.darsie import StructureInfo
+
+from .scoreboard import Scoreboard, ScoreboardOps, ScoreboardOutputs, ScoreboardParams
+
+__all__ = ["STRUCTURES", "Scoreboard", "ScoreboardOps", "ScoreboardOutputs", "ScoreboardParams"]
+
+STRUCTURES: dict[str, StructureInfo] = {
+    info.name: info for info in (
+        StructureInfo("ilp_scoreboard", Scoreboard, ScoreboardParams, ScoreboardOps,
+                      ScoreboardOutputs),
+    )
+}
