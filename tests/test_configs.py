@@ -15,7 +15,7 @@ from golden.configs import (
 from dataclasses import fields as dc_fields
 from golden.errors import ConfigError
 
-SHIPPED = ["gtx285", "gtx480", "gtx480_warpman", "pascal_1080ti", "quadro_fx5800"]
+SHIPPED = ["gtx280_ilp", "gtx285", "gtx480", "gtx480_warpman", "pascal_1080ti", "quadro_fx5800"]
 
 
 def _raw(name: str) -> dict:

@@ -37,6 +37,8 @@ ALIASES = types.MappingProxyType({
     "fermi": "gtx480",
     "warpman": "gtx480_warpman",
     "fx5800": "quadro_fx5800",
+    "gtx280": "gtx280_ilp",
+    "ilp": "gtx280_ilp",
 })
 
 _MAX_INHERIT_DEPTH = 8

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field, fields, is_dataclass
 # The enumerations the timing model understands.
 SCHEDULER_POLICIES = ("lrr", "gto", "two_level")
 FETCH_POLICIES = ("lrr",)
-DEPENDENCE_TRACKING = ("scoreboard",)
+DEPENDENCE_TRACKING = ("scoreboard", "one_in_flight")
 BANK_MAPPINGS = ("warp_plus_reg", "reg", "subcore_warp_plus_reg")
 
 
@@ -173,7 +173,9 @@ class PipelinesConfig:
                        choices=("alu", "sfu"))
     dependence_tracking: str = _p(
         "scoreboard = per-warp register reservation: an instruction whose source or "
-        "destination register awaits a pending write stalls (RAW/WAW)",
+        "destination register awaits a pending write stalls (RAW/WAW); one_in_flight = "
+        "a ready bit per warp, cleared at issue and set when the instruction reaches WB "
+        "(every instruction, stores and branches included: ILP chapter baseline)",
         choices=DEPENDENCE_TRACKING)
 
 

@@ -1,4 +1,18 @@
-"""Baseline dependence tracking: per-warp register reservation (scoreboard).
+"""Baseline dependence tracking of one warp, chosen by ``pipelines.dependence_tracking``.
+
+* ``scoreboard`` (:class:`Scoreboard`): per-warp register reservation (below);
+* ``one_in_flight`` (:class:`OneInFlight`): a ready bit per warp, cleared when any
+  instruction issues and set when it reaches WB (the ILP chapter's baseline, seed 002
+  §4.4: one instruction in flight per warp, "stall on miss").
+
+Both have the same interface: ``blocked(regs)``, ``reserve(regs, is_mem)``,
+``release(regs)``, ``empty()`` and the class attribute ``tracks_all``: when True the SM
+reserves and releases for *every* instruction (stores when the memory system accepts them,
+branches and other instructions without a destination after their pipeline latency),
+not only for those with destination registers.
+
+Register reservation
+--------------------
 
 When an instruction issues, its destination registers are *reserved* until writeback.
 A later instruction of the same warp that reads (RAW) or writes (WAW) a reserved
@@ -14,6 +28,9 @@ class Scoreboard:
     """Reserved destination registers of one warp: ``reg index -> pending count / kind``."""
 
     __slots__ = ("pending", "from_mem")
+
+    #: reserve/release only instructions that write registers
+    tracks_all = False
 
     def __init__(self):
         self.pending: dict[int, int] = {}   # register -> outstanding writes
@@ -52,3 +69,42 @@ class Scoreboard:
     def empty(self) -> bool:
         """True when no write is outstanding."""
         return not self.pending
+
+
+class OneInFlight:
+    """Ready bit of one warp: at most one instruction in flight (ILP chapter baseline).
+
+    ``blocked`` ignores the registers: any outstanding instruction blocks the warp (2 if it
+    is a memory instruction, for the stall breakdown, else 1).
+    """
+
+    __slots__ = ("kinds",)
+
+    #: the SM reserves and releases for every instruction, destinations or not
+    tracks_all = True
+
+    def __init__(self):
+        self.kinds: list[bool] = []   # is_mem of each outstanding instruction, oldest first
+
+    def blocked(self, regs) -> int:
+        """0 when nothing is in flight; 2 if the oldest outstanding one is a memory access."""
+        k = self.kinds
+        if not k:
+            return 0
+        return 2 if k[0] else 1
+
+    def reserve(self, regs, is_mem: bool) -> None:
+        """An instruction issued: clear the ready bit."""
+        self.kinds.append(bool(is_mem))
+
+    def release(self, regs) -> None:
+        """An instruction reached WB: set the ready bit again (when none is left)."""
+        if self.kinds:
+            self.kinds.pop(0)
+
+    def empty(self) -> bool:
+        return not self.kinds
+
+
+#: ``pipelines.dependence_tracking`` -> per-warp tracker class
+TRACKERS = {"scoreboard": Scoreboard, "one_in_flight": OneInFlight}

@@ -56,7 +56,7 @@ from golden.timing.fetch import IBuffer, InstructionCache
 from golden.timing.operand_collector import OperandCollector
 from golden.timing.pipelines import CONTROL_OPCODES, PipelineClass, op_timing, pipe_of
 from golden.timing.scheduler import NEVER, IssueScheduler
-from golden.timing.scoreboard import Scoreboard
+from golden.timing.scoreboard import TRACKERS, Scoreboard
 from golden.timing.stats import (PIPE_ALU, PIPE_MEM, PIPE_SFU, STALL_BARRIER, STALL_DEPENDENCE,
                                  STALL_ISSUE, STALL_MEMORY, STALL_NO_INSTRUCTION,
                                  STALL_STRUCTURAL)
@@ -152,7 +152,8 @@ class WarpSlot:
     __slots__ = ("tb", "wave", "widx", "slot", "gid", "sched", "ibuf", "sb", "fetch_pc",
                  "done", "age", "hold")
 
-    def __init__(self, tb, widx: int, slot: int, gid: int, ibuf_entries: int, age: int):
+    def __init__(self, tb, widx: int, slot: int, gid: int, ibuf_entries: int, age: int,
+                 tracker=Scoreboard):
         self.tb = tb
         self.wave = tb.wave
         self.widx = widx
@@ -160,7 +161,7 @@ class WarpSlot:
         self.gid = gid
         self.sched = None
         self.ibuf = IBuffer(ibuf_entries)
-        self.sb = Scoreboard()
+        self.sb = tracker()   # dependence tracking (golden/timing/scoreboard.py)
         self.fetch_pc = 0
         self.done = False
         self.age = age
@@ -223,6 +224,7 @@ class SM:
         self.fetch_empty = core.fetch_needs_empty_ibuffer
         self.perfect_icache = config.idealisations.perfect_icache
         self.ibuf_entries = core.ibuffer_entries
+        self.tracker = TRACKERS[config.pipelines.dependence_tracking]
         self.n_slots = core.max_warps_per_sm
         self.free_slots = list(range(core.max_warps_per_sm))
         self.warps: list = []          # resident warps, in dispatch order
@@ -256,7 +258,8 @@ class SM:
         tb = ResidentTB(tb_id, wave, threads, regs, shared)
         for widx in range(wave.nwarps):
             slot = self.free_slots.pop(0)
-            w = WarpSlot(tb, widx, slot, tb_id * wave.nwarps + widx, self.ibuf_entries, self._age)
+            w = WarpSlot(tb, widx, slot, tb_id * wave.nwarps + widx, self.ibuf_entries, self._age,
+                         self.tracker)
             self._age += 1
             w.fetch_pc = self.launch.next_pc(wave, widx)
             w.sched = self.schedulers[slot % len(self.schedulers)]
@@ -433,6 +436,9 @@ class SM:
             self._seq += 1
             heapq.heappush(self._wb, (max(r.completion_cycle + self.wb_delay, now + 1),
                                       self._seq, w, regs, pc))
+        elif w.sb.tracks_all:  # a store reaches WB once the memory system accepted it
+            self._seq += 1
+            heapq.heappush(self._wb, (now + max(self.wb_delay, 1), self._seq, w, regs, pc))
         return True
 
     def _mem_request(self, w: WarpSlot, mem, vec: int):
@@ -553,7 +559,7 @@ class SM:
                 w.sb.reserve(d.dsts, True)
                 space, acc, size = self._mem_request(w, rec.mem, d.vec)
                 self._memq.append([done, w, (space, acc, size), d.dsts, pc])
-            elif d.dsts:
+            elif d.dsts or w.sb.tracks_all:
                 w.sb.reserve(d.dsts, False)
                 self._seq += 1
                 heapq.heappush(self._wb, (done + self.wb_delay, self._seq, w, d.dsts, pc))

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from golden.errors import SimtlabError
 
-DEFAULT_MICRO_CONFIGS = ("pascal", "gtx480", "gtx285", "fx5800")
+DEFAULT_MICRO_CONFIGS = ("pascal", "gtx480", "gtx285", "fx5800", "gtx280")
 
 
 def add_subcommand(sub) -> None:

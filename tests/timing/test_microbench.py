@@ -15,7 +15,7 @@ from golden.configs import load_config
 from golden.timing.memory.hierarchy import MemoryHierarchy
 from golden.validate import microbench as mb
 
-CONFIGS = ["pascal", "gtx480", "gtx285", "fx5800"]
+CONFIGS = ["pascal", "gtx480", "gtx285", "fx5800", "gtx280"]
 
 
 @pytest.fixture(scope="module")
