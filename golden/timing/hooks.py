@@ -45,6 +45,9 @@ Hook points and what a return value means:
   :class:`~golden.simt.engine.StepRecord`, ``diverged`` says whether it split the warp).
 * :meth:`on_dispatch` -- a thread block is about to be placed on ``sm``; return False
   to refuse (the dispatcher then tries the next SM).
+* :meth:`make_tracker` -- a warp became resident; return an object that follows the
+  dependence-tracker protocol of :mod:`golden.timing.scoreboard` to replace the config's
+  per-warp tracker (e.g. a scoreboard shared by the SM's warps), or None.
 * :meth:`on_complete` -- a launch finished; ``stats`` is the merged TimingStats.
 """
 
@@ -85,6 +88,11 @@ class Mechanism:
     def on_dispatch(self, sm, tb_id: int, warps_per_tb: int) -> bool:
         """A thread block is about to be dispatched to ``sm``; return False to refuse."""
         return True
+
+    def make_tracker(self, sm, warp):
+        """Dependence tracker for ``warp`` (a new resident warp of ``sm``), or None to keep
+        the configuration's (``pipelines.dependence_tracking``)."""
+        return None
 
     def on_complete(self, stats) -> None:
         """The launch finished; ``stats`` is its merged :class:`TimingStats`."""

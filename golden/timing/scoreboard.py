@@ -5,11 +5,22 @@
   instruction issues and set when it reaches WB (the ILP chapter's baseline, seed 002
   §4.4: one instruction in flight per warp, "stall on miss").
 
-Both have the same interface: ``blocked(regs)``, ``reserve(regs, is_mem)``,
-``release(regs)``, ``empty()`` and the class attribute ``tracks_all``: when True the SM
-reserves and releases for *every* instruction (stores when the memory system accepts them,
-branches and other instructions without a destination after their pipeline latency),
-not only for those with destination registers.
+The tracker protocol (what the SM calls; a mechanism can supply its own tracker per warp
+through :meth:`golden.timing.hooks.Mechanism.make_tracker`, e.g. the ILP chapter's shared
+scoreboard):
+
+* ``blocked(d) -> int`` for the :class:`~golden.timing.sm.DecodedInst` at the I-buffer
+  head: 0 = may issue, 1 = waits on an ALU/SFU result (``dependence`` stall), 2 = waits on
+  memory (``memory`` stall), 3 = a structure of the tracker is full (``structural``);
+* ``reserve(regs, is_mem, mask=FULL_MASK)`` when the instruction issues (``mask``: the
+  lanes that executed); it may return a *token* (not None): the SM then hands the
+  registers back to ``release`` as a :class:`Tagged` tuple carrying it, so a tracker can
+  tell two in-flight writes of one register apart;
+* ``release(regs)`` when the instruction reaches WB;
+* ``empty()``; the class attribute ``tracks_all``: when True the SM reserves and releases
+  for *every* instruction (stores when the memory system accepts them, branches and other
+  instructions without a destination after their pipeline latency), not only for those
+  with destination registers.
 
 Register reservation
 --------------------
@@ -24,6 +35,19 @@ on a load) or ``dependence`` (waiting on an ALU/SFU result).
 from __future__ import annotations
 
 
+#: every lane of a 32-thread warp
+FULL_MASK = (1 << 32) - 1
+
+
+class Tagged(tuple):
+    """Destination registers of one in-flight instruction plus the tracker's ``token``."""
+
+    def __new__(cls, regs, token):
+        t = super().__new__(cls, regs)
+        t.token = token
+        return t
+
+
 class Scoreboard:
     """Reserved destination registers of one warp: ``reg index -> pending count / kind``."""
 
@@ -36,18 +60,19 @@ class Scoreboard:
         self.pending: dict[int, int] = {}   # register -> outstanding writes
         self.from_mem: set[int] = set()     # registers whose pending write is a load
 
-    def blocked(self, regs) -> int:
-        """0 if none of ``regs`` is reserved, 2 if one waits on memory, else 1."""
+    def blocked(self, d) -> int:
+        """0 if none of ``d``'s registers (sources and destinations) is reserved, 2 if one
+        waits on memory, else 1."""
         p = self.pending
         hit = 0
-        for r in regs:
+        for r in d.hazard:
             if r in p:
                 if r in self.from_mem:
                     return 2
                 hit = 1
         return hit
 
-    def reserve(self, regs, is_mem: bool) -> None:
+    def reserve(self, regs, is_mem: bool, mask: int = FULL_MASK) -> None:
         """Reserve the destination registers of an issued instruction."""
         p = self.pending
         for r in regs:
@@ -86,14 +111,14 @@ class OneInFlight:
     def __init__(self):
         self.kinds: list[bool] = []   # is_mem of each outstanding instruction, oldest first
 
-    def blocked(self, regs) -> int:
+    def blocked(self, d) -> int:
         """0 when nothing is in flight; 2 if the oldest outstanding one is a memory access."""
         k = self.kinds
         if not k:
             return 0
         return 2 if k[0] else 1
 
-    def reserve(self, regs, is_mem: bool) -> None:
+    def reserve(self, regs, is_mem: bool, mask: int = FULL_MASK) -> None:
         """An instruction issued: clear the ready bit."""
         self.kinds.append(bool(is_mem))
 

@@ -56,7 +56,7 @@ from golden.timing.fetch import IBuffer, InstructionCache
 from golden.timing.operand_collector import OperandCollector
 from golden.timing.pipelines import CONTROL_OPCODES, PipelineClass, op_timing, pipe_of
 from golden.timing.scheduler import NEVER, IssueScheduler
-from golden.timing.scoreboard import TRACKERS, Scoreboard
+from golden.timing.scoreboard import TRACKERS, Scoreboard, Tagged
 from golden.timing.stats import (PIPE_ALU, PIPE_MEM, PIPE_SFU, STALL_BARRIER, STALL_DEPENDENCE,
                                  STALL_ISSUE, STALL_MEMORY, STALL_NO_INSTRUCTION,
                                  STALL_STRUCTURAL)
@@ -262,6 +262,10 @@ class SM:
                          self.tracker)
             self._age += 1
             w.fetch_pc = self.launch.next_pc(wave, widx)
+            for m in self.mechanisms:
+                t = m.make_tracker(self, w)
+                if t is not None:
+                    w.sb = t
             w.sched = self.schedulers[slot % len(self.schedulers)]
             w.sched.add(w)
             tb.warps.append(w)
@@ -489,10 +493,11 @@ class SM:
                 at_bar = True
                 continue
             d = decoded[e[0][0] >> 3]
-            blk = w.sb.blocked(d.hazard)
+            blk = w.sb.blocked(d)
             if blk:
                 if reason is None:
-                    reason = STALL_MEMORY if blk == 2 else STALL_DEPENDENCE
+                    reason = (STALL_MEMORY if blk == 2 else STALL_STRUCTURAL if blk == 3
+                              else STALL_DEPENDENCE)
                 if blk == 2:
                     sched.long_stall(w)
                 continue
@@ -507,7 +512,7 @@ class SM:
             while n < self.issue_width and not w.done and e and e[0][1] <= now \
                     and not w.wave.at_barrier[w.widx] and not w.hold:
                 d = decoded[e[0][0] >> 3]
-                if (self.dual_distinct and used & (1 << d.pipe)) or w.sb.blocked(d.hazard) \
+                if (self.dual_distinct and used & (1 << d.pipe)) or w.sb.blocked(d) \
                         or not pipes[d.pipe].available(now + eo, units[d.pipe]) \
                         or not self.oc.free_unit(now):
                     break
@@ -556,13 +561,15 @@ class SM:
             if d.is_mem and rec.mem is not None and rec.mem.active.any():
                 # ``done``: the request reaches the memory system (writeback_delay is added
                 # when its data returns, in _memory_port)
-                w.sb.reserve(d.dsts, True)
+                tok = w.sb.reserve(d.dsts, True, rec.active_mask)
+                regs = d.dsts if tok is None else Tagged(d.dsts, tok)
                 space, acc, size = self._mem_request(w, rec.mem, d.vec)
-                self._memq.append([done, w, (space, acc, size), d.dsts, pc])
+                self._memq.append([done, w, (space, acc, size), regs, pc])
             elif d.dsts or w.sb.tracks_all:
-                w.sb.reserve(d.dsts, False)
+                tok = w.sb.reserve(d.dsts, False, rec.active_mask)
+                regs = d.dsts if tok is None else Tagged(d.dsts, tok)
                 self._seq += 1
-                heapq.heappush(self._wb, (done + self.wb_delay, self._seq, w, d.dsts, pc))
+                heapq.heappush(self._wb, (done + self.wb_delay, self._seq, w, regs, pc))
         if d.is_control:
             for m in self.mechanisms:
                 m.on_branch(self, w, pc, rec, rec.diverged)

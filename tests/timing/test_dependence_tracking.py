@@ -3,6 +3,7 @@
 in flight per warp (seed 002 §4.4 baseline, config gtx280_ilp)."""
 
 from dataclasses import replace
+from types import SimpleNamespace
 
 import pytest
 
@@ -12,17 +13,32 @@ from golden.timing import scoreboard as sbm
 from golden.timing.scoreboard import OneInFlight, Scoreboard
 
 
+def _inst(*regs):
+    return SimpleNamespace(hazard=regs)
+
+
 def test_one_in_flight_ignores_registers_and_classifies_the_wait():
     t = OneInFlight()
     assert t.tracks_all and not Scoreboard.tracks_all
-    assert t.blocked((1, 2)) == 0 and t.empty()
-    t.reserve((), True)                  # a store: no destination, still in flight
-    assert t.blocked(()) == 2 and t.blocked((7,)) == 2
+    assert t.blocked(_inst(1, 2)) == 0 and t.empty()
+    assert t.reserve((), True) is None   # a store: no destination, still in flight
+    assert t.blocked(_inst()) == 2 and t.blocked(_inst(7)) == 2
     t.release(())
     t.reserve((3,), False)
-    assert t.blocked((9,)) == 1          # an unrelated register still waits
+    assert t.blocked(_inst(9)) == 1      # an unrelated register still waits
     t.release((3,))
-    assert t.empty() and t.blocked((3,)) == 0
+    assert t.empty() and t.blocked(_inst(3)) == 0
+
+
+def test_register_reservation_counts_each_write():
+    t = Scoreboard()
+    t.reserve((1,), True)
+    t.reserve((1, 2), False)
+    assert t.blocked(_inst(1)) == 2 and t.blocked(_inst(2)) == 1 and t.blocked(_inst(5)) == 0
+    t.release((1,))
+    assert t.blocked(_inst(1)) != 0      # the second write of r1 is still pending
+    t.release((1, 2))
+    assert t.empty()
 
 
 class _Checked(OneInFlight):
@@ -30,9 +46,9 @@ class _Checked(OneInFlight):
 
     __slots__ = ()
 
-    def reserve(self, regs, is_mem):
+    def reserve(self, regs, is_mem, mask=sbm.FULL_MASK):
         assert not self.kinds, "a second instruction issued while one was in flight"
-        super().reserve(regs, is_mem)
+        return super().reserve(regs, is_mem, mask)
 
 
 @pytest.mark.parametrize("workload", ["NQU", "BS", "MM", "BFS"])
