@@ -41,6 +41,8 @@ CASES: dict[str, TimingJob] = {
     "SP-gtx285": TimingJob("SP", "gtx285"),
     "RAY-fx5800": TimingJob("RAY", "fx5800"),
     "MUM-fx5800": TimingJob("MUM", "fx5800"),
+    "BS-gtx280": TimingJob("BS", "gtx280"),
+    "NQU-gtx280-ilp-sc": TimingJob("NQU", "gtx280", mechanisms=("ilp-sc",)),
 }
 
 

@@ -22,6 +22,7 @@ MECHANISMS: dict[str, str] = {
     "gscalar": "golden.mechanisms.gscalar.timing:make_gscalar",
     "gscalar-half": "golden.mechanisms.gscalar.timing:make_gscalar_half",
     "alu-scalar": "golden.mechanisms.gscalar.timing:make_alu_scalar",
+    "ilp-sc": "golden.mechanisms.ilp.scoreboard:make_ilp_sc",
 }
 
 

@@ -252,6 +252,13 @@ class FunctionalLaunch:
         d = int(w.stacks.depth[warp])
         return None if d == 0 else int(w.stacks.pc[warp, d - 1])
 
+    @staticmethod
+    def next_mask(w: Wave, warp: int) -> int:
+        """Active mask of the warp's next instruction before its guard (SIMT-stack top), 0
+        if it finished."""
+        d = int(w.stacks.depth[warp])
+        return 0 if d == 0 else int(w.stacks.mask[warp, d - 1])
+
     def step_warp(self, w: Wave, warp: int) -> "StepRecord | None":
         """Execute the next instruction of one warp (index within the wave).
 

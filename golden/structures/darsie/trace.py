@@ -13,7 +13,8 @@ Line 1, the header::
      "params": {"tbs": 2, "entries": 4, "warps": 8, "pc_width": 16},
      "meta": {"workload": "mm", "tb": 3, "seed": 1}}
 
-``structure`` is a key of :data:`golden.structures.darsie.STRUCTURES`; ``params`` are the
+``structure`` is a key of :func:`golden.structures.registry.traced_structures` (the
+DARSIE structures and the ILP scoreboard); ``params`` are the
 fields of that structure's parameter dataclass (the RTL component takes the same
 keywords); ``meta`` is free-form provenance (workload, variant, SM, TB slot, seed...).
 
@@ -72,7 +73,8 @@ class TraceRecorder:
     """
 
     def __init__(self, stream: IO[str], structure: str, params: Any, meta: dict | None = None):
-        from golden.structures.darsie import STRUCTURES
+        from golden.structures.registry import traced_structures
+        STRUCTURES = traced_structures()
 
         if structure not in STRUCTURES:
             raise ConfigError(f"trace: unknown structure {structure!r} "
@@ -156,7 +158,8 @@ def _build(cls: type, data: Any, where: str, complete: bool) -> Any:
 
 def read_trace(path: str | Path) -> Trace:
     """Read and validate a trace file; errors name the file, line and field."""
-    from golden.structures.darsie import STRUCTURES
+    from golden.structures.registry import traced_structures
+    STRUCTURES = traced_structures()
 
     path = Path(path)
     try:
