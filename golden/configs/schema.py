@@ -177,6 +177,11 @@ class PipelinesConfig:
         "a ready bit per warp, cleared at issue and set when the instruction reaches WB "
         "(every instruction, stores and branches included: ILP chapter baseline)",
         choices=DEPENDENCE_TRACKING)
+    bypass: bool = _p(
+        "ALU/SFU results forwarded from the last EX stage to the first (ILP chapter "
+        "§4.4.1, EX8 -> EX1 per SP): a dependent instruction may issue `latency` cycles "
+        "after its producer instead of after the producer's register-file writeback; "
+        "never for memory instructions")
 
 
 # --------------------------------------------------------------------------- register file

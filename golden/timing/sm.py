@@ -206,6 +206,7 @@ class SM:
         self.entry_offset = rf.read_delay + rf.dispatch_delay
         self.dispatch_extra = rf.dispatch_delay - 1
         self.wb_delay = rf.writeback_delay
+        self.bypass = config.pipelines.bypass
         p = config.pipelines
         self.pipes = [PipelineClass(p.alu, core.warp_size), PipelineClass(p.sfu, core.warp_size),
                       PipelineClass(p.mem, core.warp_size)]
@@ -569,7 +570,11 @@ class SM:
                 tok = w.sb.reserve(d.dsts, False, rec.active_mask)
                 regs = d.dsts if tok is None else Tagged(d.dsts, tok)
                 self._seq += 1
-                heapq.heappush(self._wb, (done + self.wb_delay, self._seq, w, regs, pc))
+                # bypass (pipelines.bypass): a dependent enters EX1 in the cycle after the
+                # producer's last EX stage, so it may issue entry_offset cycles earlier
+                release = (max(now + 1, done - self.entry_offset) if self.bypass and d.dsts
+                           and not d.is_mem else done + self.wb_delay)
+                heapq.heappush(self._wb, (release, self._seq, w, regs, pc))
         if d.is_control:
             for m in self.mechanisms:
                 m.on_branch(self, w, pc, rec, rec.diverged)

@@ -68,8 +68,12 @@ def dependent_issue_distance(cfg, pipe, latency: int) -> int:
     """Cycles from issuing an instruction to issuing one that depends on it (no bank
     conflict): operand read ``read_delay`` after issue, pipeline entry ``dispatch_delay``
     after the read, writeback ``interval - 1 + latency`` after entry, scoreboard release
-    ``writeback_delay`` later; the dependent issues in the release cycle."""
+    ``writeback_delay`` later; the dependent issues in the release cycle. With
+    ``pipelines.bypass`` the dependent enters EX1 right after the producer's last EX
+    stage: ``interval - 1 + latency``."""
     rf = cfg.register_file
+    if cfg.pipelines.bypass:  # EX(last) -> EX1 forwarding: only the execution stages count
+        return _interval(cfg, pipe) - 1 + latency
     return (rf.read_delay + rf.dispatch_delay + _interval(cfg, pipe) - 1 + latency
             + rf.writeback_delay)
 

@@ -85,3 +85,24 @@ def test_independent_instructions_of_one_warp_serialise():
     per_inst = one.cycles / one.instructions_executed
     assert per_inst >= mb.dependent_issue_distance(cfg, cfg.pipelines.alu, 8) - 0.5
     assert one.cycles > 4 * reg.cycles
+
+
+@pytest.mark.parametrize("tracking", ["one_in_flight", "scoreboard"])
+def test_bypass_makes_the_dependent_chain_cost_the_alu_latency(tracking):
+    """ILP §4.4.1: with EX8 -> EX1 forwarding a dependent fma issues `latency` cycles after
+    its producer (8 on gtx280_ilp), instead of read + dispatch + latency + WB stages."""
+    from golden.validate import microbench as mb
+    base = load_config("gtx280", {"pipelines.dependence_tracking": tracking})
+    bp = load_config("gtx280", {"pipelines.dependence_tracking": tracking,
+                                "pipelines.bypass": True})
+    m0, m1 = mb.dependent_alu_latency(base), mb.dependent_alu_latency(bp)
+    assert m1.measured == pytest.approx(m1.expected, abs=0.1)
+    assert m1.expected == pytest.approx(8, abs=0.2)   # + RF bank-conflict waits
+    assert m0.measured == pytest.approx(m0.expected, abs=0.1) and m0.expected > 8
+
+
+def test_bypass_leaves_outputs_and_memory_waits_alone():
+    base = run_job(TimingJob("BS", "gtx280"))
+    bp = run_job(TimingJob("BS", "gtx280", overrides=(("pipelines.bypass", True),)))
+    assert bp["output_digest"] == base["output_digest"] and bp["outputs_match"]
+    assert bp["cycles"] < base["cycles"]
