@@ -71,7 +71,7 @@ def test_baseline_report_renders_every_config():
     md, data = baseline.render(results, opts)
     for cfg, _ in baseline.BASELINE_CONFIGS:
         assert data["configs"][cfg]["rows"][0]["workload"] == "DCT"
-    assert md.count("| DCT |") == 4 and "MISMATCH" not in md
+    assert md.count("| DCT |") == len(baseline.BASELINE_CONFIGS) and "MISMATCH" not in md
 
 
 def test_geomean():
@@ -90,3 +90,15 @@ def test_baseline_report_default_covers_each_seeds_workloads():
     assert {j.config for j in baseline.jobs(opts) if j.workload == "DCT"} == {"pascal"}
     assert {j.config for j in baseline.jobs(opts) if j.workload == "BFS"} == {"gtx285", "fx5800"}
     assert {j.workload for j in baseline.jobs(opts)} == set(baseline._workloads(opts))
+
+
+def test_ilp_report_renders_speedups_beside_the_chapter():
+    from golden.report import ilp
+    opts = ReportOptions(size="small")
+    picked = [j for j in ilp.jobs(opts) if j.workload == "BS"]
+    assert len(picked) == 1 + len(ilp.VARIANTS) and {j.config for j in picked} == {"gtx280"}
+    results = {j.key: run_job(j) for j in picked}
+    md, data = ilp.render(results, opts)
+    (row,) = data["rows"]
+    assert row["outputs_identical"] and row["BP+SC"] > 1.0
+    assert "| BS |" in md and "1.134" in md   # the chapter's BP+SC geomean (+13.4%)

@@ -9,6 +9,7 @@ REPORTS = {
     "baseline": "golden.report.baseline",
     "darsie": "golden.report.darsie",
     "gscalar": "golden.report.gscalar",
+    "ilp": "golden.report.ilp",
 }
 
 
