@@ -1,0 +1,38 @@
+"""``make test-sweep``: every workload on every shipped GPU configuration, and under every
+ILP variant, gives outputs bit-identical to the functional run (small inputs)."""
+
+import pytest
+
+from golden.report.runner import TimingJob, output_digest, run_job
+from golden.workloads import registry
+
+CONFIGS = ("pascal", "gtx480", "gtx480_warpman", "gtx285", "fx5800", "gtx280")
+ILP_VARIANTS = {"ilp-sc": (("ilp-sc",), ()), "bypass": ((), (("pipelines.bypass", True),)),
+                "ilp-sc+bypass": (("ilp-sc",), (("pipelines.bypass", True),))}
+_DIGESTS: dict = {}
+
+
+def _functional(name: str) -> str:
+    if name not in _DIGESTS:
+        _DIGESTS[name] = output_digest(registry.run_workload(registry.get(name), size="small",
+                                                             seed=0).outputs)
+    return _DIGESTS[name]
+
+
+@pytest.mark.sweep
+@pytest.mark.parametrize("config", CONFIGS)
+@pytest.mark.parametrize("workload", sorted(registry.all_workloads()))
+def test_every_workload_on_every_config_matches_functional(workload, config):
+    r = run_job(TimingJob(workload, config))
+    assert r["outputs_match"], f"{workload} on {config}: outputs differ from numpy"
+    assert r["output_digest"] == _functional(workload), f"{workload} on {config}: != functional"
+
+
+@pytest.mark.sweep
+@pytest.mark.parametrize("variant", sorted(ILP_VARIANTS))
+@pytest.mark.parametrize("workload", sorted(registry.all_workloads()))
+def test_every_workload_under_every_ilp_variant_matches_functional(workload, variant):
+    mechs, ov = ILP_VARIANTS[variant]
+    r = run_job(TimingJob(workload, "gtx280", mechanisms=mechs, overrides=ov))
+    assert r["outputs_match"], f"{workload} {variant}: outputs differ from numpy"
+    assert r["output_digest"] == _functional(workload), f"{workload} {variant}: != functional"
