@@ -46,26 +46,31 @@ __all__ = ["ILPScoreboardMechanism", "SharedTracker", "make_ilp_sc"]
 _DRAIN_OPS = ("exit", "ret")
 
 
+def _entries_needed(dsts, is_mem: bool) -> int:
+    """Scoreboard entries an instruction takes: one per destination register, one for a
+    store (a memory instruction without destination), none for branches and the like."""
+    if dsts:
+        return len(dsts)
+    return 1 if is_mem else 0
+
+
 class _Board:
     """One SM's shared scoreboard and what the trackers keep beside it."""
 
     __slots__ = ("sb", "is_mem", "nregs", "record_values")
 
     def __init__(self, params: ScoreboardParams, nregs: int, recorder=None):
-        self.sb = Scoreboard(params, recorder=recorder)
+        # requests are built here, always in range: no per-transaction checks
+        self.sb = Scoreboard(params, recorder=recorder, check=False)
         self.is_mem = [False] * params.entries
         self.nregs = nregs
         self.record_values = recorder is not None
 
-    def match(self, reg: int):
+    def wait_kind(self, slot: int) -> int:
+        """Stall code while waiting for warp ``slot``'s entries: 2 if one is a memory
+        access (``memory``), else 1 (``dependence``)."""
         sb = self.sb
-        for i in range(sb.params.entries):
-            if sb.used[i] and sb.nm[i] and sb.reg[i] == reg:
-                return i
-        return None
-
-    def free(self) -> int:
-        return self.sb.params.entries - len(self.sb)
+        return 2 if any(self.is_mem[e] for e in sb.entries_of(slot)) else 1
 
 
 class SharedTracker:
@@ -85,11 +90,6 @@ class SharedTracker:
         self.others: list = []   # is_mem of in-flight instructions outside the board
 
     # ---------------------------------------------------------------- queries
-    def _need(self, d) -> int:
-        if d.dsts:
-            return len(d.dsts)
-        return 1 if d.is_mem else 0
-
     def blocked(self, d) -> int:
         if self.others:
             return 2 if self.others[0] else 1
@@ -97,25 +97,25 @@ class SharedTracker:
         sb = b.sb
         slot = self.warp.slot
         for r in d.srcs:                                   # stall-on-use
-            e = b.match(self.base + r)
+            e = sb.match(self.base + r)
             if e is not None and not sb.done[e]:
                 return 2 if b.is_mem[e] else 1
         in_board = sb.in_board[slot]
         if d.opcode in _DRAIN_OPS and in_board:
-            return 2 if any(b.is_mem[e] for e in sb.entries_of(slot)) else 1
+            return b.wait_kind(slot)
         if d.is_mem:
             if not d.dsts and in_board:                    # a store must be the oldest
-                return 2 if any(b.is_mem[e] for e in sb.entries_of(slot)) else 1
+                return b.wait_kind(slot)
             if d.dsts and sb.in_store[slot]:               # no load while a store is pending
                 return 2
         if d.dsts:                                         # WAW: the mask must cover the older one
             w = self.warp
             mask = self.sm.launch.next_mask(w.wave, w.widx)
             for r in d.dsts:
-                e = b.match(self.base + r)
+                e = sb.match(self.base + r)
                 if e is not None and sb.active[e] & ~mask:
                     return 1
-        if self._need(d) > b.free() and in_board:
+        if _entries_needed(d.dsts, d.is_mem) > sb.free_entries and in_board:
             return 3                                       # board full: structural stall
         return 0
 
@@ -128,8 +128,8 @@ class SharedTracker:
         sb = b.sb
         st = self.sm.stats
         slot = self.warp.slot
-        need = len(regs) if regs else (1 if is_mem else 0)
-        if need == 0 or need > b.free():
+        need = _entries_needed(regs, is_mem)
+        if need == 0 or need > sb.free_entries:
             # no destination (branch...), or the board is full and the warp is not on it:
             # the ready bit is cleared until this instruction's WB
             if need:
@@ -142,7 +142,7 @@ class SharedTracker:
         entries = []
         for k in range(need):
             reg = 0 if store else self.base + regs[k]
-            old = None if store else b.match(reg)
+            old = None if store else sb.match(reg)
             out = sb.step(ScoreboardOps(
                 src_en=(1 << len(src)) - 1 if k == 0 else 0,
                 src0=src[0] if src and k == 0 else 0,
@@ -152,7 +152,7 @@ class SharedTracker:
                 al_store=int(store)))
             if not out.al_ok:  # cannot happen after blocked() == 0; keep the model honest
                 raise RuntimeError(f"ilp-sc: allocation refused on SM {self.sm.id} "
-                                   f"(warp slot {slot}, {b.free()} free)")
+                                   f"(warp slot {slot}, {sb.free_entries} free)")
             if old is not None:
                 st.count_mechanism("ilp.waw_clears")
             b.is_mem[out.al_idx] = bool(is_mem)
@@ -236,11 +236,11 @@ class ILPScoreboardMechanism(Mechanism):
         t = warp.sb
         if not isinstance(t, SharedTracker):
             return regs
-        b = t.board
+        sb = t.board.sb
         kept = []
         for r in regs:
-            e = b.match(t.base + r)
-            if e is not None and b.sb.done[e]:
+            e = sb.match(t.base + r)
+            if e is not None and sb.done[e]:
                 sm.stats.count_mechanism("ilp.operands_from_scoreboard")
             else:
                 kept.append(r)

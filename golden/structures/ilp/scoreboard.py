@@ -195,11 +195,17 @@ class ScoreboardOutputs:
 class Scoreboard:
     """Many-thread-aware scoreboard of one SM (see module docstring)."""
 
-    def __init__(self, params: ScoreboardParams | None = None, *, recorder=None):
+    def __init__(self, params: ScoreboardParams | None = None, *, recorder=None,
+                 check: bool = True):
         params = ScoreboardParams() if params is None else params
         if not isinstance(params, ScoreboardParams):
             raise SimtlabError(f"{STRUCT}: expected ScoreboardParams, not {type(params).__name__}")
         self._p = params
+        # Range checks of every transaction field (for callers driving the structure
+        # directly); a timing mechanism that builds its requests itself passes check=False.
+        # Always on while recording a trace.
+        self._checked = check or recorder is not None
+        self._lane_masks: dict[int, int] = {}
         n, w = params.entries, params.warps
         # tag store
         self.used = [False] * n
@@ -230,20 +236,29 @@ class Scoreboard:
 
     # ------------------------------------------------------------------ helpers
     def _lane_mask(self, lanes: int) -> int:
-        """The data bits of the lanes set in ``lanes``."""
-        m = 0
-        ones = (1 << LANE_BITS) - 1
-        for i in range(self._p.lanes):
-            if lanes >> i & 1:
-                m |= ones << (LANE_BITS * i)
+        """The data bits of the lanes set in ``lanes`` (memoised per lane mask)."""
+        m = self._lane_masks.get(lanes)
+        if m is None:
+            m = 0
+            ones = (1 << LANE_BITS) - 1
+            for i in range(self._p.lanes):
+                if lanes >> i & 1:
+                    m |= ones << (LANE_BITS * i)
+            self._lane_masks[lanes] = m
         return m
 
-    def _match(self, reg: int) -> int | None:
-        """The valid entry with NM = 1 whose tag is ``reg`` (at most one exists)."""
+    def match(self, reg: int) -> int | None:
+        """The valid entry with NM = 1 whose tag is ``reg`` (at most one exists); an
+        inspection of the CAM, not a cycle."""
         for i in range(self._p.entries):
             if self.used[i] and self.nm[i] and self.reg[i] == reg:
                 return i
         return None
+
+    @property
+    def free_entries(self) -> int:
+        """Entries not in use (inspection, not a cycle)."""
+        return self._p.entries - sum(self.used)
 
     def entries_of(self, warp: int) -> list[int]:
         """The warp's entries from head to tail (inspection, not a cycle)."""
@@ -283,19 +298,20 @@ class Scoreboard:
         """Apply one cycle of requests in the documented order; return every RTL output."""
         if not isinstance(ops, ScoreboardOps):
             raise SimtlabError(f"{STRUCT}.step: expected ScoreboardOps, not {type(ops).__name__}")
-        self._check(ops)
+        if self._checked:
+            self._check(ops)
         p = self._p
         # ---- combinational outputs on the start-of-cycle state
         src_hit = src_done = 0
         idx = [0, 0, 0]
         for k, reg in enumerate((ops.src0, ops.src1, ops.src2)):
             if ops.src_en >> k & 1:
-                e = self._match(reg)
+                e = self.match(reg)
                 if e is not None:
                     src_hit |= 1 << k
                     src_done |= self.done[e] << k
                     idx[k] = e
-        d = self._match(ops.dst)
+        d = self.match(ops.dst)
         dst_hit = int(d is not None)
         dst_idx = d if d is not None else 0
         dst_cover = int(d is None or (self.active[d] & ~ops.dst_mask) == 0)
@@ -345,7 +361,7 @@ class Scoreboard:
                 e = free[0]
                 al_ok, al_idx = 1, e
                 if not ops.al_store:
-                    old = self._match(ops.al_reg)
+                    old = self.match(ops.al_reg)
                     if old is not None:
                         self.nm[old] = 0
                 self.used[e] = True
