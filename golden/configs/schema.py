@@ -182,6 +182,13 @@ class PipelinesConfig:
         "§4.4.1, EX8 -> EX1 per SP): a dependent instruction may issue `latency` cycles "
         "after its producer instead of after the producer's register-file writeback; "
         "never for memory instructions")
+    control_latency: int = _p(
+        "cycles from a control instruction's (bra, bar, exit...) entry into the ALU "
+        "pipeline until it resolves and its warp may issue the next instruction; 0 = like "
+        "any ALU instruction (the ALU latency, then writeback). Matters only where the "
+        "dependence tracking holds a warp on control instructions (one_in_flight, or a "
+        "mechanism's tracker); ILP chapter §4.4.4 sets 1 for its branch-prediction study",
+        lo=0, hi=1000)
 
 
 # --------------------------------------------------------------------------- register file

@@ -23,6 +23,10 @@ MECHANISMS: dict[str, str] = {
     "gscalar-half": "golden.mechanisms.gscalar.timing:make_gscalar_half",
     "alu-scalar": "golden.mechanisms.gscalar.timing:make_alu_scalar",
     "ilp-sc": "golden.mechanisms.ilp.scoreboard:make_ilp_sc",
+    "ilp-bp-static": "golden.mechanisms.ilp.branch:make_ilp_bp_static",
+    "ilp-bp-gshare": "golden.mechanisms.ilp.branch:make_ilp_bp_gshare",
+    "ilp-bp-gshare-warp": "golden.mechanisms.ilp.branch:make_ilp_bp_gshare_warp",
+    "ilp-bp-perfect": "golden.mechanisms.ilp.branch:make_ilp_bp_perfect",
 }
 
 

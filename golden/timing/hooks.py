@@ -43,6 +43,20 @@ Hook points and what a return value means:
   counted as RF writes.
 * :meth:`on_branch` -- a control instruction issued (``record`` is the functional
   :class:`~golden.simt.engine.StepRecord`, ``diverged`` says whether it split the warp).
+* :meth:`predict_fetch` -- a ``bra`` at ``pc`` entered ``warp``'s I-buffer; return the
+  PC the fetch stage continues at (a predicted target) or None (the next instruction).
+  A mechanism that overrides it makes the SM *speculate past branches*: see
+  :meth:`speculate_branch`.
+* :meth:`speculate_branch` -- with a predicting mechanism attached, a ``bra`` issued
+  (after its functional step). ``fetched_next`` is the PC the front end fetched after it
+  (the I-buffer's next entry or the fetch PC) and ``next_pc`` the warp's true next PC
+  (None if the warp finished). Return True if the warp went on past the branch without
+  waiting for it to resolve (a correct prediction, or a divergent branch whose mask
+  guards the predicted path): the warp's dependence tracker does not hold the warp on
+  it. False keeps the control hazard: the tracker holds the warp until the branch
+  resolves (``pipelines.control_latency``), and a wrong fetched path is flushed. The
+  SM's ``warp.mem_wait`` says whether the branch waited on a long-latency (memory)
+  dependence before it issued.
 * :meth:`on_dispatch` -- a thread block is about to be placed on ``sm``; return False
   to refuse (the dispatcher then tries the next SM).
 * :meth:`make_tracker` -- a warp became resident; return an object that follows the
@@ -84,6 +98,17 @@ class Mechanism:
 
     def on_branch(self, sm, warp, pc: int, record, diverged: bool) -> None:
         """A control-flow instruction issued (after its functional step)."""
+
+    def predict_fetch(self, sm, warp, pc: int, inst) -> int | None:
+        """A ``bra`` at ``pc`` was fetched; return the PC fetch continues at, or None for
+        the sequential path. Only called for mechanisms that override it."""
+        return None
+
+    def speculate_branch(self, sm, warp, pc: int, record, fetched_next: int,
+                         next_pc: int | None) -> bool:
+        """A ``bra`` issued on a SM that speculates (a mechanism overrides
+        :meth:`predict_fetch`); return True if the warp did not wait for it to resolve."""
+        return False
 
     def on_dispatch(self, sm, tb_id: int, warps_per_tb: int) -> bool:
         """A thread block is about to be dispatched to ``sm``; return False to refuse."""

@@ -35,6 +35,14 @@ Fetch follows the PC sequentially; after an instruction issues, the SM compares 
 warp's next PC (``next_pc`` of the functional core) with what the I-buffer holds and
 flushes the I-buffer on a mismatch (taken branch, reconvergence, call/return).
 
+Control hazards: where the dependence tracking holds a warp on every instruction
+(``one_in_flight``, or a mechanism's tracker with ``tracks_all``), a branch holds its
+warp until it resolves: its writeback, or ``pipelines.control_latency`` cycles after it
+entered EX. A mechanism that predicts branches (``predict_fetch``) makes fetch follow the
+predicted path after a ``bra``; at issue the mechanism says (``speculate_branch``)
+whether the warp went on without waiting. Wrong-path instructions are never issued: a
+mispredicted warp waits for the branch to resolve, and the fetched wrong path is flushed.
+
 Simplifications (documented): TB dispatch is instantaneous; a warp is done when its
 last thread exits, and a TB retires when all its warps are done, without waiting for
 outstanding stores; predicate registers live in the same banked RF as data registers;
@@ -53,6 +61,7 @@ import numpy as np
 from golden.ptx.ir import Addr, Reg, Vec
 from golden.simt.memory import LOCAL_WINDOW, SHARED_WINDOW, WINDOW_SIZE
 from golden.timing.fetch import IBuffer, InstructionCache
+from golden.timing.hooks import Mechanism
 from golden.timing.operand_collector import OperandCollector
 from golden.timing.pipelines import CONTROL_OPCODES, PipelineClass, op_timing, pipe_of
 from golden.timing.scheduler import NEVER, IssueScheduler
@@ -150,7 +159,7 @@ class WarpSlot:
     """A resident warp: its functional state handle, I-buffer, scoreboard and fetch PC."""
 
     __slots__ = ("tb", "wave", "widx", "slot", "gid", "sched", "ibuf", "sb", "fetch_pc",
-                 "done", "age", "hold")
+                 "done", "age", "hold", "mem_wait")
 
     def __init__(self, tb, widx: int, slot: int, gid: int, ibuf_entries: int, age: int,
                  tracker=Scoreboard):
@@ -168,6 +177,9 @@ class WarpSlot:
         #: set by a mechanism to stop this warp fetching and issuing (e.g. DARSIE's
         #: TB-wide synchronisation); counted as a ``barrier`` stall; see hooks.py
         self.hold = False
+        #: the instruction at the I-buffer head waited on a memory (long-latency)
+        #: dependence before it issued; read by mechanisms in their issue hooks
+        self.mem_wait = False
 
 
 class ResidentTB:
@@ -207,6 +219,11 @@ class SM:
         self.dispatch_extra = rf.dispatch_delay - 1
         self.wb_delay = rf.writeback_delay
         self.bypass = config.pipelines.bypass
+        self.control_latency = config.pipelines.control_latency
+        #: mechanisms that predict branches at fetch: the SM then speculates past branches
+        #: (hooks.py: predict_fetch / speculate_branch)
+        self.predictors = tuple(m for m in self.mechanisms
+                                if type(m).predict_fetch is not Mechanism.predict_fetch)
         p = config.pipelines
         self.pipes = [PipelineClass(p.alu, core.warp_size), PipelineClass(p.sfu, core.warp_size),
                       PipelineClass(p.mem, core.warp_size)]
@@ -501,6 +518,7 @@ class SM:
                               else STALL_DEPENDENCE)
                 if blk == 2:
                     sched.long_stall(w)
+                    w.mem_wait = True
                 continue
             units = self.sched_units[sched.index]
             if not pipes[d.pipe].available(now + eo, units[d.pipe]) or not self.oc.free_unit(now):
@@ -550,6 +568,12 @@ class SM:
         else:
             pipe_id = _PIPE_NAMES.get(action, d.pipe) if action else d.pipe
             own = d.timing if pipe_id == d.pipe else None
+            # a control instruction resolves control_latency cycles after it enters EX
+            resolve = d.is_control and self.control_latency and pipe_id == d.pipe
+            if resolve:
+                own = (self.control_latency, 1)
+            # speculation past a predicted branch (hooks.py: predict_fetch)
+            spec = bool(self.predictors) and d.opcode == "bra" and self._speculated(w, pc, rec)
             pc_ = self.pipes[pipe_id]
             # lane-cycles for the energy model: the instruction's own execution latency
             # (a mechanism's extra stages are its own logic, not the execution unit's)
@@ -566,20 +590,22 @@ class SM:
                 regs = d.dsts if tok is None else Tagged(d.dsts, tok)
                 space, acc, size = self._mem_request(w, rec.mem, d.vec)
                 self._memq.append([done, w, (space, acc, size), regs, pc])
-            elif d.dsts or w.sb.tracks_all:
+            elif (d.dsts or w.sb.tracks_all) and not spec:
                 tok = w.sb.reserve(d.dsts, False, rec.active_mask)
                 regs = d.dsts if tok is None else Tagged(d.dsts, tok)
                 self._seq += 1
                 # bypass (pipelines.bypass): a dependent enters EX1 in the cycle after the
-                # producer's last EX stage, so it may issue entry_offset cycles earlier
+                # producer's last EX stage, so it may issue entry_offset cycles earlier;
+                # a control instruction with control_latency releases when it resolves
                 release = (max(now + 1, done - self.entry_offset) if self.bypass and d.dsts
-                           and not d.is_mem else done + self.wb_delay)
+                           and not d.is_mem else done if resolve else done + self.wb_delay)
                 heapq.heappush(self._wb, (release, self._seq, w, regs, pc))
         if d.is_control:
             for m in self.mechanisms:
                 m.on_branch(self, w, pc, rec, rec.diverged)
             if d.opcode in ("bar", "barrier", "exit", "ret"):
                 self.wake_schedulers()  # may have released warps waiting at a barrier
+        w.mem_wait = False
         if rec.finished:
             self._finish_warp(w)
             return
@@ -592,6 +618,18 @@ class SM:
                 w.fetch_pc = nxt
         elif w.fetch_pc != nxt:
             w.fetch_pc = nxt
+
+    def _speculated(self, w: WarpSlot, pc: int, rec) -> bool:
+        """Ask the predicting mechanisms whether ``w`` went on past the ``bra`` at ``pc``
+        without waiting for it (hooks.py: speculate_branch)."""
+        nxt = None if rec.finished else self.launch.next_pc(w.wave, w.widx)
+        e = w.ibuf.entries
+        fetched = e[0][0] if e else w.fetch_pc
+        spec = False
+        for m in self.predictors:
+            if m.speculate_branch(self, w, pc, rec, fetched, nxt):
+                spec = True
+        return spec
 
     # ------------------------------------------------------------------ fetch
     def _fetch(self, now: int) -> bool:
@@ -656,6 +694,16 @@ class SM:
                 st.instructions_fetched += 1
                 st.instructions_decoded += 1
                 got += 1
+                if self.predictors and self.decoded[pc >> 3].opcode == "bra":
+                    target = None
+                    inst = self.launch.program.slots[pc >> 3].inst
+                    for m in self.predictors:
+                        t = m.predict_fetch(self, w, pc, inst)
+                        if t is not None:
+                            target = t
+                    if target is not None:
+                        w.fetch_pc = target
+                        break  # a redirect ends the fetch group (one I-cache line)
             if got:
                 fetched += 1
                 if fetched >= self.fetch_width:

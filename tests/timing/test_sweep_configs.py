@@ -8,7 +8,11 @@ from golden.workloads import registry
 
 CONFIGS = ("pascal", "gtx480", "gtx480_warpman", "gtx285", "fx5800", "gtx280")
 ILP_VARIANTS = {"ilp-sc": (("ilp-sc",), ()), "bypass": ((), (("pipelines.bypass", True),)),
-                "ilp-sc+bypass": (("ilp-sc",), (("pipelines.bypass", True),))}
+                "ilp-sc+bypass": (("ilp-sc",), (("pipelines.bypass", True),)),
+                # the branch-prediction study (§4.4.4): BP+SC, branch latency 1, a predictor
+                **{f"bp-{k}": (("ilp-sc", f"ilp-bp-{k}"),
+                               (("pipelines.bypass", True), ("pipelines.control_latency", 1)))
+                   for k in ("static", "gshare", "perfect")}}
 _DIGESTS: dict = {}
 
 
