@@ -1,12 +1,14 @@
-"""Record transaction traces of the ILP scoreboard from timing runs of real kernels.
+"""Record transaction traces of the ILP structures from timing runs of real kernels.
 
 :func:`record_scoreboard_trace` runs a workload in timing mode with ``ilp-sc`` attached
 and records the first ``max_cycles`` structure cycles of one SM's shared scoreboard (every
 allocation with its lookups, writeback and commit the mechanism performed, with the
-kernel's real result values) into a JSON-lines trace (golden/structures/darsie/trace.py
-format). The cocotb bench (tb/ilp/test_scoreboard.py) replays such traces on the RTL. A
-prefix of a trace is itself a valid trace (it starts from reset), so the cap only
-shortens the replay.
+kernel's real result values); :func:`record_gshare_trace` does the same for one SM's
+gshare predictor under the chapter's branch-prediction study (BP+SC, branch latency 1,
+``ilp-bp-gshare``): every prediction at fetch and every update at issue. Traces are
+JSON lines (golden/structures/darsie/trace.py format); the cocotb benches
+(tb/ilp/test_scoreboard.py, tb/ilp/test_gshare.py) replay them on the RTL. A prefix of a
+trace is itself a valid trace (it starts from reset), so the cap only shortens the replay.
 """
 
 from __future__ import annotations
@@ -16,7 +18,10 @@ from pathlib import Path
 from golden.errors import SimtlabError
 from golden.structures.darsie.trace import TraceRecorder
 
-__all__ = ["record_scoreboard_trace"]
+__all__ = ["record_gshare_trace", "record_scoreboard_trace"]
+
+#: config overrides of the chapter's branch-prediction study (§4.4.4)
+BP_STUDY = {"pipelines.bypass": True, "pipelines.control_latency": 1}
 
 
 class _Capped:
@@ -30,42 +35,72 @@ class _Capped:
             self.rec.record(ops, outputs)
 
 
-def record_scoreboard_trace(workload: str, path: str | Path, *, config: str = "gtx280",
-                            size: str = "small", seed: int = 0, sm: int = 0,
-                            max_cycles: int = 2000) -> Path:
-    """Record SM ``sm``'s scoreboard during the first launch of ``workload``; return the path.
-
-    Raises SimtlabError when the run's outputs differ from the reference or nothing was
-    recorded (e.g. the SM got no thread block).
-    """
+def _record(structure: str, make_mechs, workload: str, path, *, config: str, overrides,
+            size: str, seed: int, sm: int, max_cycles: int, source: str) -> Path:
+    """Run ``workload`` with the mechanisms ``make_mechs(cfg, factory)`` builds, recording
+    SM ``sm``'s ``structure`` through ``factory(sm_id, params)``."""
     from golden.configs import load_config
-    from golden.mechanisms.ilp.scoreboard import ILPScoreboardMechanism
     from golden.timing.timing_device import TimingDevice
     from golden.workloads import registry
 
-    cfg = load_config(config)
+    cfg = load_config(config, overrides or None)
     recs: list = []
     path = Path(path)
 
     def factory(sm_id, params):
         if sm_id != sm or recs:
             return None
-        r = TraceRecorder.open(path, "ilp_scoreboard", params,
+        r = TraceRecorder.open(path, structure, params,
                                meta={"workload": workload, "config": config, "size": size,
-                                     "seed": seed, "sm": sm, "source": "timing run, ilp-sc"})
+                                     "seed": seed, "sm": sm, "source": source})
         recs.append(r)
         return _Capped(r, max_cycles)
 
-    mech = ILPScoreboardMechanism(cfg, recorder_factory=factory)
-    dev = TimingDevice(cfg, mechanisms=[mech], echo_printf=False)
+    dev = TimingDevice(cfg, mechanisms=make_mechs(cfg, factory), echo_printf=False)
     try:
         run = registry.run_workload(registry.get(workload), size=size, seed=seed, device=dev)
     finally:
         for r in recs:
             r.close()
     if run.mismatches():
-        raise SimtlabError(f"ilp scoreboard trace of {workload}: outputs differ from the "
+        raise SimtlabError(f"{structure} trace of {workload}: outputs differ from the "
                            f"reference: {run.mismatches()[0]}")
     if not recs or recs[0].cycles == 0:
-        raise SimtlabError(f"ilp scoreboard trace of {workload}: SM {sm} recorded nothing")
+        raise SimtlabError(f"{structure} trace of {workload}: SM {sm} recorded nothing")
     return path
+
+
+def record_scoreboard_trace(workload: str, path: str | Path, *, config: str = "gtx280",
+                            size: str = "small", seed: int = 0, sm: int = 0,
+                            max_cycles: int = 2000) -> Path:
+    """Record SM ``sm``'s scoreboard during ``workload``; return the path.
+
+    Raises SimtlabError when the run's outputs differ from the reference or nothing was
+    recorded (e.g. the SM got no thread block).
+    """
+    from golden.mechanisms.ilp.scoreboard import ILPScoreboardMechanism
+
+    return _record("ilp_scoreboard",
+                   lambda cfg, f: [ILPScoreboardMechanism(cfg, recorder_factory=f)],
+                   workload, path, config=config, overrides=None, size=size, seed=seed,
+                   sm=sm, max_cycles=max_cycles, source="timing run, ilp-sc")
+
+
+def record_gshare_trace(workload: str, path: str | Path, *, config: str = "gtx280",
+                        size: str = "small", seed: int = 0, sm: int = 0,
+                        max_cycles: int = 4000, histories: int = 1) -> Path:
+    """Record SM ``sm``'s gshare predictor during ``workload`` in the branch-prediction
+    study (``ilp-sc`` + ``ilp-bp-gshare``, bypass on, branch latency 1); return the path.
+    ``histories`` > 1 records the per-warp-history variant (``ilp-bp-gshare-warp``)."""
+    from golden.mechanisms.ilp.branch import BranchPredictionMechanism
+    from golden.mechanisms.ilp.scoreboard import ILPScoreboardMechanism
+    from golden.structures.ilp import GshareParams
+
+    def mechs(cfg, f):
+        return [ILPScoreboardMechanism(cfg),
+                BranchPredictionMechanism(cfg, "gshare", GshareParams(histories=histories),
+                                          recorder_factory=f)]
+
+    return _record("ilp_gshare", mechs, workload, path, config=config, overrides=BP_STUDY,
+                   size=size, seed=seed, sm=sm, max_cycles=max_cycles,
+                   source="timing run, ilp-sc + ilp-bp-gshare, bypass, control_latency 1")
