@@ -95,10 +95,17 @@ def test_baseline_report_default_covers_each_seeds_workloads():
 def test_ilp_report_renders_speedups_beside_the_chapter():
     from golden.report import ilp
     opts = ReportOptions(size="small")
-    picked = [j for j in ilp.jobs(opts) if j.workload == "BS"]
-    assert len(picked) == 1 + len(ilp.VARIANTS) and {j.config for j in picked} == {"gtx280"}
+    every = [j for j in ilp.jobs(opts) if j.workload == "BS"]
+    assert {j.config for j in every} == {"gtx280"} and len({j.key for j in every}) == len(every)
+    # the data-hazard variants and the static predictor over the branch study's BP+SC
+    picked = [ilp._job("BS", opts, v) for v in (None, *ilp.VARIANTS)]
+    picked += [ilp._bp_job("BS", opts), ilp._bp_job("BS", opts, "static")]
+    assert {j.key for j in picked} <= {j.key for j in every}
     results = {j.key: run_job(j) for j in picked}
     md, data = ilp.render(results, opts)
     (row,) = data["rows"]
     assert row["outputs_identical"] and row["BP+SC"] > 1.0
     assert "| BS |" in md and "1.134" in md   # the chapter's BP+SC geomean (+13.4%)
+    (bp,) = data["branch_prediction"]["rows"]
+    assert bp["static"]["speedup"] > 0.9 and 0 < bp["static"]["accuracy"] <= 1
+    assert "94.4%" in md and "missing" in md  # the chapter's static accuracy; unrun jobs shown

@@ -35,14 +35,37 @@ def names() -> list[str]:
     return sorted(MECHANISMS)
 
 
+def parse_name(text: str) -> tuple[str, dict]:
+    """Split ``"name:key=value,key=value"`` into the mechanism name and its keyword
+    arguments (integers where they parse as such, true/false as booleans, else strings),
+    e.g. ``"ilp-sc:entries=4"`` -> ``("ilp-sc", {"entries": 4})``."""
+    name, _, args = text.partition(":")
+    kwargs = {}
+    for item in filter(None, args.split(",")):
+        key, eq, value = item.partition("=")
+        if not eq or not key.strip().isidentifier():
+            raise ConfigError(f"mechanism '{text}': argument '{item}' is not key=value")
+        v = value.strip()
+        kwargs[key.strip()] = (int(v) if v.lstrip("-").isdigit()
+                               else {"true": True, "false": False}.get(v.lower(), v))
+    return name, kwargs
+
+
 def make_mechanisms(mechanisms, config) -> list:
-    """Instantiate the named mechanisms for ``config`` (a :class:`GPUConfig`)."""
+    """Instantiate the named mechanisms for ``config`` (a :class:`GPUConfig`). A name may
+    carry keyword arguments for its factory: ``"ilp-sc:entries=4"`` (:func:`parse_name`)."""
     out = []
-    for name in mechanisms:
+    for text in mechanisms:
+        name, kwargs = parse_name(text)
         spec = MECHANISMS.get(name)
         if spec is None:
             known = ", ".join(names()) or "(none registered)"
             raise ConfigError(f"unknown mechanism '{name}'; known mechanisms: {known}")
         module, _, factory = spec.partition(":")
-        out.append(getattr(importlib.import_module(module), factory)(config))
+        try:
+            out.append(getattr(importlib.import_module(module), factory)(config, **kwargs))
+        except TypeError as e:
+            if not kwargs:
+                raise
+            raise ConfigError(f"mechanism '{text}': {e}") from None
     return out

@@ -1,17 +1,22 @@
-"""ILP report (issue 16; seed 002 ch. 4, §4.4.1-§4.4.2, §4.4.4): data bypassing and the
-many-thread-aware scoreboard on the chapter's GTX 280-like baseline, beside its numbers.
+"""ILP report (issue 16; seed 002 ch. 4, §4.4): data bypassing, the many-thread-aware
+scoreboard and branch prediction on the chapter's GTX 280-like baseline, the scoreboard
+size and ILP vs TLP over the RF size, beside the chapter's numbers.
 
-Variants, all on ``gtx280_ilp`` (Table 6: one instruction in flight per warp):
+Sections, all on ``gtx280_ilp`` (Table 6: one instruction in flight per warp):
 
-* **BP** -- ``pipelines.bypass`` on: ALU/SFU results forwarded EX(last) -> EX1, so a
-  dependent issues ``latency`` cycles after its producer (§4.4.1);
-* **SC** -- mechanism ``ilp-sc``: the 8-entry scoreboard shared by the SM's warps,
-  stall-on-use instead of stall-on-miss (§4.4.2, golden/mechanisms/ilp/scoreboard.py);
-* **BP+SC** -- both.
+1. **Data hazards** (§4.4.1-§4.4.2, Figs. 42-43): BP = ``pipelines.bypass``; SC = mechanism
+   ``ilp-sc`` (8 entries); BP+SC; speedup over the baseline.
+2. **Branch prediction** (§4.4.3, Figs. 45, 47): over BP+SC with the branch latency lowered
+   to 1 (``pipelines.control_latency`` 1, the chapter's change to its simulator), the
+   predictors ``ilp-bp-static`` (BTFN), ``ilp-bp-gshare`` (1 k bits, one history register
+   per SM), ``ilp-bp-gshare-warp`` (one history per warp) and ``ilp-bp-perfect``; accuracy
+   over non-divergent conditional branches that were predicted.
+3. **Scoreboard size** (§4.4.4): BP+SC with 2 to 32 entries (``ilp-sc:entries=N``).
+4. **ILP vs TLP** (§4.4.4, Fig. 46): baseline and BP+SC with 4 k, 8 k, 12 k and 16 k
+   registers per SM, normalised to the 16 k baseline.
 
-Not in this report yet (issue 16 is open): branch prediction (§4.4.3), the scoreboard-size
-sweep, ILP vs TLP over the RF size, the heterogeneous GPU (§4.5), and the chapter's NW,
-FFT, Scan, DT workloads.
+Not in this report yet (issue 16 is open): the heterogeneous GPU (§4.5) with concurrent
+kernels.
 """
 
 from __future__ import annotations
@@ -24,6 +29,21 @@ BYPASS = (("pipelines.bypass", True),)
 VARIANTS = {"BP": ((), BYPASS), "SC": (("ilp-sc",), ()), "BP+SC": (("ilp-sc",), BYPASS)}
 #: the chapter's geometric-mean gains over its baseline (§4.4.4, paper-facts §4.5), %
 PAPER = {"BP": 6.6, "SC": 11.4, "BP+SC": 13.4}
+
+#: branch-prediction study: BP+SC with branch latency 1 (§4.4.4), then each predictor
+BP_STUDY = (("ilp-sc",), BYPASS + (("pipelines.control_latency", 1),))
+PREDICTORS = {"static": "ilp-bp-static", "gshare": "ilp-bp-gshare",
+              "gshare/warp": "ilp-bp-gshare-warp", "perfect": "ilp-bp-perfect"}
+#: the chapter's gains over BP+SC and accuracies (§4.4.4, Figs. 45, 47), %
+PAPER_BP = {"static": 2.7, "gshare": 3.1}
+PAPER_ACCURACY = {"static": 94.4, "gshare": 93.7}
+
+#: scoreboard sizes swept (BP+SC); 8 is the chapter's (its figure only: "most cost-effective")
+SC_SIZES = (2, 4, 8, 16, 32)
+#: registers per SM swept for ILP vs TLP (Fig. 46); 16 k is Table 6's
+RF_SIZES = (4096, 8192, 12288, 16384)
+#: the chapter: BP+SC with 8 k registers beats the 16 k baseline by 11.9%
+PAPER_ILP_8K = 11.9
 
 DIFFERENCES = """\
 How our setup differs from the chapter's:
@@ -41,7 +61,19 @@ How our setup differs from the chapter's:
 * **Scoreboard.** Registers are PTX virtual registers (wider tags than the chapter's 9
   bits, so no false sharing of physical registers); several warps may commit in one
   cycle; every destination register takes one entry; a warp's `exit` waits until its
-  entries commit; branches still block their warp until they resolve (no prediction).
+  entries commit; without a predictor, branches block their warp until they resolve.
+* **Branch prediction.** Wrong-path instructions are never issued (the chapter issues and
+  nullifies them; the issue slots they waste are not charged); a mispredicted warp waits
+  for the branch (1 cycle after EX entry) and refetches; fetch is GPGPU-Sim's (one warp
+  per cycle, 2 instructions, only into an empty I-buffer), so a correctly predicted taken
+  branch still costs a fetch of its target. gshare predicts at fetch and is updated at
+  issue; the chapter does not say whether its history register is shared by the SM's
+  warps or kept per warp, so both are shown. "perfect" never waits for a branch but
+  still refetches when its static guess was wrong.
+* **RF sweep.** A kernel whose PTX needs more registers than an SM with the swept RF
+  can give one TB runs with its registers clamped to what fits (as if compiled with
+  `__launch_bounds__`; spill traffic is not modelled), marked †; the chapter instead
+  uses RAY's 10 k result below 10 k.
 """
 
 
@@ -56,39 +88,75 @@ def _job(w: str, opts: ReportOptions, variant: str | None = None) -> TimingJob:
     return TimingJob(w, CONFIG, size=opts.size, seed=opts.seed, mechanisms=mechs, overrides=ov)
 
 
+def _bp_job(w: str, opts: ReportOptions, predictor: str | None = None) -> TimingJob:
+    mechs, ov = BP_STUDY
+    if predictor:
+        mechs = mechs + (PREDICTORS[predictor],)
+    return TimingJob(w, CONFIG, size=opts.size, seed=opts.seed, mechanisms=mechs, overrides=ov)
+
+
+def _sc_job(w: str, opts: ReportOptions, entries: int) -> TimingJob:
+    if entries == 8:
+        return _job(w, opts, "BP+SC")
+    return TimingJob(w, CONFIG, size=opts.size, seed=opts.seed,
+                     mechanisms=(f"ilp-sc:entries={entries}",), overrides=BYPASS)
+
+
+def _rf_job(w: str, opts: ReportOptions, regs: int, ilp: bool) -> TimingJob:
+    if regs == 16384:
+        return _job(w, opts, "BP+SC" if ilp else None)
+    ov = (("core.registers_per_sm", regs),)
+    mechs, extra = VARIANTS["BP+SC"] if ilp else ((), ())
+    return TimingJob(w, CONFIG, size=opts.size, seed=opts.seed, mechanisms=mechs,
+                     overrides=extra + ov)
+
+
 def jobs(opts: ReportOptions) -> list[TimingJob]:
-    return [_job(w, opts, v) for w in _workloads() for v in (None, *VARIANTS)]
+    out = []
+    for w in _workloads():
+        out += [_job(w, opts, v) for v in (None, *VARIANTS)]
+        out += [_bp_job(w, opts, p) for p in (None, *PREDICTORS)]
+        out += [_sc_job(w, opts, n) for n in SC_SIZES if n != 8]
+        out += [_rf_job(w, opts, r, ilp) for r in RF_SIZES if r != 16384 for ilp in (False, True)]
+    return out
 
 
-def render(results: dict, opts: ReportOptions) -> tuple[str, dict]:
-    names = _workloads()
-    md = ["# ILP for shader cores (seed 002 ch. 4): bypassing and the many-thread-aware "
-          "scoreboard", "",
-          f"Timing on `{CONFIG}` (gtx280_ilp, ILP Table 6: 30 SMs, 32 lanes at 325 MHz, RR, one "
-          f"instruction in flight per warp), size `{opts.size}`, seed {opts.seed}. Speedup = "
-          "baseline cycles / variant cycles. Outputs of every variant must equal the "
-          "baseline's bit for bit (`outputs`).", "",
-          "| workload | baseline cycles | IPC | " + " | ".join(VARIANTS) +
-          " | SC bypass issues | outputs |",
-          "|---|--:|--:|" + "--:|" * len(VARIANTS) + "--:|---|"]
+def _ok(r) -> bool:
+    return r is not None and "error" not in r
+
+
+def _same(r, base) -> bool:
+    return r["outputs_match"] and r["output_digest"] == base["output_digest"]
+
+
+def _fmt(x, nd=3) -> str:
+    return "–" if x is None else f"{x:.{nd}f}"
+
+
+def _hazards(results, opts, names, md, data) -> None:
+    md += ["## Data hazards: bypassing and the scoreboard (§4.4.1-§4.4.2)", "",
+           "Speedup = baseline cycles / variant cycles.", "",
+           "| workload | baseline cycles | IPC | " + " | ".join(VARIANTS) +
+           " | SC bypass issues | outputs |",
+           "|---|--:|--:|" + "--:|" * len(VARIANTS) + "--:|---|"]
     rows, data_rows = {v: [] for v in VARIANTS}, []
     for w in names:
         base = results.get(_job(w, opts).key)
-        if base is None or "error" in base:
+        if not _ok(base):
             md.append(f"| {w} | {'missing' if base is None else 'error: ' + base['error']} |"
                       + " |" * (len(VARIANTS) + 3))
             continue
         cells, same, row = [], True, {"workload": w, "cycles": base["cycles"], "ipc": base["ipc"]}
         for v in VARIANTS:
             r = results.get(_job(w, opts, v).key)
-            if r is None or "error" in r:
+            if not _ok(r):
                 cells.append("error" if r else "missing")
                 same = False
                 continue
             sp = base["cycles"] / r["cycles"]
             rows[v].append(sp)
             row[v] = sp
-            same &= r["output_digest"] == base["output_digest"] and r["outputs_match"]
+            same &= _same(r, base)
             if v == "SC":
                 row["sc_bypass_issues"] = r["timing"]["mechanism"].get("ilp.bypass_issues", 0)
             cells.append(f"{sp:.3f}")
@@ -100,8 +168,153 @@ def render(results: dict, opts: ReportOptions) -> tuple[str, dict]:
     md.append("| **geomean** | | | " + " | ".join(f"**{gm[v]:.3f}**" for v in VARIANTS) + " | | |")
     md.append("| paper (GM over 12) | | | " + " | ".join(f"{1 + PAPER[v] / 100:.3f}" for v in VARIANTS)
               + " | | |")
-    md += ["", DIFFERENCES, "Not yet measured (issue 16 open): branch prediction, scoreboard "
-           "sizes, ILP vs TLP, the heterogeneous GPU.", ""]
-    data = {"config": CONFIG, "size": opts.size, "seed": opts.seed, "rows": data_rows,
-            "geomean_speedup": gm, "paper_gain_percent": PAPER}
+    md.append("")
+    data.update(rows=data_rows, geomean_speedup=gm, paper_gain_percent=PAPER)
+
+
+def _accuracy(r):
+    m = r["timing"]["mechanism"]
+    ok, bad = m.get("bp.correct", 0), m.get("bp.mispredict", 0)
+    return (ok / (ok + bad)) if ok + bad else None, m
+
+
+def _branch(results, opts, names, md, data) -> None:
+    md += ["## Branch prediction (§4.4.3)", "",
+           "Over BP+SC with the branch latency lowered to 1 cycle (the chapter's change). "
+           "Speedup = BP+SC cycles / predictor cycles; accuracy over the non-divergent "
+           "conditional branches that were predicted (the chapter's Fig. 47 measure). "
+           "Branch mix from the static run: divergent / unconditional / not predicted "
+           "(waited on a long-latency operand) per 100 branches.", "",
+           "| workload | BP+SC cycles | " + " | ".join(PREDICTORS) + " | " +
+           " | ".join(f"acc. {p}" for p in PREDICTORS if p != "perfect") +
+           " | div / uncond / not pred. | outputs |",
+           "|---|--:|" + "--:|" * (2 * len(PREDICTORS) - 1) + "--:|---|"]
+    sp_rows = {p: [] for p in PREDICTORS}
+    acc_rows = {p: [] for p in PREDICTORS if p != "perfect"}
+    data_rows = []
+    for w in names:
+        base = results.get(_bp_job(w, opts).key)
+        if not _ok(base):
+            md.append(f"| {w} | {'missing' if base is None else 'error'} |" + " |" * (2 * len(PREDICTORS) + 1))
+            continue
+        row, same, sp_cells, acc_cells, mix = {"workload": w, "cycles": base["cycles"]}, True, [], [], ""
+        for p in PREDICTORS:
+            r = results.get(_bp_job(w, opts, p).key)
+            if not _ok(r):
+                sp_cells.append("error" if r else "missing")
+                if p != "perfect":
+                    acc_cells.append("–")
+                same = False
+                continue
+            same &= _same(r, base)
+            sp = base["cycles"] / r["cycles"]
+            sp_rows[p].append(sp)
+            sp_cells.append(f"{sp:.3f}")
+            acc, m = _accuracy(r)
+            row[p] = {"speedup": sp, "accuracy": acc,
+                      "counts": {k: v for k, v in m.items() if k.startswith("bp.")}}
+            if p != "perfect":
+                if acc is not None:
+                    acc_rows[p].append(acc)
+                acc_cells.append("–" if acc is None else f"{100 * acc:.1f}%")
+            if p == "static":
+                n = sum(v for k, v in m.items() if k.startswith("bp."))
+                if n:
+                    mix = " / ".join(f"{100 * m.get(k, 0) / n:.0f}" for k in
+                                     ("bp.divergent", "bp.unconditional", "bp.not_predicted"))
+        row["outputs_identical"] = same
+        data_rows.append(row)
+        md.append(f"| {w} | {base['cycles']:,} | " + " | ".join(sp_cells) + " | " +
+                  " | ".join(acc_cells) + f" | {mix} | {'identical' if same else 'DIFFER'} |")
+    gm = {p: geomean(v) for p, v in sp_rows.items()}
+    acc_mean = {p: (sum(v) / len(v) if v else None) for p, v in acc_rows.items()}
+    md.append("| **geomean / mean** | | " + " | ".join(f"**{gm[p]:.3f}**" for p in PREDICTORS)
+              + " | " + " | ".join("–" if acc_mean[p] is None else f"**{100 * acc_mean[p]:.1f}%**"
+                                   for p in acc_rows) + " | | |")
+    md.append("| paper | | " + " | ".join(
+        f"{1 + PAPER_BP[p] / 100:.3f}" if p in PAPER_BP else "" for p in PREDICTORS) + " | " +
+        " | ".join(f"{PAPER_ACCURACY[p]}%" if p in PAPER_ACCURACY else "" for p in acc_rows)
+        + " | | |")
+    md.append("")
+    data["branch_prediction"] = {"rows": data_rows, "geomean_speedup": gm,
+                                 "mean_accuracy": acc_mean, "paper_gain_percent": PAPER_BP,
+                                 "paper_accuracy_percent": PAPER_ACCURACY}
+
+
+def _sc_sizes(results, opts, names, md, data) -> None:
+    md += ["## Scoreboard size (§4.4.4)", "",
+           "BP+SC with N scoreboard entries, speedup over the baseline. The chapter finds 8 "
+           "the most cost-effective (its per-size numbers are in a figure only).", "",
+           "| workload | " + " | ".join(f"{n} entries" for n in SC_SIZES) + " |",
+           "|---|" + "--:|" * len(SC_SIZES)]
+    cols = {n: [] for n in SC_SIZES}
+    data_rows = []
+    for w in names:
+        base = results.get(_job(w, opts).key)
+        cells, row = [], {"workload": w}
+        for n in SC_SIZES:
+            r = results.get(_sc_job(w, opts, n).key)
+            if not (_ok(base) and _ok(r)) or not _same(r, base):
+                cells.append("error" if r is not None else "missing")
+                continue
+            sp = base["cycles"] / r["cycles"]
+            cols[n].append(sp)
+            row[n] = sp
+            cells.append(f"{sp:.3f}")
+        data_rows.append(row)
+        md.append(f"| {w} | " + " | ".join(cells) + " |")
+    gm = {n: geomean(v) for n, v in cols.items()}
+    md.append("| **geomean** | " + " | ".join(f"**{gm[n]:.3f}**" for n in SC_SIZES) + " |")
+    md.append("")
+    data["scoreboard_sizes"] = {"rows": data_rows, "geomean_speedup": gm}
+
+
+def _rf(results, opts, names, md, data) -> None:
+    md += ["## ILP vs TLP: register-file size (§4.4.4, Fig. 46)", "",
+           "Performance normalised to the 16 k-register baseline (baseline cycles at 16 k / "
+           "cycles); TLP = baseline, ILP = BP+SC. † = the PTX's register estimate was "
+           "clamped to fit one TB (spills not modelled).", "",
+           "| workload | " + " | ".join(f"{r // 1024}k {k}" for r in RF_SIZES for k in ("TLP", "ILP"))
+           + " |", "|---|" + "--:|" * (2 * len(RF_SIZES))]
+    cols = {(r, k): [] for r in RF_SIZES for k in ("TLP", "ILP")}
+    data_rows = []
+    for w in names:
+        ref = results.get(_job(w, opts).key)
+        cells, row = [], {"workload": w}
+        for r in RF_SIZES:
+            for k in ("TLP", "ILP"):
+                res = results.get(_rf_job(w, opts, r, k == "ILP").key)
+                if not (_ok(ref) and _ok(res)) or not _same(res, ref):
+                    cells.append("error" if res is not None else "missing")
+                    continue
+                perf = ref["cycles"] / res["cycles"]
+                clamped = res["timing"]["mechanism"].get("baseline.registers_clamped_from", 0)
+                cols[(r, k)].append(perf)
+                row[f"{r}_{k}"] = {"perf": perf, "clamped": bool(clamped)}
+                cells.append(f"{perf:.3f}{'†' if clamped else ''}")
+        data_rows.append(row)
+        md.append(f"| {w} | " + " | ".join(cells) + " |")
+    gm = {f"{r}_{k}": geomean(v) for (r, k), v in cols.items()}
+    md.append("| **geomean** | " + " | ".join(f"**{gm[f'{r}_{k}']:.3f}**" for r in RF_SIZES
+                                               for k in ("TLP", "ILP")) + " |")
+    ilp8 = gm.get("8192_ILP")
+    md += ["", f"ILP with 8 k registers vs the 16 k baseline: **{_fmt(ilp8)}** "
+           f"(chapter: {1 + PAPER_ILP_8K / 100:.3f}, i.e. +{PAPER_ILP_8K}%).", ""]
+    data["ilp_vs_tlp"] = {"rows": data_rows, "geomean": gm, "paper_ilp_8k_gain_percent": PAPER_ILP_8K}
+
+
+def render(results: dict, opts: ReportOptions) -> tuple[str, dict]:
+    names = _workloads()
+    md = ["# ILP for shader cores (seed 002 ch. 4): bypassing, the many-thread-aware "
+          "scoreboard and branch prediction", "",
+          f"Timing on `{CONFIG}` (gtx280_ilp, ILP Table 6: 30 SMs, 32 lanes at 325 MHz, RR, one "
+          f"instruction in flight per warp), size `{opts.size}`, seed {opts.seed}. Outputs of "
+          "every variant must equal the baseline's bit for bit (`outputs`).", ""]
+    data = {"config": CONFIG, "size": opts.size, "seed": opts.seed}
+    _hazards(results, opts, names, md, data)
+    _branch(results, opts, names, md, data)
+    _sc_sizes(results, opts, names, md, data)
+    _rf(results, opts, names, md, data)
+    md += [DIFFERENCES, "Not yet measured (issue 16 open): the heterogeneous GPU (§4.5) with "
+           "concurrent kernels.", ""]
     return "\n".join(md) + "\n", data

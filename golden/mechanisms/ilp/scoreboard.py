@@ -251,6 +251,10 @@ class ILPScoreboardMechanism(Mechanism):
         self.values.clear()
 
 
-def make_ilp_sc(config) -> ILPScoreboardMechanism:
-    """``ilp-sc``: the chapter's 8-entry many-thread-aware scoreboard."""
-    return ILPScoreboardMechanism(config)
+def make_ilp_sc(config, entries: int = 8) -> ILPScoreboardMechanism:
+    """``ilp-sc``: the chapter's 8-entry many-thread-aware scoreboard
+    (``ilp-sc:entries=N`` for the size sweep)."""
+    if not isinstance(entries, int) or isinstance(entries, bool) or entries < 2:
+        from golden.errors import ConfigError
+        raise ConfigError(f"ilp-sc: entries must be an integer >= 2, not {entries!r}")
+    return ILPScoreboardMechanism(config, entries=entries)
