@@ -61,5 +61,7 @@ WORKLOAD = Workload(
     make_inputs=make_inputs,
     launch=launch,
     reference=reference,
+    # only by thread index: tree levels with fewer than 32 pairs idle part of one warp
+    # (like SR1's reduction tree); no data-dependent branch
     divergent=False,
 )
