@@ -30,7 +30,7 @@ def add_subcommand(sub) -> None:
     r.add_argument("--full", action="store_true", help="same as --size default (long)")
     r.add_argument("--all-configs", action="store_true",
                    help="every workload, not only each seed's stand-ins: baseline on every "
-                        "config, darsie on all 27 workloads")
+                        "config, darsie on all workloads")
     r.add_argument("--seed", type=int, default=0)
     r.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1)
     r.add_argument("--out", default="build/results")
