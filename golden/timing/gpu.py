@@ -95,8 +95,74 @@ def ptx_registers_per_thread(program) -> int:
     return max(1, min(peak, MAX_REGS_PER_THREAD))
 
 
+class KernelRun:
+    """One launch running on a set of SMs (all of them, or a partition of a GPU that runs
+    several kernels at once): its SMs, statistics and TB dispatcher.
+
+    The dispatcher places TBs in linear-id order, round robin over the run's SMs, whenever
+    one fits an SM's free resources (see the module docstring); mechanisms may refuse an
+    SM (``on_dispatch``). ``start`` is the first cycle the run's TBs tick.
+    """
+
+    def __init__(self, gpu: "GPU", launch, sm_ids, config, mechanisms, memory, start: int = 0):
+        core = config.core
+        self.launch = launch
+        self.config = config
+        self.mechanisms = tuple(mechanisms)
+        self.sm_ids = tuple(sm_ids)
+        self.start = start
+        self.stats = TimingStats.for_config(config)
+        decoded = decode_program(launch.program, config.pipelines)
+        self.sms = [SM(i, config, launch, decoded, memory, self.stats, self.mechanisms)
+                    for i in self.sm_ids]
+        occ = gpu.occupancy(launch, config)
+        occ.check(launch.name, config.name, core)
+        self.regs, self.shared = occ.regs_per_tb, occ.shared_per_tb
+        self.threads = launch.geo.threads_per_tb
+        self.wpt = launch.geo.warps_per_tb
+        self.n_tbs = launch.geo.num_tbs
+        self.next_tb = 0
+        self.retired = 0
+        self._rr = 0
+        self._core = core
+        if occ.regs_clamped_from:
+            self.stats.count_mechanism("baseline.registers_clamped_from", occ.regs_clamped_from)
+
+    def _fits(self, sm: SM) -> bool:
+        core = self._core
+        return (len(sm.tbs) < core.max_tbs_per_sm
+                and sm.used_threads + self.threads <= core.max_threads_per_sm
+                and sm.used_warps + self.wpt <= core.max_warps_per_sm
+                and sm.used_regs + self.regs <= core.registers_per_sm
+                and sm.used_shared + self.shared <= core.shared_mem_per_sm)
+
+    def dispatch(self, now: int) -> None:
+        """Place as many of the remaining TBs as fit, in order, at cycle ``now``."""
+        sms = self.sms
+        while self.next_tb < self.n_tbs:
+            placed = False
+            for k in range(len(sms)):
+                sm = sms[(self._rr + k) % len(sms)]
+                if self._fits(sm) and all(m.on_dispatch(sm, self.next_tb, self.wpt)
+                                          for m in self.mechanisms):
+                    if sm.sleep_since is not None:
+                        sm.wake(now)  # it ticks again next cycle, with the new TB
+                    sm.add_tb(self.next_tb, self.threads, self.regs, self.shared)
+                    self._rr = (self._rr + k + 1) % len(sms)
+                    self.next_tb += 1
+                    placed = True
+                    break
+            if not placed:
+                return
+
+    @property
+    def done(self) -> bool:
+        return self.retired >= self.n_tbs
+
+
 class GPU:
-    """A configured GPU that runs launches (one :class:`FunctionalLaunch` at a time)."""
+    """A configured GPU that runs launches: one at a time (:meth:`run`), or several at once
+    on disjoint sets of SMs (:meth:`run_partitions`)."""
 
     def __init__(self, config, mechanisms=(), regs_per_thread: int | None = None,
                  max_cycles: int = 2_000_000_000):
@@ -109,121 +175,179 @@ class GPU:
         #: the L2's tags after the last launch (the L2 is not flushed between kernels)
         self._l2_state: list | None = None
 
-    def occupancy(self, launch) -> Occupancy:
-        """Resources of one TB of ``launch`` and TBs per SM (:mod:`golden.timing.occupancy`):
-        registers per thread from the override or the PTX estimate, clamped to what one TB
-        may use when estimated (``__launch_bounds__``, spill code not modelled)."""
+    def occupancy(self, launch, config=None) -> Occupancy:
+        """Resources of one TB of ``launch`` and TBs per SM (:mod:`golden.timing.occupancy`)
+        on ``config`` (default: the GPU's): registers per thread from the override or the
+        PTX estimate, clamped to what one TB may use when estimated (``__launch_bounds__``,
+        spill code not modelled)."""
+        core = (config or self.config).core
         rpt = self.regs_per_thread or ptx_registers_per_thread(launch.program)
-        return tb_occupancy(self.config.core, launch.geo.threads_per_tb, launch.geo.warps_per_tb,
+        return tb_occupancy(core, launch.geo.threads_per_tb, launch.geo.warps_per_tb,
                             rpt, launch.shared_bytes, clamp=self.regs_per_thread is None)
 
-    def run(self, launch) -> TimingStats:
-        """Simulate ``launch`` (a :class:`golden.simt.engine.FunctionalLaunch`); return its
-        :class:`TimingStats` (memory counters included)."""
-        cfg = self.config
-        core = cfg.core
-        stats = TimingStats.for_config(cfg)
-        memory = MemoryHierarchy(cfg)
+    def _memory(self) -> MemoryHierarchy:
+        """A memory hierarchy for the next simulation, with the L2 carried over and warmed."""
+        memory = MemoryHierarchy(self.config)
         if self._l2_state is not None:
             memory.restore_l2(self._l2_state)
-        if cfg.idealisations.l2_warm_on_memcpy and self.host_copies:
+        if self.config.idealisations.l2_warm_on_memcpy and self.host_copies:
             memory.warm_l2(self.host_copies)
         self.host_copies = []
-        decoded = decode_program(launch.program, cfg.pipelines)
-        sms = [SM(i, cfg, launch, decoded, memory, stats, self.mechanisms)
-               for i in range(core.num_sms)]
-        geo = launch.geo
-        wpt = geo.warps_per_tb
-        threads = geo.threads_per_tb
-        occ = self.occupancy(launch)
-        occ.check(launch.name, cfg.name, core)
-        regs, shared, clamped = occ.regs_per_tb, occ.shared_per_tb, occ.regs_clamped_from
-        next_tb = 0
-        n_tbs = geo.num_tbs
-        rr = 0
+        return memory
 
-        def fits(sm: SM) -> bool:
-            return (len(sm.tbs) < core.max_tbs_per_sm
-                    and sm.used_threads + threads <= core.max_threads_per_sm
-                    and sm.used_warps + wpt <= core.max_warps_per_sm
-                    and sm.used_regs + regs <= core.registers_per_sm
-                    and sm.used_shared + shared <= core.shared_mem_per_sm)
+    def run(self, launch) -> TimingStats:
+        """Simulate ``launch`` (a :class:`golden.simt.engine.FunctionalLaunch`) on every SM;
+        return its :class:`TimingStats` (memory counters included)."""
+        memory = self._memory()
+        kr = KernelRun(self, launch, range(self.config.core.num_sms), self.config,
+                       self.mechanisms, memory)
+        done: list = []
+        self._simulate([kr], lambda i, run, now: done.append(run) or None)
+        stats = done[0].stats
+        self._memory_stats(stats, memory)
+        self._l2_state = memory.l2_snapshot()
+        return stats
 
-        def dispatch() -> None:
-            nonlocal next_tb, rr
-            while next_tb < n_tbs:
-                placed = False
-                for k in range(len(sms)):
-                    sm = sms[(rr + k) % len(sms)]
-                    if fits(sm) and all(m.on_dispatch(sm, next_tb, wpt) for m in self.mechanisms):
-                        if sm.sleep_since is not None:
-                            sm.wake(now)  # it ticks again next cycle, with the new TB
-                        sm.add_tb(next_tb, threads, regs, shared)
-                        rr = (rr + k + 1) % len(sms)
-                        next_tb += 1
-                        placed = True
-                        break
-                if not placed:
-                    return
+    def run_partitions(self, partitions, first_launches, next_launch) -> TimingStats:
+        """Run several kernels at once, each stream of launches on its own set of SMs,
+        sharing the memory hierarchy (concurrent kernel execution; see
+        :mod:`golden.timing.concurrent` for the host side).
 
-        if clamped:
-            stats.count_mechanism("baseline.registers_clamped_from", clamped)
-        dispatch()
-        if next_tb == 0 and n_tbs:
-            raise LaunchError(f"kernel {launch.name}: no SM accepted thread block 0 "
-                              f"(a mechanism's on_dispatch refused every SM)")
+        ``partitions`` is a list of ``(sm_ids, config, mechanisms)``: disjoint SM sets, the
+        configuration their SMs follow (core, pipelines, register file; the memory system
+        is this GPU's) and the mechanisms attached to them. ``first_launches[i]`` is the
+        first launch of partition ``i`` (None: the partition stays idle);
+        ``next_launch(i, stats, now)`` is called when partition ``i``'s launch finished
+        (``stats``: its :class:`TimingStats`, ``cycles`` = its own duration, no memory
+        counters) and returns the partition's next launch or None. Returns the session's
+        :class:`TimingStats`: ``cycles`` from the first cycle to the last, the memory
+        system's counters, the merge of every launch's core counters.
+        """
+        seen: set = set()
+        for sm_ids, _, _ in partitions:
+            for i in sm_ids:
+                if not 0 <= i < self.config.core.num_sms or i in seen:
+                    raise LaunchError(f"run_partitions: SM {i} is out of range or in two "
+                                      f"partitions (GPU has {self.config.core.num_sms} SMs)")
+                seen.add(i)
+        owners: dict = {}
+        for i, (_, _, mechs) in enumerate(partitions):
+            for m in mechs:
+                if owners.setdefault(id(m), i) != i:
+                    raise LaunchError("run_partitions: a mechanism object is attached to two "
+                                      "partitions; give each partition its own instances "
+                                      "(mechanisms keep per-launch state)")
+        memory = self._memory()
+        session = TimingStats.for_config(self.config)
+        finished: list = []
+
+        def start(i, launch, now):
+            sm_ids, cfg, mechs = partitions[i]
+            if now:
+                for sm in sm_ids:   # a launch starts with empty L1s, as a lone launch does
+                    memory.reset_sm_caches(sm)
+            kr = KernelRun(self, launch, sm_ids, cfg, mechs, memory, start=now)
+            kr.partition = i
+            return kr
+
+        def on_done(i, kr, now):
+            finished.append(kr.stats)
+            nxt = next_launch(kr.partition, kr.stats, now)
+            return None if nxt is None else start(kr.partition, nxt, now + 1)
+
+        runs = [start(i, ln, 0) for i, ln in enumerate(first_launches) if ln is not None]
+        end = self._simulate(runs, on_done)
+        for st in finished:
+            session.merge(st, concurrent=True)
+        session.cycles = end + 1
+        self._memory_stats(session, memory)
+        self._l2_state = memory.l2_snapshot()
+        return session
+
+    def _simulate(self, runs: list, on_done) -> int:
+        """The cycle loop over every SM of the active :class:`KernelRun` s. When a run's last
+        TB retires, its in-flight writes are drained, its ``stats.cycles`` set (its own
+        duration), its mechanisms' ``on_complete`` called, and ``on_done(index, run, now)``
+        may return the run to start next on the same SMs. Returns the last cycle used."""
+        for kr in runs:
+            kr.dispatch(kr.start)
+            if kr.next_tb == 0 and kr.n_tbs:
+                raise LaunchError(f"kernel {kr.launch.name}: no SM accepted thread block 0 "
+                                  f"(a mechanism's on_dispatch refused every SM)")
         now = 0
-        retired = 0
+        end = 0
+        active = list(runs)
         # Event skipping at two levels. Per SM: a cycle without progress that leaves the
         # SM quiescent puts it to sleep until its next_event() (or a new TB); its stall
         # counters are caught up when it wakes (SM.sleep / SM.wake). Whole GPU: when no
         # awake SM made progress, time jumps to the earliest event of any SM.
-        while retired < n_tbs:
+        while active:
             progress = False
-            any_retired = False
-            for sm in sms:
-                if sm.warps:
-                    if sm.sleep_since is not None:
-                        if sm.wake_at > now:
-                            continue
-                        sm.wake(now - 1)
-                    if sm.tick(now):
-                        progress = True
-                    elif sm.quiescent:
-                        sm.sleep(now)
-                    if sm.retired:
-                        retired += len(sm.retired)
-                        sm.retired.clear()
-                        any_retired = True
-            if any_retired:
-                dispatch()
+            finished = False
+            for kr in active:
+                any_retired = False
+                for sm in kr.sms:
+                    if sm.warps:
+                        if sm.sleep_since is not None:
+                            if sm.wake_at > now:
+                                continue
+                            sm.wake(now - 1)
+                        if sm.tick(now):
+                            progress = True
+                        elif sm.quiescent:
+                            sm.sleep(now)
+                        if sm.retired:
+                            kr.retired += len(sm.retired)
+                            sm.retired.clear()
+                            any_retired = True
+                if any_retired:
+                    kr.dispatch(now)
+                    progress = True
+                if kr.done:
+                    finished = True
+            if finished:
+                for k, kr in enumerate(list(active)):
+                    if not kr.done:
+                        continue
+                    last = max(now, self._drain(kr.sms, now))
+                    end = max(end, last)
+                    kr.stats.cycles = last + 1 - kr.start
+                    for m in kr.mechanisms:
+                        m.on_complete(kr.stats)
+                    nxt = on_done(k, kr, now)
+                    if nxt is None:
+                        active.remove(kr)
+                    else:
+                        active[active.index(kr)] = nxt
+                        nxt.dispatch(nxt.start - 1)
+                        if nxt.next_tb == 0 and nxt.n_tbs:
+                            raise LaunchError(f"kernel {nxt.launch.name}: no SM accepted "
+                                              f"thread block 0")
+                if not active:
+                    break
                 progress = True
-            if retired >= n_tbs:
-                break
             if progress:
                 now += 1
             else:
                 target = NEVER
-                for sm in sms:
-                    if sm.warps:
-                        c = sm.wake_at if sm.sleep_since is not None else sm.next_event(now)
-                        if c is not None and c < target:
-                            target = c
+                for kr in active:
+                    for sm in kr.sms:
+                        if sm.warps:
+                            c = sm.wake_at if sm.sleep_since is not None else sm.next_event(now)
+                            if c is not None and c < target:
+                                target = c
                 if target == NEVER:
-                    raise DeadlockError(self._deadlock_report(launch, sms, now))
-                for sm in sms:
-                    if sm.warps and sm.sleep_since is None:
-                        sm.account_idle(target - now - 1)
+                    raise DeadlockError(self._deadlock_report(active, now))
+                for kr in active:
+                    for sm in kr.sms:
+                        if sm.warps and sm.sleep_since is None:
+                            sm.account_idle(target - now - 1)
                 now = target
             if now > self.max_cycles:
-                raise DeadlockError(f"kernel {launch.name}: more than {self.max_cycles} cycles; "
+                names = ", ".join(kr.launch.name for kr in active)
+                raise DeadlockError(f"kernel {names}: more than {self.max_cycles} cycles; "
                                     f"the kernel appears not to terminate")
-        stats.cycles = max(now, self._drain(sms, now)) + 1
-        self._memory_stats(stats, memory)
-        self._l2_state = memory.l2_snapshot()
-        for m in self.mechanisms:
-            m.on_complete(stats)
-        return stats
+        return end
 
     @staticmethod
     def _drain(sms, now: int) -> int:
@@ -267,12 +391,15 @@ class GPU:
         stats.dram_bytes = c["dram_bytes"]
 
     @staticmethod
-    def _deadlock_report(launch, sms, now) -> str:
-        lines = [f"deadlock in kernel {launch.name} at cycle {now}: no warp can ever progress"]
-        for sm in sms:
-            for w in sm.warps[:8]:
-                bar = bool(w.wave.at_barrier[w.widx])
-                lines.append(f"  SM {sm.id} TB {w.tb.tb_id} warp {w.widx}: next pc "
-                             f"{launch.next_pc(w.wave, w.widx)}, "
-                             f"{'waits at a barrier' if bar else 'stalled'}")
+    def _deadlock_report(runs, now) -> str:
+        names = ", ".join(kr.launch.name for kr in runs)
+        lines = [f"deadlock in kernel {names} at cycle {now}: no warp can ever progress"]
+        for kr in runs:
+            launch = kr.launch
+            for sm in kr.sms:
+                for w in sm.warps[:8]:
+                    bar = bool(w.wave.at_barrier[w.widx])
+                    lines.append(f"  SM {sm.id} TB {w.tb.tb_id} warp {w.widx}: next pc "
+                                 f"{launch.next_pc(w.wave, w.widx)}, "
+                                 f"{'waits at a barrier' if bar else 'stalled'}")
         return "\n".join(lines)

@@ -144,17 +144,24 @@ class MemoryHierarchy:
         #: per SM: request network -> L2 slice -> reply network (what the L1 calls)
         self.ports = [SMMemoryPort(i, self.icnt, self.l2) for i in range(config.core.num_sms)]
         self._pruned = 0
-        self.l1 = [L1Cache(sets=l1c.sets, assoc=l1c.assoc, line_bytes=l1c.line_bytes,
-                           hit_latency=l1c.hit_latency, mshrs=l1c.mshrs)
-                   for _ in range(config.core.num_sms)]
-        self.const = [ConstCache(mem.const_cache, config.idealisations.perfect_const_cache)
-                      for _ in range(config.core.num_sms)]
+        self._new_l1 = lambda: L1Cache(sets=l1c.sets, assoc=l1c.assoc, line_bytes=l1c.line_bytes,
+                                       hit_latency=l1c.hit_latency, mshrs=l1c.mshrs)
+        self._new_const = lambda: ConstCache(mem.const_cache,
+                                             config.idealisations.perfect_const_cache)
+        self.l1 = [self._new_l1() for _ in range(config.core.num_sms)]
+        self.const = [self._new_const() for _ in range(config.core.num_sms)]
         self._cache_global = l1c.cache_global_loads
         self._sector = co.sector_bytes
         self._l2_line = l2c.line_bytes
         self._counts: Counter = Counter()
         self._events: list[int] = []
         self._now = 0
+
+    def reset_sm_caches(self, sm_id: int) -> None:
+        """Empty SM ``sm_id``'s L1 and constant cache (a new kernel starts on it while
+        other SMs keep running: the caches a lone launch would start without)."""
+        self.l1[sm_id] = self._new_l1()
+        self.const[sm_id] = self._new_const()
 
     # ------------------------------------------------------------------ access
 

@@ -1,0 +1,114 @@
+"""Concurrent kernel execution on disjoint SM partitions (golden/timing/concurrent.py,
+GPU.run_partitions): outputs, equivalence with a lone run, determinism, heterogeneous
+partitions, repetition and clear errors."""
+
+from dataclasses import replace
+
+import pytest
+
+from golden.configs import load_config
+from golden.errors import LaunchError, SimtlabError
+from golden.report.runner import output_digest
+from golden.timing.concurrent import Partition, run_concurrent, split_sms
+from golden.timing.timing_device import TimingDevice
+from golden.workloads import registry
+
+CFG = "gtx280"
+
+
+def _prog(name):
+    return lambda dev: registry.run_workload(registry.get(name), size="small", seed=0, device=dev)
+
+
+def _alone(name):
+    return registry.run_workload(registry.get(name), size="small", seed=0,
+                                 device=TimingDevice(load_config(CFG), echo_printf=False))
+
+
+def test_one_program_on_every_sm_equals_a_lone_run():
+    cfg = load_config(CFG)
+    r = run_concurrent(cfg, [("SCAN", _prog("SCAN"))], [Partition(tuple(range(30)))])
+    alone = _alone("SCAN")
+    (s,) = r.streams
+    first, want = s.launches[0], alone.stats[0].timing
+    assert first.cycles == want.cycles and first.stalls == want.stalls
+    # later launches start with empty L1s like lone launches, but the shared L2 MSHRs,
+    # DRAM rows and queues carry on from the previous launch instead of starting empty
+    for got, want in zip(s.launches[1:], alone.stats[1:]):
+        assert got.instructions_issued == want.timing.instructions_issued
+        assert abs(got.cycles - want.timing.cycles) <= 0.02 * want.timing.cycles
+    assert output_digest(s.results[0].outputs) == output_digest(alone.outputs)
+
+
+def test_two_programs_at_once_keep_their_outputs_and_are_deterministic():
+    cfg = load_config(CFG)
+    a, b = split_sms(30, 15, 15)
+
+    def run():
+        return run_concurrent(cfg, [("SCAN", _prog("SCAN")), ("FFT", _prog("FFT"))],
+                              [Partition(a), Partition(b)])
+    r1, r2 = run(), run()
+    for s in r1.streams:
+        (res,) = s.results
+        assert not res.mismatches()
+        assert output_digest(res.outputs) == output_digest(_alone(s.name).outputs)
+    assert r1.session.to_dict() == r2.session.to_dict()
+    assert [s.cycles for s in r1.streams] == [s.cycles for s in r2.streams]
+    # both ran at once: the session is shorter than the two streams back to back
+    assert r1.session.cycles < sum(s.cycles for s in r1.streams)
+    assert r1.session.cycles >= max(s.cycles for s in r1.streams) - len(r1.streams[0].launches) * 100
+    assert r1.streams[0].first_run_launches == 3 and r1.streams[1].first_run_launches == 1
+
+
+def test_repeat_loops_the_shorter_program_until_the_longer_finishes():
+    cfg = load_config(CFG)
+    a, b = split_sms(30, 15, 15)
+    r = run_concurrent(cfg, [("SCAN", _prog("SCAN")), ("FFT", _prog("FFT"))],
+                       [Partition(a), Partition(b)], repeat=True)
+    scan, fft = r.streams
+    assert len(scan.results) == 1 and len(fft.results) > 1
+    assert all(not x.mismatches() for x in fft.results)
+    assert len(fft.launches) == len(fft.results)
+
+
+def test_heterogeneous_partitions_each_follow_their_config_and_mechanisms():
+    cfg = load_config(CFG)
+    ilp = load_config(CFG, {"pipelines.bypass": True})
+    a, b = split_sms(30, 16, 14)
+    r = run_concurrent(cfg, [("SCAN", _prog("SCAN")), ("FFT", _prog("FFT"))],
+                       [Partition(a, ilp, ("ilp-sc",)), Partition(b)])
+    scan, fft = r.streams
+    assert not scan.results[0].mismatches() and not fft.results[0].mismatches()
+    assert any(s.mechanism.get("ilp.allocations") for s in scan.launches)
+    assert not any(s.mechanism.get("ilp.allocations") for s in fft.launches)
+
+
+def test_bad_partitions_and_failing_programs_are_clear_errors():
+    cfg = load_config(CFG)
+    with pytest.raises(LaunchError, match="two partitions"):
+        run_concurrent(cfg, [("A", _prog("FFT")), ("B", _prog("FFT"))],
+                       [Partition((0, 1)), Partition((1, 2))])
+    with pytest.raises(LaunchError, match="2 programs for 1"):
+        run_concurrent(cfg, [("A", _prog("FFT")), ("B", _prog("FFT"))], [Partition((0,))])
+
+    def broken(dev):
+        raise ValueError("no input file")
+    with pytest.raises(SimtlabError, match="host program B: ValueError: no input file"):
+        run_concurrent(cfg, [("A", _prog("FFT")), ("B", broken)],
+                       [Partition((0, 1)), Partition((2, 3))])
+
+
+def test_a_mechanism_object_cannot_serve_two_partitions():
+    from golden.mechanisms.registry import make_mechanisms
+    from golden.timing.gpu import GPU
+    cfg = load_config(CFG)
+    (m,) = make_mechanisms(["ilp-sc"], cfg)
+    with pytest.raises(LaunchError, match="two partitions"):
+        GPU(cfg).run_partitions([((0,), cfg, (m,)), ((1,), cfg, (m,))], [None, None],
+                                lambda *a: None)
+
+
+def test_split_sms():
+    assert split_sms(38, 20, 18) == [tuple(range(20)), tuple(range(20, 38))]
+    with pytest.raises(LaunchError):
+        split_sms(10, 6, 6)
