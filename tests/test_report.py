@@ -109,3 +109,20 @@ def test_ilp_report_renders_speedups_beside_the_chapter():
     (bp,) = data["branch_prediction"]["rows"]
     assert bp["static"]["speedup"] > 0.9 and 0 < bp["static"]["accuracy"] <= 1
     assert "94.4%" in md and "missing" in md  # the chapter's static accuracy; unrun jobs shown
+
+
+def test_hetero_report_runs_a_mix_on_the_three_gpus():
+    from golden.report import hetero
+    opts = ReportOptions(size="small")
+    every = {j.key for j in hetero.jobs(opts)}
+    picked = [hetero.alone_job(k, g, opts) for k in ("SCAN", "DT") for g in ("T", "I")]
+    picked += [hetero.ConcurrentJob((k,), "H", "small", 0) for k in ("SCAN", "DT")]
+    picked += [hetero.ConcurrentJob(("SCAN", "DT"), g, "small", 0) for g in "TIH"]
+    assert {j.key for j in picked} <= every
+    results = {j.key: run_job(j) for j in picked}
+    md, data = hetero.render(results, opts)
+    (mix,) = data["mixes"]
+    assert mix["outputs_match"] and all(v > 0 for v in mix["ws"].values())
+    h = results[hetero.ConcurrentJob(("SCAN", "DT"), "H", "small", 0).key]
+    assert [s["sms"] for s in h["streams"]] == [18, 20] and h["streams"][1]["runs"] >= 1
+    assert "| SCAN + DT |" in md and "+19.8%" in md and "identical" in md

@@ -10,6 +10,7 @@ REPORTS = {
     "darsie": "golden.report.darsie",
     "gscalar": "golden.report.gscalar",
     "ilp": "golden.report.ilp",
+    "hetero": "golden.report.hetero",
 }
 
 

@@ -66,8 +66,11 @@ def output_digest(outputs: dict) -> str:
     return h.hexdigest()
 
 
-def run_job(job: TimingJob) -> dict:
-    """Run one :class:`TimingJob` in this process; return its result dict."""
+def run_job(job) -> dict:
+    """Run one :class:`TimingJob` in this process; return its result dict. Other job kinds
+    (e.g. :class:`golden.report.hetero.ConcurrentJob`) carry their own ``run()``."""
+    if not isinstance(job, TimingJob):
+        return job.run()
     from golden.configs import load_config
     from golden.mechanisms.registry import make_mechanisms
     from golden.timing.stats import TimingStats
