@@ -72,7 +72,7 @@ synth: setup
 # timing mode at the workloads' `paper` inputs (>= 2 full waves of TBs on every reported
 # config), in $(JOBS) worker processes -> build/results/*.md, *.json, speedups.md.
 # Hours on 2 cores at today's timing-model speed (see README); SPEEDUPS_FLAGS="--size small"
-# gives a quicker (~35 min) run on inputs that underfill the GPUs.
+# gives a quicker (~50 min) run on inputs that underfill the GPUs.
 speedups: setup
 	$(VENV)/bin/simtlab report all -j $(JOBS) $(SPEEDUPS_FLAGS)
 

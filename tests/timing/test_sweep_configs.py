@@ -40,3 +40,16 @@ def test_every_workload_under_every_ilp_variant_matches_functional(workload, var
     r = run_job(TimingJob(workload, "gtx280", mechanisms=mechs, overrides=ov))
     assert r["outputs_match"], f"{workload} {variant}: outputs differ from numpy"
     assert r["output_digest"] == _functional(workload), f"{workload} {variant}: != functional"
+
+
+@pytest.mark.sweep
+@pytest.mark.parametrize("gpu", ["T", "I", "H"])
+@pytest.mark.parametrize("mix", [(a, b) for a in ("NQU", "STO", "SCAN")
+                                 for b in ("MM", "CONV", "DT", "MV")], ids="+".join)
+def test_every_chapter_mix_runs_concurrently_with_identical_outputs(mix, gpu):
+    """The heterogeneous-GPU mixes (seed 002 §4.5), every run of both kernels."""
+    from golden.report.hetero import ConcurrentJob
+    r = ConcurrentJob(mix, gpu).run()
+    for s in r["streams"]:
+        assert s["outputs_match"], f"{s['kernel']} in {mix} on GPU-{gpu}: differs from numpy"
+        assert s["output_digest"] == _functional(s["kernel"]), f"{s['kernel']} != functional"
