@@ -121,7 +121,7 @@ def test_hetero_report_runs_a_mix_on_the_three_gpus():
     assert {j.key for j in picked} <= every
     results = {j.key: run_job(j) for j in picked}
     md, data = hetero.render(results, opts)
-    (mix,) = data["mixes"]
+    (mix,) = data["groups"][next(iter(hetero.GROUPS))]["mixes"]
     assert mix["outputs_match"] and all(v > 0 for v in mix["ws"].values())
     h = results[hetero.ConcurrentJob(("SCAN", "DT"), "H", "small", 0).key]
     assert [s["sms"] for s in h["streams"]] == [18, 20] and h["streams"][1]["runs"] >= 1

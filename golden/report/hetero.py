@@ -7,7 +7,10 @@ modelled as 24 instead of 16 DRAM channels):
 
 * **GPU-T**: 40 TLP SMs (the baseline SM: one instruction in flight per warp);
 * **GPU-I**: 36 ILP SMs (BP+SC: ``pipelines.bypass`` and the 8-entry ``ilp-sc``);
-* **GPU-H**: 20 TLP + 18 ILP SMs.
+* **GPU-H**: 20 TLP + 18 ILP SMs;
+* the chapter's **30-SM variant** (gtx280_ilp's 16 channels): GPU-T30 = 30 TLP SMs with
+  16 k registers, GPU-I30 = 30 ILP SMs with 8 k registers (the area the scoreboard
+  takes), GPU-H30 = 15 + 15 (the chapter does not give the split).
 
 Static steering (§4.5): a kernel goes to the ILP SMs if it runs fewer than 16 warps per
 SM or has at most 32,768 threads (its main launch, sized by the timing model's own
@@ -38,25 +41,48 @@ BASE = "gtx280"
 MEMORY = (("memory.dram.channels", 24),)
 ILP_OVERRIDES = (("pipelines.bypass", True),)
 ILP_MECHANISMS = ("ilp-sc",)
-#: SMs of each GPU (area table, §4.5): (TLP SMs, ILP SMs)
-GPUS = {"T": (40, 0), "I": (0, 36), "H": (20, 18)}
+@dataclass(frozen=True)
+class GPUSpec:
+    """One GPU of the study: SMs of each kind, an ILP SM's registers, DRAM channels."""
+
+    tlp: int
+    ilp: int
+    ilp_registers: int = 16384
+    channels: int = 24
+
+
+#: the GPUs (area table and 30-SM variant, §4.5)
+GPUS = {"T": GPUSpec(40, 0), "I": GPUSpec(0, 36), "H": GPUSpec(20, 18),
+        "T30": GPUSpec(30, 0, 8192, 16), "I30": GPUSpec(0, 30, 8192, 16),
+        "H30": GPUSpec(15, 15, 8192, 16)}
+#: (T, I, H) of each comparison group
+GROUPS = {"equal area (40 / 36 / 20+18 SMs)": ("T", "I", "H"),
+          "30 SMs (ILP SMs with 8 k registers)": ("T30", "I30", "H30")}
 K1 = ("NQU", "STO", "SCAN")
 K2 = ("MM", "CONV", "DT", "MV")
 #: the chapter's concurrent-kernel results, % (GPU-H vs GPU-I, vs GPU-T)
 PAPER = {"perf_vs_I": 4.7, "perf_vs_T": 19.8, "energy_vs_I": -6.5, "energy_vs_T": -16.0}
+PAPER_30 = {"perf_vs_I": 3.4, "perf_vs_T": 20.8, "energy_vs_I": -7.0, "energy_vs_T": -9.4}
 #: steering thresholds (§4.5)
 WARPS_PER_SM_LIMIT = 16
 THREADS_LIMIT = 32768
 
 
 def _overrides(gpu: str, ilp: bool) -> tuple:
-    tlp, ilp_n = GPUS[gpu]
-    return (("core.num_sms", tlp + ilp_n),) + MEMORY + (ILP_OVERRIDES if ilp else ())
+    g = GPUS[gpu]
+    ov = (("core.num_sms", g.tlp + g.ilp),)
+    if g.channels != 16:
+        ov += (("memory.dram.channels", g.channels),)
+    if ilp:
+        ov += ILP_OVERRIDES
+        if g.ilp_registers != 16384:
+            ov += (("core.registers_per_sm", g.ilp_registers),)
+    return ov
 
 
 def alone_job(w: str, gpu: str, opts: ReportOptions) -> TimingJob:
     """``w`` alone on every SM of GPU-T or GPU-I."""
-    ilp = gpu == "I"
+    ilp = GPUS[gpu].ilp > 0
     return TimingJob(w, BASE, size=opts.size, seed=opts.seed,
                      mechanisms=ILP_MECHANISMS if ilp else (), overrides=_overrides(gpu, ilp))
 
@@ -93,10 +119,11 @@ class ConcurrentJob:
     def _partitions(self, sides: list[str]):
         from golden.configs import load_config
         from golden.timing.concurrent import Partition, split_sms
-        tlp_n, ilp_n = GPUS[self.gpu]
+        g = GPUS[self.gpu]
+        tlp_n, ilp_n = g.tlp, g.ilp
         tlp_cfg = load_config(BASE, dict(_overrides(self.gpu, False)))
         ilp_cfg = load_config(BASE, dict(_overrides(self.gpu, True)))
-        if self.gpu == "H":
+        if tlp_n and ilp_n:
             tlp, ilp = split_sms(tlp_n + ilp_n, tlp_n, ilp_n)
             return [Partition(ilp, ilp_cfg, ILP_MECHANISMS) if s == "ILP" else Partition(tlp, tlp_cfg)
                     for s in sides], tlp_cfg
@@ -104,7 +131,7 @@ class ConcurrentJob:
         halves = split_sms(n, n // 2, n - n // 2)[:len(sides)]
         if len(sides) == 1:
             halves = [tuple(range(n))]
-        ilp = self.gpu == "I"
+        ilp = ilp_n > 0
         return [Partition(h, ilp_cfg if ilp else tlp_cfg, ILP_MECHANISMS if ilp else ())
                 for h in halves], tlp_cfg
 
@@ -147,10 +174,12 @@ class ConcurrentJob:
 
 def jobs(opts: ReportOptions) -> list:
     kernels = K1 + K2
-    out = [alone_job(k, g, opts) for k in kernels for g in ("T", "I")]
-    out += [ConcurrentJob((k,), "H", opts.size, opts.seed) for k in kernels]
-    out += [ConcurrentJob((a, b), g, opts.size, opts.seed) for a in K1 for b in K2
-            for g in ("T", "I", "H")]
+    out = []
+    for t, i, h in GROUPS.values():
+        out += [alone_job(k, g, opts) for k in kernels for g in (t, i)]
+        out += [ConcurrentJob((k,), h, opts.size, opts.seed) for k in kernels]
+        out += [ConcurrentJob((a, b), g, opts.size, opts.seed) for a in K1 for b in K2
+                for g in (t, i, h)]
     return out
 
 
@@ -160,19 +189,32 @@ def _ok(r) -> bool:
 
 def render(results: dict, opts: ReportOptions) -> tuple[str, dict]:
     md = ["# Heterogeneous GPU (seed 002 ch. 4, §4.5): GPU-T, GPU-I, GPU-H", "",
-          f"Equal-area GPUs on `{BASE}`'s SM (ILP SM = BP+SC), 24 DRAM channels, size "
-          f"`{opts.size}`, seed {opts.seed}. GPU-T: 40 TLP SMs; GPU-I: 36 ILP SMs; GPU-H: "
-          "20 TLP + 18 ILP SMs.", "",
-          "## Single kernels", "",
-          "IPC (warp instructions per cycle) alone on each GPU; GPU-H runs the kernel on "
-          "its steered partition only.", "",
-          "| kernel | warps/SM | threads | steered to | GPU-T | GPU-I | GPU-H | best | outputs |",
-          "|---|--:|--:|---|--:|--:|--:|---|---|"]
-    data = {"size": opts.size, "seed": opts.seed, "single": [], "mixes": []}
+          f"On `{BASE}`'s SM (ILP SM = BP+SC), size `{opts.size}`, seed {opts.seed}. "
+          "Equal area: GPU-T 40 TLP SMs, GPU-I 36 ILP SMs, GPU-H 20 TLP + 18 ILP SMs, 24 DRAM "
+          "channels. 30 SMs: 16 channels, ILP SMs with 8 k registers, GPU-H30 15 + 15.", ""]
+    data = {"size": opts.size, "seed": opts.seed, "groups": {}}
+    for title, gpus in GROUPS.items():
+        md.append(f"## {title}")
+        md.append("")
+        data["groups"][title] = _group(results, opts, gpus, md)
+    md += [DIFFERENCES]
+    data["paper_percent"] = PAPER
+    data["paper_percent_30sm"] = PAPER_30
+    return "\n".join(md) + "\n", data
+
+
+def _group(results: dict, opts: ReportOptions, gpus: tuple, md: list) -> dict:
+    T, I, H = gpus
+    paper = PAPER if T == "T" else PAPER_30
+    md += ["Single kernels: IPC (warp instructions per cycle) alone on each GPU; GPU-H runs "
+           "the kernel on its steered partition only.", "",
+           "| kernel | warps/SM | threads | steered to | GPU-T | GPU-I | GPU-H | best | outputs |",
+           "|---|--:|--:|---|--:|--:|--:|---|---|"]
+    data = {"gpus": gpus, "single": [], "mixes": []}
     alone_ipc, digest = {}, {}
     for k in K1 + K2:
-        t, i = results.get(alone_job(k, "T", opts).key), results.get(alone_job(k, "I", opts).key)
-        h = results.get(ConcurrentJob((k,), "H", opts.size, opts.seed).key)
+        t, i = results.get(alone_job(k, T, opts).key), results.get(alone_job(k, I, opts).key)
+        h = results.get(ConcurrentJob((k,), H, opts.size, opts.seed).key)
         if not (_ok(t) and _ok(i) and _ok(h)):
             md.append(f"| {k} | missing or error |" + " |" * 7)
             continue
@@ -188,15 +230,15 @@ def render(results: dict, opts: ReportOptions) -> tuple[str, dict]:
         md.append(f"| {k} | {st['warps_per_sm']} | {st['threads']:,} | {st['side']} | "
                   f"{ipcs['T']:.2f} | {ipcs['I']:.2f} | "
                   f"{ipcs['H']:.2f} | GPU-{best} | {'identical' if same else 'DIFFER'} |")
-    md += ["", "## Concurrent kernel mixes", "",
-           "Weighted speedup WS = 1/2 (IPC(k1)/IPC_GPU-I,alone(k1) + IPC(k2)/IPC_GPU-T,alone(k2)); "
-           "energy = the session's energy per warp instruction (nJ).", "",
-           "| k1 + k2 | WS GPU-T | WS GPU-I | WS GPU-H | H/T | H/I | E/inst T | E/inst I | E/inst H | outputs |",
-           "|---|--:|--:|--:|--:|--:|--:|--:|--:|---|"]
+    md += ["", "Concurrent mixes: weighted speedup WS = 1/2 (IPC(k1)/IPC_GPU-I,alone(k1) + "
+           "IPC(k2)/IPC_GPU-T,alone(k2)); energy = the session's energy per warp instruction (nJ).",
+           "", "| k1 + k2 | WS GPU-T | WS GPU-I | WS GPU-H | H/T | H/I | E/inst T | E/inst I | "
+           "E/inst H | outputs |", "|---|--:|--:|--:|--:|--:|--:|--:|--:|---|"]
     hv_t, hv_i, e_t, e_i = [], [], [], []
     for a in K1:
         for b in K2:
-            rs = {g: results.get(ConcurrentJob((a, b), g, opts.size, opts.seed).key) for g in "TIH"}
+            rs = {g: results.get(ConcurrentJob((a, b), gg, opts.size, opts.seed).key)
+                  for g, gg in zip("TIH", gpus)}
             if not all(_ok(r) for r in rs.values()) or a not in alone_ipc or b not in alone_ipc:
                 md.append(f"| {a} + {b} | missing or error |" + " |" * 9)
                 continue
@@ -223,14 +265,12 @@ def render(results: dict, opts: ReportOptions) -> tuple[str, dict]:
     md.append(f"| **geomean** | | | | **{gm['perf_vs_T']:.3f}** | **{gm['perf_vs_I']:.3f}** | | | | |")
     md += ["", "| GPU-H vs | performance (ours) | chapter | energy per instruction (ours) | chapter |",
            "|---|--:|--:|--:|--:|",
-           f"| GPU-T | {100 * (gm['perf_vs_T'] - 1):+.1f}% | +{PAPER['perf_vs_T']}% | "
-           f"{100 * (gm['energy_vs_T'] - 1):+.1f}% | {PAPER['energy_vs_T']}% |",
-           f"| GPU-I | {100 * (gm['perf_vs_I'] - 1):+.1f}% | +{PAPER['perf_vs_I']}% | "
-           f"{100 * (gm['energy_vs_I'] - 1):+.1f}% | {PAPER['energy_vs_I']}% |", "",
-           DIFFERENCES]
+           f"| GPU-T | {100 * (gm['perf_vs_T'] - 1):+.1f}% | +{paper['perf_vs_T']}% | "
+           f"{100 * (gm['energy_vs_T'] - 1):+.1f}% | {paper['energy_vs_T']}% |",
+           f"| GPU-I | {100 * (gm['perf_vs_I'] - 1):+.1f}% | +{paper['perf_vs_I']}% | "
+           f"{100 * (gm['energy_vs_I'] - 1):+.1f}% | {paper['energy_vs_I']}% |", ""]
     data["geomean"] = gm
-    data["paper_percent"] = PAPER
-    return "\n".join(md) + "\n", data
+    return data
 
 
 DIFFERENCES = """\
@@ -243,5 +283,5 @@ How our setup differs from the chapter's:
   the L2 keeps the 16 slices of gtx280_ilp. The chapter's McPAT energy differs from our
   component model; the ILP SM's extra area and power (9.6%) are not added to our energy.
 * **Workloads, inputs, PTX**: as in the ILP report (our own kernels, the size in the
-  header). The 30-SM variant with 16 k vs 8 k registers is not run yet.
+  header).
 """
