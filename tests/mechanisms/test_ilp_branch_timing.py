@@ -19,22 +19,22 @@ def test_registered():
 
 
 def test_control_latency_one_resolves_branches_sooner():
-    base = run_job(TimingJob("NQU", "gtx280"))
-    fast = run_job(TimingJob("NQU", "gtx280", overrides=(("pipelines.control_latency", 1),)))
+    base = run_job(TimingJob("SCAN", "gtx280"))
+    fast = run_job(TimingJob("SCAN", "gtx280", overrides=(("pipelines.control_latency", 1),)))
     assert fast["output_digest"] == base["output_digest"]
     assert fast["cycles"] < base["cycles"]
 
 
 def test_control_latency_is_inert_without_control_tracking():
     """The Pascal scoreboard does not hold warps on branches: the option changes nothing."""
-    a = run_job(TimingJob("NQU", "pascal"))
-    b = run_job(TimingJob("NQU", "pascal", overrides=(("pipelines.control_latency", 1),)))
+    a = run_job(TimingJob("SCAN", "pascal"))
+    b = run_job(TimingJob("SCAN", "pascal", overrides=(("pipelines.control_latency", 1),)))
     assert a["timing"] == b["timing"]
 
 
 def test_outputs_identical_and_perfect_never_mispredicts():
     """Every workload x predictor: make test-sweep (tests/timing/test_sweep_configs.py)."""
-    workload = "NQU"
+    workload = "SCAN"
     base = run_job(TimingJob(workload, "gtx280", mechanisms=("ilp-sc",), overrides=STUDY))
     for bp in BP:
         r = run_job(TimingJob(workload, "gtx280", mechanisms=("ilp-sc", bp), overrides=STUDY))
@@ -64,7 +64,7 @@ def _run(cfg_over, mechs):
     from golden.workloads import registry
     cfg = load_config("gtx280", dict(cfg_over))
     dev = TimingDevice(cfg, mechanisms=mechs, echo_printf=False)
-    run = registry.run_workload(registry.get("NQU"), size="small", seed=0, device=dev)
+    run = registry.run_workload(registry.get("SCAN"), size="small", seed=0, device=dev)
     assert not run.mismatches()
     return run.stats
 
@@ -117,5 +117,5 @@ def test_static_predictor_is_btfn():
 
 
 def test_deterministic():
-    job = TimingJob("NQU", "gtx280", mechanisms=("ilp-sc", "ilp-bp-gshare-warp"), overrides=STUDY)
+    job = TimingJob("SCAN", "gtx280", mechanisms=("ilp-sc", "ilp-bp-gshare-warp"), overrides=STUDY)
     assert run_job(job)["timing"] == run_job(job)["timing"]
