@@ -198,20 +198,24 @@ def report_configs(workload: str, size: str = "small") -> list[tuple[str, tuple]
     out: dict = {}
     for rep in available_reports().values():
         for j in rep.jobs(opts):
-            if j.workload == workload:
+            # concurrent sessions (golden.report.hetero.ConcurrentJob) run the same kernels
+            # on partitions of GPUs whose lone runs are TimingJobs of the same report
+            if getattr(j, "workload", None) == workload:
                 out.setdefault((j.config, j.overrides), None)
     return list(out)
 
 
 def main_job(size: str, seed: int = 0) -> list:
-    """Every distinct :class:`TimingJob` of ``simtlab report all`` at ``size``."""
+    """Every distinct :class:`TimingJob` of ``simtlab report all`` at ``size`` (concurrent
+    sessions left out)."""
     from golden.report import available_reports
-    from golden.report.runner import ReportOptions
+    from golden.report.runner import ReportOptions, TimingJob
     opts = ReportOptions(size=size, seed=seed)
     jobs = {}
     for rep in available_reports().values():
         for j in rep.jobs(opts):
-            jobs.setdefault(j.key, j)
+            if isinstance(j, TimingJob):
+                jobs.setdefault(j.key, j)
     return list(jobs.values())
 
 
