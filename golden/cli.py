@@ -18,6 +18,8 @@ worker processes and writes ``characterisation.md`` / ``.json``.
 
 from __future__ import annotations
 
+from golden.cli_args import seed as seed_arg
+
 import argparse
 import json
 import os
@@ -204,13 +206,13 @@ def main(argv=None) -> int:
     lp.add_argument("--size", action="append", metavar="SIZE",
                     help="with --occupancy: only this size (repeatable; default: every size)")
     lp.add_argument("--only", nargs="+", metavar="WORKLOAD", help="with --occupancy: only these workloads")
-    lp.add_argument("--seed", type=int, default=0)
+    lp.add_argument("--seed", type=seed_arg, default=0)
     lp.add_argument("--json", help="with --occupancy: also write the rows as JSON")
     lp.set_defaults(fn=cmd_list)
     r = sub.add_parser("run", help="run one workload in functional mode")
     r.add_argument("workload")
     r.add_argument("--size", default="small", choices=SIZES)
-    r.add_argument("--seed", type=int, default=0)
+    r.add_argument("--seed", type=seed_arg, default=0)
     r.add_argument("--json")
     r.add_argument("--mode", default="functional", choices=("functional", "timing"))
     r.add_argument("--config", default="pascal", help="GPU configuration (timing mode)")
@@ -219,7 +221,7 @@ def main(argv=None) -> int:
     r.set_defaults(fn=cmd_run)
     c = sub.add_parser("characterise", help="run the whole suite, write build/results/characterisation.md")
     c.add_argument("--size", default="default", choices=SIZES)
-    c.add_argument("--seed", type=int, default=0)
+    c.add_argument("--seed", type=seed_arg, default=0)
     c.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1)
     c.add_argument("--out", default="build/results")
     c.add_argument("--only", nargs="+", metavar="WORKLOAD", help="run only these workloads")
@@ -227,7 +229,7 @@ def main(argv=None) -> int:
     g = sub.add_parser("gscalar-stats", help="G-Scalar value/eligibility statistics beside the paper (seed 003)")
     g.add_argument("workloads", nargs="*", metavar="WORKLOAD", help="default: the G-Scalar stand-ins")
     g.add_argument("--size", default="small", choices=SIZES)
-    g.add_argument("--seed", type=int, default=0)
+    g.add_argument("--seed", type=seed_arg, default=0)
     g.add_argument("-j", "--jobs", type=int, default=1)
     g.add_argument("--json", help="write rows, average and paper values as JSON")
     g.set_defaults(fn=cmd_gscalar_stats)

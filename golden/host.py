@@ -103,6 +103,9 @@ class Kernel:
     def _arg_bytes(self, i, p, a) -> bytes:
         where = f"kernel {self.name} argument {i} ('{p.name}', .{p.type}, {p.size} bytes)"
         if isinstance(a, DeviceArray):
+            if a.device.memory is not self.module.device.memory:
+                raise LaunchError(f"{where}: the array was allocated on another Device; "
+                                  f"copy it to this kernel's device first")
             if p.size != 8:
                 raise LaunchError(f"{where}: a device array (64-bit pointer) does not fit")
             return np.uint64(a.ptr).tobytes()

@@ -2,6 +2,8 @@
 
 import json
 
+import pytest
+
 from golden.cli import main
 
 
@@ -60,3 +62,14 @@ def test_list_occupancy_unknown_config_is_a_clean_error(capsys):
     assert main(["list", "--occupancy", "nope", "--only", "MM"]) == 2
     err = capsys.readouterr().err
     assert "nope" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("argv", [["run", "MM", "--seed", "-1"],
+                                  ["report", "ilp", "--seed", "x"]])
+def test_bad_seed_is_a_usage_error_not_a_traceback(argv, capsys):
+    """Issue 19 item 8: --seed -1 used to raise numpy's ValueError after loading."""
+    from golden.cli import main
+    with pytest.raises(SystemExit) as ei:
+        main(argv)
+    assert ei.value.code == 2
+    assert "seed must be" in capsys.readouterr().err

@@ -375,3 +375,16 @@ def test_overrides_apply():
 def test_overrides_are_validated(overrides, msg):
     with pytest.raises(ConfigError, match=msg):
         load_config("pascal", overrides=overrides)
+
+
+def test_duplicate_keys_and_binary_files_are_refused(tmp_path):
+    """Issue 19 items 7 and 16: plain YAML keeps the last of two equal keys silently."""
+    path = tmp_path / "twice.yaml"
+    path.write_text("inherits: gtx480\ncore:\n  num_sms: 15\n  num_sms: 30\n")
+    with pytest.raises(ConfigError, match=r"twice\.yaml:4:\d+: malformed YAML: duplicate key "
+                                          r"'num_sms' \(first given on line 3\)"):
+        load_config(path)
+    binary = tmp_path / "binary.yaml"
+    binary.write_bytes(b"\xff\xfe\x00core")
+    with pytest.raises(ConfigError, match="not a text"):
+        load_config(binary)

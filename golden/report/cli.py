@@ -8,6 +8,8 @@ so a re-run, or an interrupted run started again, simulates only what is missing
 
 from __future__ import annotations
 
+from golden.cli_args import seed as seed_arg
+
 import json
 import os
 import sys
@@ -31,7 +33,7 @@ def add_subcommand(sub) -> None:
     r.add_argument("--all-configs", action="store_true",
                    help="every workload, not only each seed's stand-ins: baseline on every "
                         "config, darsie on all workloads")
-    r.add_argument("--seed", type=int, default=0)
+    r.add_argument("--seed", type=seed_arg, default=0)
     r.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1)
     r.add_argument("--out", default="build/results")
     r.add_argument("--no-cache", action="store_true",

@@ -15,6 +15,8 @@ workloads and prints one line per workload (time, launches, mismatches).
 
 from __future__ import annotations
 
+from golden.cli_args import seed as seed_arg
+
 import copy
 import importlib
 import pkgutil
@@ -237,7 +239,7 @@ def main(argv: list[str] | None = None) -> int:
                                      description="Run suite workloads and check them against numpy.")
     parser.add_argument("names", nargs="*", help="workload names (default: all)")
     parser.add_argument("--size", default="small")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seed", type=seed_arg, default=0)
     args = parser.parse_args(argv)
     names = args.names or list(all_workloads())
     failed = 0

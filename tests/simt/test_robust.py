@@ -684,3 +684,17 @@ def test_unsigned_countdown_and_shifts(dev, rng):
         rs += [x >> (i & 31), _s32((x & M32) >> (i & 31)), _s32(x << (i & 7))]
     np.testing.assert_array_equal(out.get(), ro)
     np.testing.assert_array_equal(sh.get(), rs)
+
+
+def test_an_array_of_another_device_is_refused():
+    """Issue 19 item 2: a DeviceArray of one Device passed to a kernel on another used to
+    run on the second device's memory at the same address, corrupting an unrelated array."""
+    from golden.errors import LaunchError
+    from golden.workloads import registry
+    a, b = Device(), Device()
+    mod = b.load_module(registry.get("MV").ptx_path)
+    k = mod.get_function("spmv_csr")
+    foreign = a.zeros((4,), np.int32)
+    mine = [b.zeros((4,), np.float32) for _ in range(4)]
+    with pytest.raises(LaunchError, match="allocated on another Device"):
+        k((1, 1, 1), (32, 1, 1), (foreign, *mine, np.int32(4)))

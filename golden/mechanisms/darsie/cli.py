@@ -12,6 +12,8 @@
 
 from __future__ import annotations
 
+from golden.cli_args import seed as seed_arg
+
 import json
 import os
 import re
@@ -106,7 +108,7 @@ def add_subcommands(sub) -> None:
     m.add_argument("workload")
     m.add_argument("--size", default="small", choices=("small", "default"),
                    help="size run functionally to capture the launches' TB shapes")
-    m.add_argument("--seed", type=int, default=0)
+    m.add_argument("--seed", type=seed_arg, default=0)
     m.add_argument("--kernel", help="only this kernel")
     m.add_argument("--block", help="TB shape X,Y[,Z] to mark for, instead of running the workload")
     m.add_argument("--reasons", action="store_true", help="say why each PC has its class")
@@ -115,6 +117,6 @@ def add_subcommands(sub) -> None:
     lim = sub.add_parser("darsie-limit", help="DARSIE limit study: grid/TB/warp redundancy and taxonomy")
     lim.add_argument("workloads", nargs="*", metavar="WORKLOAD", help="default: the whole suite")
     lim.add_argument("--size", default="small", choices=("small", "default"))
-    lim.add_argument("--seed", type=int, default=0)
+    lim.add_argument("--seed", type=seed_arg, default=0)
     lim.add_argument("--json", help="also write the counts as JSON to this file")
     lim.set_defaults(fn=cmd_darsie_limit)
