@@ -18,8 +18,6 @@ worker processes and writes ``characterisation.md`` / ``.json``.
 
 from __future__ import annotations
 
-from golden.cli_args import seed as seed_arg
-
 import argparse
 import json
 import os
@@ -28,6 +26,7 @@ import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 
+from golden.cli_args import seed as seed_arg
 from golden.errors import SimtlabError
 
 #: input sizes every workload defines (golden/workloads/defs): ``small`` for tests and the

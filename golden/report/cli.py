@@ -8,8 +8,6 @@ so a re-run, or an interrupted run started again, simulates only what is missing
 
 from __future__ import annotations
 
-from golden.cli_args import seed as seed_arg
-
 import json
 import os
 import sys
@@ -17,6 +15,7 @@ import time
 from pathlib import Path
 
 from golden.cli import _atomic_write as _write
+from golden.cli_args import seed as seed_arg
 from golden.errors import SimtlabError
 from golden.report import REPORTS, available_reports
 from golden.report.cache import DEFAULT_ROOT, ResultCache

@@ -34,7 +34,7 @@ from __future__ import annotations
 import time
 from dataclasses import asdict, dataclass
 
-from golden.report.runner import ReportOptions, TimingJob, geomean, output_digest
+from golden.report.runner import ReportOptions, TimingJob, geomean, output_digest, succeeded
 
 BASE = "gtx280"
 #: memory system of the equal-area GPUs: 1.5x the channels (modules per controller 2 -> 3)
@@ -128,9 +128,7 @@ class ConcurrentJob:
             return [Partition(ilp, ilp_cfg, ILP_MECHANISMS) if s == "ILP" else Partition(tlp, tlp_cfg)
                     for s in sides], tlp_cfg
         n = tlp_n + ilp_n
-        halves = split_sms(n, n // 2, n - n // 2)[:len(sides)]
-        if len(sides) == 1:
-            halves = [tuple(range(n))]
+        halves = [tuple(range(n))] if len(sides) == 1 else split_sms(n, n // 2, n - n // 2)
         ilp = ilp_n > 0
         return [Partition(h, ilp_cfg if ilp else tlp_cfg, ILP_MECHANISMS if ilp else ())
                 for h in halves], tlp_cfg
@@ -183,10 +181,6 @@ def jobs(opts: ReportOptions) -> list:
     return out
 
 
-def _ok(r) -> bool:
-    return r is not None and "error" not in r
-
-
 def render(results: dict, opts: ReportOptions) -> tuple[str, dict]:
     md = ["# Heterogeneous GPU (seed 002 ch. 4, §4.5): GPU-T, GPU-I, GPU-H", "",
           f"On `{BASE}`'s SM (ILP SM = BP+SC), size `{opts.size}`, seed {opts.seed}. "
@@ -215,7 +209,7 @@ def _group(results: dict, opts: ReportOptions, gpus: tuple, md: list) -> dict:
     for k in K1 + K2:
         t, i = results.get(alone_job(k, T, opts).key), results.get(alone_job(k, I, opts).key)
         h = results.get(ConcurrentJob((k,), H, opts.size, opts.seed).key)
-        if not (_ok(t) and _ok(i) and _ok(h)):
+        if not (succeeded(t) and succeeded(i) and succeeded(h)):
             md.append(f"| {k} | missing or error |" + " |" * 7)
             continue
         st = h["streams"][0]
@@ -239,7 +233,7 @@ def _group(results: dict, opts: ReportOptions, gpus: tuple, md: list) -> dict:
         for b in K2:
             rs = {g: results.get(ConcurrentJob((a, b), gg, opts.size, opts.seed).key)
                   for g, gg in zip("TIH", gpus)}
-            if not all(_ok(r) for r in rs.values()) or a not in alone_ipc or b not in alone_ipc:
+            if not all(succeeded(r) for r in rs.values()) or a not in alone_ipc or b not in alone_ipc:
                 md.append(f"| {a} + {b} | missing or error |" + " |" * 9)
                 continue
             ws = {}

@@ -20,7 +20,7 @@ The heterogeneous GPU (§4.5) with concurrent kernels is :mod:`golden.report.het
 
 from __future__ import annotations
 
-from golden.report.runner import ReportOptions, TimingJob, geomean
+from golden.report.runner import ReportOptions, TimingJob, geomean, succeeded
 
 CONFIG = "gtx280"
 BYPASS = (("pipelines.bypass", True),)
@@ -121,10 +121,6 @@ def jobs(opts: ReportOptions) -> list[TimingJob]:
     return out
 
 
-def _ok(r) -> bool:
-    return r is not None and "error" not in r
-
-
 def _same(r, base) -> bool:
     return r["outputs_match"] and r["output_digest"] == base["output_digest"]
 
@@ -142,14 +138,14 @@ def _hazards(results, opts, names, md, data) -> None:
     rows, data_rows = {v: [] for v in VARIANTS}, []
     for w in names:
         base = results.get(_job(w, opts).key)
-        if not _ok(base):
+        if not succeeded(base):
             md.append(f"| {w} | {'missing' if base is None else 'error: ' + base['error']} |"
                       + " |" * (len(VARIANTS) + 3))
             continue
         cells, same, row = [], True, {"workload": w, "cycles": base["cycles"], "ipc": base["ipc"]}
         for v in VARIANTS:
             r = results.get(_job(w, opts, v).key)
-            if not _ok(r):
+            if not succeeded(r):
                 cells.append("error" if r else "missing")
                 same = False
                 continue
@@ -194,13 +190,13 @@ def _branch(results, opts, names, md, data) -> None:
     data_rows = []
     for w in names:
         base = results.get(_bp_job(w, opts).key)
-        if not _ok(base):
+        if not succeeded(base):
             md.append(f"| {w} | {'missing' if base is None else 'error'} |" + " |" * (2 * len(PREDICTORS) + 1))
             continue
         row, same, sp_cells, acc_cells, mix = {"workload": w, "cycles": base["cycles"]}, True, [], [], ""
         for p in PREDICTORS:
             r = results.get(_bp_job(w, opts, p).key)
-            if not _ok(r):
+            if not succeeded(r):
                 sp_cells.append("error" if r else "missing")
                 if p != "perfect":
                     acc_cells.append("–")
@@ -254,7 +250,7 @@ def _sc_sizes(results, opts, names, md, data) -> None:
         cells, row = [], {"workload": w}
         for n in SC_SIZES:
             r = results.get(_sc_job(w, opts, n).key)
-            if not (_ok(base) and _ok(r)) or not _same(r, base):
+            if not (succeeded(base) and succeeded(r)) or not _same(r, base):
                 cells.append("error" if r is not None else "missing")
                 continue
             sp = base["cycles"] / r["cycles"]
@@ -284,7 +280,7 @@ def _rf(results, opts, names, md, data) -> None:
         for r in RF_SIZES:
             for k in ("TLP", "ILP"):
                 res = results.get(_rf_job(w, opts, r, k == "ILP").key)
-                if not (_ok(ref) and _ok(res)) or not _same(res, ref):
+                if not (succeeded(ref) and succeeded(res)) or not _same(res, ref):
                     cells.append("error" if res is not None else "missing")
                     continue
                 perf = ref["cycles"] / res["cycles"]

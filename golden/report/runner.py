@@ -56,6 +56,11 @@ class TimingJob:
         return f"{self.workload}/{self.config}/{mech}/{self.size}/s{self.seed}{ov}"
 
 
+def succeeded(result) -> bool:
+    """True for a result that exists and is not an ``error`` record."""
+    return result is not None and "error" not in result
+
+
 def output_digest(outputs: dict) -> str:
     """SHA-256 over the output arrays' names, dtypes, shapes and raw bytes."""
     h = hashlib.sha256()

@@ -101,12 +101,15 @@ class KernelRun:
 
     The dispatcher places TBs in linear-id order, round robin over the run's SMs, whenever
     one fits an SM's free resources (see the module docstring); mechanisms may refuse an
-    SM (``on_dispatch``). ``start`` is the first cycle the run's TBs tick.
+    SM (``on_dispatch``). ``start`` is the first cycle the run's TBs tick; ``partition``
+    the index of the SM set it runs on (:meth:`GPU.run_partitions`).
     """
 
-    def __init__(self, gpu: "GPU", launch, sm_ids, config, mechanisms, memory, start: int = 0):
+    def __init__(self, gpu: "GPU", launch, sm_ids, config, mechanisms, memory, start: int = 0,
+                 partition: int = 0):
         core = config.core
         self.launch = launch
+        self.partition = partition
         self.config = config
         self.mechanisms = tuple(mechanisms)
         self.sm_ids = tuple(sm_ids)
@@ -201,9 +204,8 @@ class GPU:
         memory = self._memory()
         kr = KernelRun(self, launch, range(self.config.core.num_sms), self.config,
                        self.mechanisms, memory)
-        done: list = []
-        self._simulate([kr], lambda i, run, now: done.append(run) or None)
-        stats = done[0].stats
+        self._simulate([kr], lambda run, now: None)
+        stats = kr.stats
         self._memory_stats(stats, memory)
         self._l2_state = memory.l2_snapshot()
         return stats
@@ -246,11 +248,9 @@ class GPU:
             if now:
                 for sm in sm_ids:   # a launch starts with empty L1s, as a lone launch does
                     memory.reset_sm_caches(sm)
-            kr = KernelRun(self, launch, sm_ids, cfg, mechs, memory, start=now)
-            kr.partition = i
-            return kr
+            return KernelRun(self, launch, sm_ids, cfg, mechs, memory, start=now, partition=i)
 
-        def on_done(i, kr, now):
+        def on_done(kr, now):
             finished.append(kr.stats)
             nxt = next_launch(kr.partition, kr.stats, now)
             return None if nxt is None else start(kr.partition, nxt, now + 1)
@@ -267,8 +267,8 @@ class GPU:
     def _simulate(self, runs: list, on_done) -> int:
         """The cycle loop over every SM of the active :class:`KernelRun` s. When a run's last
         TB retires, its in-flight writes are drained, its ``stats.cycles`` set (its own
-        duration), its mechanisms' ``on_complete`` called, and ``on_done(index, run, now)``
-        may return the run to start next on the same SMs. Returns the last cycle used."""
+        duration), its mechanisms' ``on_complete`` called, and ``on_done(run, now)`` may
+        return the run to start next on the same SMs. Returns the last cycle used."""
         for kr in runs:
             kr.dispatch(kr.start)
             if kr.next_tb == 0 and kr.n_tbs:
@@ -306,7 +306,7 @@ class GPU:
                 if kr.done:
                     finished = True
             if finished:
-                for k, kr in enumerate(list(active)):
+                for kr in list(active):
                     if not kr.done:
                         continue
                     last = max(now, self._drain(kr.sms, now))
@@ -314,7 +314,7 @@ class GPU:
                     kr.stats.cycles = last + 1 - kr.start
                     for m in kr.mechanisms:
                         m.on_complete(kr.stats)
-                    nxt = on_done(k, kr, now)
+                    nxt = on_done(kr, now)
                     if nxt is None:
                         active.remove(kr)
                     else:

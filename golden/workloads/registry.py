@@ -15,8 +15,6 @@ workloads and prints one line per workload (time, launches, mismatches).
 
 from __future__ import annotations
 
-from golden.cli_args import seed as seed_arg
-
 import copy
 import importlib
 import pkgutil
@@ -26,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from golden.cli_args import seed as seed_arg
 from golden.errors import SimtlabError
 from golden.workloads.base import Tolerance, Workload
 

@@ -12,13 +12,12 @@
 
 from __future__ import annotations
 
-from golden.cli_args import seed as seed_arg
-
 import json
 import os
 import re
 from pathlib import Path
 
+from golden.cli_args import seed as seed_arg
 from golden.errors import SimtlabError
 
 

@@ -94,7 +94,7 @@ class BranchPredictionMechanism(Mechanism):
         if self.kind == "gshare":
             out = st.gshare.step(GshareOps(
                 pr_en=1, pr_pc=(pc >> 3) & ((1 << self.params.pc_width) - 1),
-                pr_warp=warp.slot if self.params.histories > 1 else 0))
+                pr_warp=self._history(warp)))
             taken, idx = bool(out.pr_taken), out.pr_idx
         else:                              # static BTFN (perfect fetches the same way)
             taken, idx = target <= pc, 0
@@ -131,10 +131,14 @@ class BranchPredictionMechanism(Mechanism):
         count("bp.mispredict")
         return False
 
+    def _history(self, warp) -> int:
+        """The gshare history register ``warp`` uses: its own, or the SM's single one."""
+        return warp.slot if self.params.histories > 1 else 0
+
     def _update(self, st: _SMState, warp, idx: int, taken: bool) -> None:
         if st.gshare is not None:
             st.gshare.step(GshareOps(up_en=1, up_idx=idx, up_taken=int(taken),
-                                     up_warp=warp.slot if self.params.histories > 1 else 0))
+                                     up_warp=self._history(warp)))
 
     def on_complete(self, stats) -> None:
         self.states.clear()
