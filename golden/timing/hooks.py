@@ -35,8 +35,10 @@ Hook points and what a return value means:
 * ``sm.now`` -- the cycle being simulated.
 * :meth:`on_issue` -- an instruction is about to issue; return ``None`` (baseline),
   ``"eliminate"`` (the functional step runs, but no operand read, no pipeline, no
-  writeback events: counted as skipped) or a pipeline name ``"alu" | "sfu" | "mem"``
-  to convert it to another pipeline class.
+  writeback events: counted as skipped), a pipeline name ``"alu" | "sfu" | "mem"``
+  to convert it to another pipeline class, or an :class:`IssueOverride` that changes how
+  this one instruction uses its pipeline (per-instruction initiation interval and latency,
+  the lanes charged to the execution units, an instruction injected ahead of it).
 * :meth:`on_operand_read` -- the source registers (storage indices) to read; return
   the list actually read from the banked RF (e.g. fewer if a value is reused).
 * :meth:`on_writeback` -- destination registers being written back; return the list
@@ -67,6 +69,58 @@ Hook points and what a return value means:
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class IssueOverride:
+    """How one issued instruction uses its pipeline, as decided by a mechanism's
+    :meth:`Mechanism.on_issue` (every field None/0 keeps the baseline's value).
+
+    The pipeline unit is busy from the instruction's entry cycle for ``interval`` cycles
+    and the result is written back ``latency`` cycles after the last lane group entered
+    (:class:`golden.timing.pipelines.PipelineClass`):
+    ``writeback = entry + interval - 1 + latency``.
+
+    Attributes
+    ----------
+    pipe : str or None
+        Pipeline class that executes it (``"alu" | "sfu" | "mem"``), None = its own.
+    interval : int or None
+        Cycles the unit is occupied (>= 1), e.g. 1 for a scalar executed on one lane
+        where a vector takes ``warp_size / simd_width``. None = the instruction's own.
+    latency : int or None
+        Cycles from the last lane group's entry to writeback (>= 1), e.g. 1 for a result
+        read from a reuse buffer instead of computed. None = the instruction's own.
+    lanes : int or None
+        Lanes charged to the execution unit's energy (``fu_lane_cycles``): 1 for a scalar,
+        0 for an instruction that skips EX. None = the active lanes. The instruction
+        still counts its active threads in ``thread_instructions``.
+    inject_interval : int
+        Cycles the unit is occupied *before* this instruction by instructions the
+        mechanism injected ahead of it (e.g. a copy); 0 = none. The mechanism counts the
+        injected instructions' other events itself.
+    """
+
+    pipe: str | None = None
+    interval: int | None = None
+    latency: int | None = None
+    lanes: int | None = None
+    inject_interval: int = 0
+
+    def __post_init__(self):
+        for name in ("interval", "latency"):
+            v = getattr(self, name)
+            if v is not None and (not isinstance(v, int) or v < 1):
+                raise ValueError(f"IssueOverride.{name} must be an integer >= 1, not {v!r}")
+        if self.lanes is not None and (not isinstance(self.lanes, int) or self.lanes < 0):
+            raise ValueError(f"IssueOverride.lanes must be an integer >= 0, not {self.lanes!r}")
+        if not isinstance(self.inject_interval, int) or self.inject_interval < 0:
+            raise ValueError("IssueOverride.inject_interval must be an integer >= 0, "
+                             f"not {self.inject_interval!r}")
+        if self.pipe not in (None, "alu", "sfu", "mem"):
+            raise ValueError(f"IssueOverride.pipe must be alu, sfu or mem, not {self.pipe!r}")
+
 
 class Mechanism:
     """Base class of a mechanism: every hook is a no-op that keeps the baseline behaviour."""
@@ -79,9 +133,10 @@ class Mechanism:
         Return True to skip the fetch."""
         return False
 
-    def on_issue(self, sm, warp, pc: int, inst) -> str | None:
-        """Called when the instruction at ``pc`` issues. Return None, ``"eliminate"`` or a
-        pipeline name (``"alu"``, ``"sfu"``, ``"mem"``) to convert it."""
+    def on_issue(self, sm, warp, pc: int, inst) -> str | IssueOverride | None:
+        """Called when the instruction at ``pc`` issues. Return None, ``"eliminate"``, a
+        pipeline name (``"alu"``, ``"sfu"``, ``"mem"``) to convert it, or an
+        :class:`IssueOverride`."""
         return None
 
     def after_step(self, sm, warp, pc: int, record) -> None:

@@ -112,3 +112,15 @@ class PipelineClass:
             return entry + self.interval - 1 + self.latency + self.extra_latency
         fa[i] = entry + self.interval * timing[1]
         return entry + self.interval - 1 + timing[0] + self.extra_latency
+
+    def occupy_cycles(self, ready: int, interval: int, latency: int, unit: int = -1,
+                      before: int = 0) -> int:
+        """Like :meth:`occupy` with an explicit ``interval`` (cycles the unit is busy)
+        and ``latency``; ``before`` cycles of injected work occupy the unit first. Return
+        the writeback cycle ``entry + interval - 1 + latency (+ extra_latency)``, where
+        ``entry`` is the cycle the instruction itself enters."""
+        fa = self.free_at
+        i = unit if unit >= 0 else fa.index(min(fa))
+        entry = max(ready, fa[i]) + before
+        fa[i] = entry + interval
+        return entry + interval - 1 + latency + self.extra_latency

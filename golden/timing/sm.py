@@ -61,7 +61,7 @@ import numpy as np
 from golden.ptx.ir import Addr, Reg, Vec
 from golden.simt.memory import LOCAL_WINDOW, SHARED_WINDOW, WINDOW_SIZE
 from golden.timing.fetch import IBuffer, InstructionCache
-from golden.timing.hooks import Mechanism
+from golden.timing.hooks import IssueOverride, Mechanism
 from golden.timing.operand_collector import OperandCollector
 from golden.timing.pipelines import CONTROL_OPCODES, PipelineClass, op_timing, pipe_of
 from golden.timing.scheduler import NEVER, IssueScheduler
@@ -566,7 +566,9 @@ class SM:
         if action == "eliminate":
             st.instructions_skipped += 1
         else:
-            pipe_id = _PIPE_NAMES.get(action, d.pipe) if action else d.pipe
+            ov = action if isinstance(action, IssueOverride) else None
+            name = ov.pipe if ov is not None else action
+            pipe_id = _PIPE_NAMES.get(name, d.pipe) if name else d.pipe
             own = d.timing if pipe_id == d.pipe else None
             # a control instruction resolves control_latency cycles after it enters EX
             resolve = d.is_control and self.control_latency and pipe_id == d.pipe
@@ -575,14 +577,24 @@ class SM:
             # speculation past a predicted branch (hooks.py: predict_fetch)
             spec = bool(self.predictors) and d.opcode == "bra" and self._speculated(w, pc, rec)
             pc_ = self.pipes[pipe_id]
+            latency = own[0] if own else pc_.latency
+            if ov is not None and ov.latency is not None:
+                latency = ov.latency
             # lane-cycles for the energy model: the instruction's own execution latency
             # (a mechanism's extra stages are its own logic, not the execution unit's)
-            st.record_execute(pipe_id, active, own[0] if own else pc_.latency)
+            st.record_execute(pipe_id, active, latency, ov.lanes if ov is not None else None)
             srcs = d.srcs
             for m in self.mechanisms:
                 srcs = m.on_operand_read(self, w, pc, list(srcs))
             ready = self.oc.read(now, w.slot, srcs, st) + self.dispatch_extra
-            done = pc_.occupy(ready, own, self.sched_units[w.sched.index][pipe_id])
+            unit = self.sched_units[w.sched.index][pipe_id]
+            if ov is None or (ov.interval is None and ov.latency is None
+                              and not ov.inject_interval):
+                done = pc_.occupy(ready, own, unit)
+            else:  # per-instruction occupancy (hooks.IssueOverride)
+                interval = (ov.interval if ov.interval is not None
+                            else pc_.interval * (own[1] if own else 1))
+                done = pc_.occupy_cycles(ready, interval, latency, unit, ov.inject_interval)
             if d.is_mem and rec.mem is not None and rec.mem.active.any():
                 # ``done``: the request reaches the memory system (writeback_delay is added
                 # when its data returns, in _memory_port)

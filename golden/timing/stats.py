@@ -193,15 +193,19 @@ class TimingStats:
 
     # ------------------------------------------------------------------ recording
 
-    def record_execute(self, pipe: int, active_lanes: int, latency: int = 1) -> None:
+    def record_execute(self, pipe: int, active_lanes: int, latency: int = 1,
+                       fu_lanes: int | None = None) -> None:
         """One warp instruction executed on pipeline class ``pipe`` with ``active_lanes``,
-        occupying the pipeline's stages for ``latency`` cycles."""
+        occupying the pipeline's stages for ``latency`` cycles. ``fu_lanes`` (default:
+        ``active_lanes``) are the lanes charged to the execution unit (a mechanism may run
+        the instruction on fewer lanes, :class:`golden.timing.hooks.IssueOverride`)."""
         self.instructions_executed += 1
         self.thread_instructions += active_lanes
         self.lane_hist[active_lanes] += 1
         self.fu_ops[pipe] += 1
-        self.fu_lane_ops[pipe] += active_lanes
-        self.fu_lane_cycles[pipe] += active_lanes * latency
+        lanes = active_lanes if fu_lanes is None else fu_lanes
+        self.fu_lane_ops[pipe] += lanes
+        self.fu_lane_cycles[pipe] += lanes * latency
 
     def count(self, event: str, n: int = 1, *, bank: int | None = None) -> None:
         """Add ``n`` to counter ``event`` (a field name); ``bank`` indexes an array counter.
