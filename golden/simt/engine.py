@@ -539,6 +539,10 @@ class FunctionalLaunch:
             o.on_exec(ev)
 
     # ------------------------------------------------------------------ values
+    def special_values(self, w: Wave, r: SpecialReg, t: str = "u32") -> np.ndarray:
+        """Per-thread values of special register ``r`` in wave ``w`` (as type ``t``)."""
+        return self._special(w, r, t)
+
     def _special(self, w: Wave, r: SpecialReg, t: str) -> np.ndarray:
         key = (r.name, r.component)
         v = w.special_cache.get(key)
