@@ -10,8 +10,8 @@ set (token design, §2.4.1) or it is **mapped in the SRF** (SRF design, §2.4.2)
 Token design
     A token bit per vector register of every resident warp. Set when a uniform
     instruction writes the register, or when a load with a full mask writes a value that
-    arrived on the broadcast path (every lane read the same address, or a ``.param``
-    load); reset when any other instruction redefines it. A uniform instruction computes
+    arrived on the broadcast path (every lane read the same global, shared or constant
+    address, or a ``.param`` load; a local address is per thread); reset when any other instruction redefines it. A uniform instruction computes
     on one lane (SP0) and writes only ``VRx.N`` (N = warp size - NumSP); the pipeline is
     busy for one cycle instead of ``warp_size / NumSP``, so the scheduler may issue the
     next instruction in the next cycle (:class:`~golden.timing.hooks.IssueOverride`).
@@ -382,7 +382,8 @@ class UVMechanism(Mechanism):
         if u.param_load:
             return True
         m = rec.mem
-        if m is None or not m.active.all():
+        # local memory is per thread: one address names a different word in every lane
+        if m is None or m.space not in ("global", "shared", "const") or not m.active.all():
             return False
         a = m.addrs[m.active]
         return bool((a == a[0]).all())
