@@ -11,6 +11,7 @@ REPORTS = {
     "gscalar": "golden.report.gscalar",
     "ilp": "golden.report.ilp",
     "hetero": "golden.report.hetero",
+    "uv": "golden.report.uv",
 }
 
 

@@ -1,0 +1,321 @@
+"""Uniform-vector report (issue 14; seed 002 ch. 2, §2.6): the token and SRF designs,
+intra-warp / inter-warp (IRB) / combined, beside the chapter's numbers.
+
+Sections, all on ``gtx285`` (UV Table 1: 30 SMs, NumSP = 8, one scheduler):
+
+1. **Performance and energy** (§2.6.1-§2.6.2): speedup (baseline cycles / cycles) and
+   total-energy reduction of ``uv-token[-intra|-inter]`` and ``uv-srf[-intra|-inter]``,
+   with the dynamic-energy reduction of the combined designs.
+2. **IRB size** (§2.6.3): token, combined, 2 / 4 / 8 / 16 entries.
+3. **SRF size** (§2.6.3): SRF, combined, 16 to 256 entries.
+4. **NumSP = 16** (§2.6.3): 15 SMs of 16 SPs, token combined over its own baseline.
+5. **Reliability** (§2.6.4): ALU coverage and the energy overhead of dual-lane
+   execution, the second copy and IRB parity; copy-on-write frequency.
+
+Energy = the baseline model's energy of the run (which already sees fewer RF accesses and
+ALU lanes) + the UV structures' terms (:mod:`golden.mechanisms.uv.energy`).
+"""
+
+from __future__ import annotations
+
+from golden.report.runner import ReportOptions, TimingJob, geomean, succeeded
+
+CONFIG = "gtx285"
+#: 15 SMs x 16 SPs (§2.6.3: the same ALU-to-memory ratio)
+SP16 = (("core.num_sms", 15), ("pipelines.alu.simd_width", 16), ("pipelines.mem.simd_width", 16))
+#: label -> mechanism name
+VARIANTS = {"token intra": "uv-token-intra", "token inter": "uv-token-inter",
+            "token combined": "uv-token", "SRF intra": "uv-srf-intra",
+            "SRF inter": "uv-srf-inter", "SRF combined": "uv-srf"}
+#: the chapter's geometric-mean performance gains and total-energy savings (§2.6.1-2), %
+PAPER_PERF = {"token intra": 7.4, "token inter": 8.1, "token combined": 12.0,
+              "SRF intra": 6.7, "SRF inter": 7.2, "SRF combined": 10.7}
+PAPER_ENERGY = {"token intra": 9.8, "token inter": 8.0, "token combined": 12.7,
+                "SRF intra": 10.3, "SRF inter": 7.6, "SRF combined": 12.2}
+PAPER_DYNAMIC = {"token combined": 13.6, "SRF combined": 14.7}
+IRB_SIZES = (2, 4, 8, 16)
+PAPER_IRB = {2: 10.8, 4: 11.5, 8: 12.0, 16: 12.3}
+SRF_SIZES = (16, 32, 64, 128, 256)
+PAPER_SP16 = 8.5
+#: §2.6.4: ALU coverage (token 21.1%, SRF 19.5% inferred), total-energy overhead
+PAPER_RELIABILITY = {"token": {"alu_coverage": 21.1, "energy_overhead": 0.14},
+                     "SRF": {"alu_coverage": 19.5, "energy_overhead": 0.08}}
+
+DIFFERENCES = """\
+How our setup differs from the chapter's:
+
+* **Workloads and inputs.** Our own CUDA kernels stand in for the 13 of Table 3, at the
+  input size in the header (`paper`: at least two waves of TBs on this GPU; Table 3's
+  inputs where that fits the time budget, see `simtlab list`). MT generates far fewer
+  numbers than the chapter's 48 M.
+* **PTX instead of SASS.** PTX registers are virtual and never reused: the SRF design
+  frees a mapping at the register's death (liveness, full-mask instructions only)
+  instead of at its redefinition by register-allocated code. Our PTX has 64-bit
+  addresses where GT200's SASS has 32-bit ones, so the IRB's values are 64-bit here
+  (the synth row keeps the chapter's 32-bit entry). The IRB opcode is an 8-bit hash of the
+  PTX operation; the partial PC is the instruction index's low 10 bits.
+* **Detection.** Thread-independent special registers are `%ctaid`, `%ntid`, `%nctaid`,
+  `%smid`, `%nsmid`, `%gridid`, `%warpid`, `%nwarpid` (not clocks); `%tid` never counts,
+  even in a dimension of size 1. The broadcast path sets a token for loads whose active
+  lanes (all 32) read one global, shared or constant address, and for `.param` loads.
+  Copy-on-write follows the safe rule: a copy before *any* divergent write to a uniform
+  register. A copy occupies one vector-pipeline slot ahead of the instruction.
+* **Inter-only SRF.** A uniform instruction that misses in the IRB runs as a vector and
+  its destination is not mapped (the token design still sets its token).
+* **Energy.** Our component model at 40 nm with Table 2's VRF/SRF constants, plus IRB
+  estimates (golden/mechanisms/uv/energy.py); GPUWattch/McPAT are not run.
+* **Not yet measured:** the Fig. 2 redundancy limit study and the VRF live-register
+  coverage of §2.6.4.
+"""
+
+
+def _workloads() -> list[str]:
+    from golden.workloads import registry
+    return sorted(n for n in registry.all_workloads()
+                  if any(s.startswith("UV") for s in registry.get(n).stands_for))
+
+
+def _job(w: str, opts: ReportOptions, mech: str | None = None, overrides=()) -> TimingJob:
+    return TimingJob(w, CONFIG, size=opts.size, seed=opts.seed,
+                     mechanisms=(mech,) if mech else (), overrides=tuple(overrides))
+
+
+def _irb_job(w, opts, n):
+    return _job(w, opts, "uv-token" if n == 8 else f"uv-token:irb_entries={n}")
+
+
+def _srf_job(w, opts, n):
+    return _job(w, opts, "uv-srf" if n == 128 else f"uv-srf:srf_entries={n}")
+
+
+def _rel_job(w, opts, design):
+    return _job(w, opts, f"uv-{design.lower()}:reliability=true")
+
+
+def jobs(opts: ReportOptions) -> list[TimingJob]:
+    out = []
+    for w in _workloads():
+        out.append(_job(w, opts))
+        out += [_job(w, opts, m) for m in VARIANTS.values()]
+        out += [_irb_job(w, opts, n) for n in IRB_SIZES]
+        out += [_srf_job(w, opts, n) for n in SRF_SIZES]
+        out += [_job(w, opts, None, SP16), _job(w, opts, "uv-token", SP16)]
+        out += [_rel_job(w, opts, d) for d in ("token", "SRF")]
+    return out
+
+
+def _mech(r) -> dict:
+    return r["timing"]["mechanism"]
+
+
+def energy_j(r) -> tuple[float, float]:
+    """(total, dynamic) joules of a run: the baseline model's plus the UV structures'."""
+    from golden.configs import load_config
+    from golden.mechanisms.uv.energy import uv_energy
+    e = r["energy"]
+    mechs = r.get("mechanisms") or ()
+    if not mechs:
+        return e["total_j"], e["dynamic_j"]
+    cfg = load_config(r["config"], dict(r["overrides"]) if r.get("overrides") else None)
+    name = mechs[0]
+    extra = uv_energy(_mech(r), sm_cycles=r["timing"]["sm_cycles"],
+                      clock_mhz=cfg.core.clock_mhz, rf_write_pj=cfg.energy.rf_write.pj,
+                      design="srf" if name.startswith("uv-srf") else "token",
+                      irb="intra" not in name)
+    return e["total_j"] + extra["dynamic"] + extra["static"], e["dynamic_j"] + extra["dynamic"]
+
+
+def _same(r, base) -> bool:
+    return r["outputs_match"] and r["output_digest"] == base["output_digest"]
+
+
+def _pct(x) -> str:
+    return "–" if x is None else f"{100 * x:+.1f}%"
+
+
+def _perf(results, opts, names, md, data) -> None:
+    md += ["## Performance and energy (§2.6.1-§2.6.2)", "",
+           "Speedup = baseline cycles / cycles; energy = reduction of total energy "
+           "(baseline model + UV structures) against the baseline run.", "",
+           "| workload | baseline cycles | IPC (thread) | " +
+           " | ".join(VARIANTS) + " | energy token | energy SRF | uniform | outputs |",
+           "|---|--:|--:|" + "--:|" * (len(VARIANTS) + 3) + "---|"]
+    sp = {v: [] for v in VARIANTS}
+    en = {v: [] for v in VARIANTS}
+    dyn = {v: [] for v in PAPER_DYNAMIC}
+    rows = []
+    for w in names:
+        base = results.get(_job(w, opts).key)
+        if not succeeded(base):
+            md.append(f"| {w} | {'missing' if base is None else 'error: ' + base['error']} |"
+                      + " |" * (len(VARIANTS) + 5))
+            continue
+        bt, bd = energy_j(base)
+        row = {"workload": w, "cycles": base["cycles"]}
+        cells, same = [], True
+        for v, m in VARIANTS.items():
+            r = results.get(_job(w, opts, m).key)
+            if not succeeded(r):
+                cells.append("error" if r else "missing")
+                same = False
+                continue
+            same &= _same(r, base)
+            s = base["cycles"] / r["cycles"]
+            tj, dj = energy_j(r)
+            sp[v].append(s)
+            en[v].append(tj / bt)
+            if v in dyn:
+                dyn[v].append(dj / bd)
+            row[v] = {"speedup": s, "energy_ratio": tj / bt, "dynamic_ratio": dj / bd,
+                      "counters": {k: x for k, x in _mech(r).items() if k.startswith("uv.")}}
+            cells.append(f"{s:.3f}")
+        comb = row.get("token combined", {})
+        uni = comb.get("counters", {}).get("uv.uniform", 0)
+        issued = base["timing"]["instructions_issued"]
+        row["uniform_fraction"] = uni / issued if issued else 0.0
+        row["outputs_identical"] = same
+        rows.append(row)
+        e_tok = row.get("token combined", {}).get("energy_ratio")
+        e_srf = row.get("SRF combined", {}).get("energy_ratio")
+        md.append(f"| {w} | {base['cycles']:,} | {base['ipc']:.1f} | " + " | ".join(cells) +
+                  f" | {_pct(None if e_tok is None else e_tok - 1)} | "
+                  f"{_pct(None if e_srf is None else e_srf - 1)} | "
+                  f"{100 * row['uniform_fraction']:.1f}% | "
+                  f"{'identical' if same else 'DIFFER'} |")
+    gm = {v: geomean(x) for v, x in sp.items()}
+    ge = {v: geomean(x) for v, x in en.items()}
+    gd = {v: geomean(x) for v, x in dyn.items()}
+    md.append("| **geomean** | | | " + " | ".join(f"**{gm[v]:.3f}**" for v in VARIANTS) +
+              f" | **{_pct(ge['token combined'] - 1)}** | **{_pct(ge['SRF combined'] - 1)}** | | |")
+    md.append("| paper | | | " + " | ".join(f"{1 + PAPER_PERF[v] / 100:.3f}" for v in VARIANTS)
+              + f" | −{PAPER_ENERGY['token combined']}% | −{PAPER_ENERGY['SRF combined']}% | | |")
+    md += ["", "Total-energy change (geomean of ratios) per variant, ours vs the chapter:", "",
+           "| variant | speedup | paper | total energy | paper | dynamic energy | paper |",
+           "|---|--:|--:|--:|--:|--:|--:|"]
+    for v in VARIANTS:
+        d = gd.get(v)
+        md.append(f"| {v} | {gm[v]:.3f} | {1 + PAPER_PERF[v] / 100:.3f} | {_pct(ge[v] - 1)} | "
+                  f"−{PAPER_ENERGY[v]}% | {_pct(None if d is None else d - 1)} | "
+                  f"{'−' + str(PAPER_DYNAMIC[v]) + '%' if v in PAPER_DYNAMIC else ''} |")
+    best = max(((r["token combined"]["speedup"], r["workload"]) for r in rows
+                if "token combined" in r), default=None)
+    if best:
+        md += ["", f"Maximum (token combined): **{best[0]:.3f}** on {best[1]} "
+               "(chapter: 1.239 on PF)."]
+    md.append("")
+    data.update(rows=rows, geomean_speedup=gm, geomean_energy_ratio=ge,
+                geomean_dynamic_ratio=gd, paper_gain_percent=PAPER_PERF,
+                paper_energy_saving_percent=PAPER_ENERGY)
+
+
+def _sweep(results, opts, names, md, data, title, sizes, make, paper, key) -> None:
+    md += [title, "", "| workload | " + " | ".join(f"{n}" for n in sizes) + " |",
+           "|---|" + "--:|" * len(sizes)]
+    cols = {n: [] for n in sizes}
+    rows = []
+    for w in names:
+        base = results.get(_job(w, opts).key)
+        cells, row = [], {"workload": w}
+        for n in sizes:
+            r = results.get(make(w, opts, n).key)
+            if not (succeeded(base) and succeeded(r)) or not _same(r, base):
+                cells.append("error" if r is not None else "missing")
+                continue
+            s = base["cycles"] / r["cycles"]
+            cols[n].append(s)
+            row[n] = s
+            cells.append(f"{s:.3f}")
+        rows.append(row)
+        md.append(f"| {w} | " + " | ".join(cells) + " |")
+    gm = {n: geomean(v) for n, v in cols.items()}
+    md.append("| **geomean** | " + " | ".join(f"**{gm[n]:.3f}**" for n in sizes) + " |")
+    if paper:
+        md.append("| paper | " + " | ".join(f"{1 + paper[n] / 100:.3f}" if n in paper else ""
+                                            for n in sizes) + " |")
+    md.append("")
+    data[key] = {"rows": rows, "geomean_speedup": gm}
+
+
+def _sp16(results, opts, names, md, data) -> None:
+    sps = []
+    for w in names:
+        b = results.get(_job(w, opts, None, SP16).key)
+        r = results.get(_job(w, opts, "uv-token", SP16).key)
+        if succeeded(b) and succeeded(r) and _same(r, b):
+            sps.append(b["cycles"] / r["cycles"])
+    gm = geomean(sps)
+    md += ["## NumSP = 16 (§2.6.3)", "",
+           f"15 SMs of 16 SPs, token combined over the same GPU's baseline: geomean speedup "
+           f"**{gm:.3f}** over {len(sps)} workloads (chapter: {1 + PAPER_SP16 / 100:.3f}).", ""]
+    data["numsp16"] = {"geomean_speedup": gm, "workloads": len(sps),
+                       "paper_gain_percent": PAPER_SP16}
+
+
+def _reliability(results, opts, names, md, data) -> None:
+    md += ["## Opportunistic reliability and copy-on-write (§2.6.4, §2.4)", "",
+           "ALU coverage = ALU/SFU thread operations computed on two lanes or served by a "
+           "parity-protected IRB hit / all ALU/SFU thread operations. Energy overhead = "
+           "total energy with reliability / without − 1. Copy-on-write = copies / issued "
+           "instructions (token combined).", "",
+           "| workload | ALU cov. token | ALU cov. SRF | overhead token | overhead SRF | "
+           "copy-on-write |", "|---|--:|--:|--:|--:|--:|"]
+    cov = {"token": [], "SRF": []}
+    ovh = {"token": [], "SRF": []}
+    cows = []
+    rows = []
+    for w in names:
+        row, cells = {"workload": w}, []
+        for d in ("token", "SRF"):
+            r = results.get(_rel_job(w, opts, d).key)
+            plain = results.get(_job(w, opts, VARIANTS[f"{d} combined"]).key)
+            if not (succeeded(r) and succeeded(plain)):
+                cells.append(("–", "–"))
+                continue
+            m = _mech(r)
+            c = m.get("uv.alu_ops_covered", 0) / m["uv.alu_ops"] if m.get("uv.alu_ops") else 0.0
+            o = energy_j(r)[0] / energy_j(plain)[0] - 1
+            cov[d].append(c)
+            ovh[d].append(o)
+            row[d] = {"alu_coverage": c, "energy_overhead": o}
+            cells.append((f"{100 * c:.1f}%", f"{100 * o:+.2f}%"))
+        plain = results.get(_job(w, opts, "uv-token").key)
+        cw = None
+        if succeeded(plain):
+            cw = _mech(plain).get("uv.cow", 0) / max(1, plain["timing"]["instructions_issued"])
+            cows.append(cw)
+        row["cow_fraction"] = cw
+        rows.append(row)
+        md.append(f"| {w} | {cells[0][0]} | {cells[1][0] if len(cells) > 1 else '–'} | "
+                  f"{cells[0][1]} | {cells[1][1] if len(cells) > 1 else '–'} | "
+                  f"{'–' if cw is None else f'{100 * cw:.3f}%'} |")
+
+    def mean(x):
+        return sum(x) / len(x) if x else float("nan")
+    md.append(f"| **mean** | **{100 * mean(cov['token']):.1f}%** | **{100 * mean(cov['SRF']):.1f}%** "
+              f"| **{100 * mean(ovh['token']):+.2f}%** | **{100 * mean(ovh['SRF']):+.2f}%** | "
+              f"**{100 * mean(cows):.3f}%** |")
+    md.append("| paper | 21.1% | 19.5% | +0.14% | +0.08% | 0.010% |")
+    md.append("")
+    data["reliability"] = {"rows": rows, "mean_alu_coverage": {k: mean(v) for k, v in cov.items()},
+                           "mean_energy_overhead": {k: mean(v) for k, v in ovh.items()},
+                           "mean_cow_fraction": mean(cows), "paper": PAPER_RELIABILITY}
+
+
+def render(results: dict, opts: ReportOptions) -> tuple[str, dict]:
+    names = _workloads()
+    md = ["# Uniform-vector elimination (seed 002 ch. 2): token and SRF designs with the "
+          "instruction reuse buffer", "",
+          f"Timing on `{CONFIG}` (UV Table 1: 30 SMs, NumSP = 8, one scheduler), size "
+          f"`{opts.size}`, seed {opts.seed}. Outputs of every variant must equal the "
+          "baseline's bit for bit (`outputs`).", ""]
+    data = {"config": CONFIG, "size": opts.size, "seed": opts.seed}
+    _perf(results, opts, names, md, data)
+    _sweep(results, opts, names, md, data, "## IRB size (§2.6.3): token, combined, speedup",
+           IRB_SIZES, _irb_job, PAPER_IRB, "irb_sizes")
+    _sweep(results, opts, names, md, data,
+           "## SRF size (§2.6.3): SRF, combined, speedup (the chapter's per-size values are "
+           "in a figure only)", SRF_SIZES, _srf_job, None, "srf_sizes")
+    _sp16(results, opts, names, md, data)
+    _reliability(results, opts, names, md, data)
+    md += [DIFFERENCES]
+    return "\n".join(md) + "\n", data
