@@ -135,10 +135,15 @@ class UVMechanism(Mechanism):
 
     name = "uv"
 
-    def __init__(self, config, params: UVParams | None = None):
+    def __init__(self, config, params: UVParams | None = None, *, recorder_factory=None):
         self.config = config
         self.p = params or UVParams()
+        #: (structure name, SM id, params) -> trace recorder or None (golden/mechanisms/uv/trace.py)
+        self.recorder_factory = recorder_factory
         self._launch = None
+
+    def _recorder(self, name, sm, params):
+        return self.recorder_factory(name, sm.id, params) if self.recorder_factory else None
 
     # ------------------------------------------------------------------ state
     def _reset(self, sm) -> None:
@@ -165,9 +170,10 @@ class UVMechanism(Mechanism):
         irb = self.irbs.get(sm.id)
         if irb is None:
             from golden.structures.uv.irb import IRB, IRBParams
-            irb = self.irbs[sm.id] = IRB(IRBParams(entries=self.p.irb_entries,
-                                                   value_bits=self.p.irb_value_bits,
-                                                   parity=self.p.reliability))
+            params = IRBParams(entries=self.p.irb_entries, value_bits=self.p.irb_value_bits,
+                               parity=self.p.reliability)
+            rec = self._recorder("uv_irb", sm, params)
+            irb = self.irbs[sm.id] = IRB(params, recorder=rec, check=rec is not None)
         return irb
 
     def _srf(self, sm):
@@ -175,8 +181,9 @@ class UVMechanism(Mechanism):
         if srf is None:
             from golden.structures.uv.srf_map import SRFMap, SRFMapParams
             vregs = self.config.core.max_warps_per_sm * max(1, self.nregs)
-            srf = self.srfs[sm.id] = SRFMap(SRFMapParams(vregs=vregs,
-                                                         srf_entries=self.p.srf_entries))
+            params = SRFMapParams(vregs=vregs, srf_entries=self.p.srf_entries)
+            rec = self._recorder("uv_srf_map", sm, params)
+            srf = self.srfs[sm.id] = SRFMap(params, recorder=rec, check=rec is not None)
         return srf
 
     def _uset(self, w) -> set:
