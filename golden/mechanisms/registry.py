@@ -17,7 +17,7 @@ MECHANISMS: dict[str, str] = {
     "darsie": "golden.mechanisms.darsie.skip:make_darsie",
     "darsie-ignore-store": "golden.mechanisms.darsie.skip:make_darsie_ignore_store",
     "darsie-no-cf-sync": "golden.mechanisms.darsie.nocfsync:make_darsie_no_cf_sync",
-    "uv": "golden.mechanisms.darsie.comparisons:make_uv",
+    "uv": "golden.mechanisms.uv.mechanism:make_uv_darsie",
     "dac-ideal": "golden.mechanisms.darsie.comparisons:make_dac_ideal",
     "gscalar": "golden.mechanisms.gscalar.timing:make_gscalar",
     "gscalar-half": "golden.mechanisms.gscalar.timing:make_gscalar_half",

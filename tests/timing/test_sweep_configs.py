@@ -1,5 +1,5 @@
 """``make test-sweep``: every workload on every shipped GPU configuration, and under every
-ILP variant, gives outputs bit-identical to the functional run (small inputs)."""
+ILP and UV variant, gives outputs bit-identical to the functional run (small inputs)."""
 
 import pytest
 
@@ -53,3 +53,20 @@ def test_every_chapter_mix_runs_concurrently_with_identical_outputs(mix, gpu):
     for s in r["streams"]:
         assert s["outputs_match"], f"{s['kernel']} in {mix} on GPU-{gpu}: differs from numpy"
         assert s["output_digest"] == _functional(s["kernel"]), f"{s['kernel']} != functional"
+
+
+#: the UV chapter's designs (seed 002 ch. 2), with every uniform mark and IRB hit checked
+#: against the real values (check=true)
+UV_VARIANTS = ("uv-token-intra", "uv-token-inter", "uv-token", "uv-srf-intra", "uv-srf-inter",
+               "uv-srf", "uv-token:reliability=true", "uv-srf:reliability=true,srf_entries=16")
+
+
+@pytest.mark.sweep
+@pytest.mark.parametrize("variant", UV_VARIANTS)
+@pytest.mark.parametrize("workload", sorted(registry.all_workloads()))
+def test_every_workload_under_every_uv_variant_matches_functional(workload, variant):
+    mech = variant + ("," if ":" in variant else ":") + "check=true"
+    r = run_job(TimingJob(workload, "gtx285", mechanisms=(mech,)))
+    assert r["outputs_match"], f"{workload} {variant}: outputs differ from numpy"
+    assert r["output_digest"] == _functional(workload), f"{workload} {variant}: != functional"
+    assert r["timing"]["mechanism"].get("uv.irb_wrong", 0) == 0

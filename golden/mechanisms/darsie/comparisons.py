@@ -1,16 +1,12 @@
 """The two comparison points of DARSIE's evaluation (seed 000 §5, §6.1) as mechanisms.
 
-``uv`` -- uniform-vector elimination (Xiang et al., seed 002 ch. 2, as DARSIE models it)
------------------------------------------------------------------------------------------
-At **issue** (after fetch and decode, so fetch/decode work is not saved) an instruction
-is eliminated when every source operand is uniform across the warp's active lanes:
-register sources are compared on their actual values at issue (the guard predicate is a
-source), immediates and symbols are uniform, special registers are uniform when the
-value is one per TB (``%ctaid``, ``%ntid``, ``%nctaid``, SM/grid ids, clocks) or
-``%tid`` of a block dimension of size 1. Memory instructions, atomics, barriers and
-control flow are never eliminated (UV "does not skip memory operations"), nor are
-instructions without a register result. The functional step still runs (the scalar
-result is broadcast); no operand read, pipeline or writeback events are counted.
+``uv`` -- uniform-vector elimination (seed 002 ch. 2, as DARSIE §5 describes it) is a
+configuration of the full UV model: :func:`golden.mechanisms.uv.mechanism.make_uv_darsie`
+(token detection, intra-warp, uniform instructions eliminated at issue, never memory
+instructions). Before the UV chapter was built, ``uv`` compared source *values* at issue;
+the token design detects uniformity from register state as the chapter's hardware does,
+so it finds somewhat fewer uniform instructions (no value-coincidental uniformity, no
+``%tid`` of a size-1 block dimension).
 
 ``dac-ideal`` -- idealised decoupled affine computation (Wang & Lin, as DARSIE models it)
 -------------------------------------------------------------------------------------------
@@ -96,46 +92,6 @@ def _affine(v: np.ndarray) -> bool:
         x = v.astype(np.int64)
         return bool((x == x[0] + _LANES * (x[1] - x[0])).all())
     return bool((v == v[0]).all())
-
-
-class UVMechanism(Mechanism):
-    """``uv``: eliminate at issue instructions whose sources are uniform across the warp."""
-
-    name = "uv"
-
-    def __init__(self, config):
-        self.config = config
-
-    def on_issue(self, sm, w, pc: int, inst):
-        if inst is None or inst.opcode in _NEVER or not sm.decoded[pc >> 3].dsts:
-            return None
-        s = sm.launch.program.slots[pc >> 3]
-        st = w.wave.stacks
-        d = int(st.depth[w.widx])
-        if d == 0:
-            return None
-        mask = int(st.mask[w.widx, d - 1])
-        active = _FULL if mask == 0xFFFFFFFF else ((mask >> _LANES) & 1).astype(bool)
-        block = sm.launch.geo.block
-        ops = list(_sources(inst))
-        if inst.guard is not None:
-            ops.append(inst.guard.reg)
-        for op in ops:
-            for leaf in _leaves(op):
-                if isinstance(leaf, (Imm, Sym)) or leaf is None:
-                    continue
-                if isinstance(leaf, SpecialReg):
-                    if _special_kind(leaf, block) != "uniform":
-                        return None
-                    continue
-                if isinstance(leaf, Reg):
-                    v = _lane_values(w, s, leaf)
-                    if v is None or not _uniform(v, active):
-                        return None
-                    continue
-                return None
-        sm.stats.count_mechanism("uv.eliminated")
-        return "eliminate"
 
 
 class DacIdealMechanism(Mechanism):
@@ -235,10 +191,6 @@ class DacIdealMechanism(Mechanism):
                 ok = all(_affine(w.wave.regs[keys[i]][lanes]) for i in sm.decoded[pc >> 3].dsts)
             self.affine[pc] = ok and self.affine.get(pc, True)
         self._skips.drain(sm, w)
-
-
-def make_uv(config):
-    return UVMechanism(config)
 
 
 def make_dac_ideal(config):

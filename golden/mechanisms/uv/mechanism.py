@@ -87,7 +87,10 @@ class UVParams:
     (64 here: our PTX has 64-bit addresses where GT200's SASS had 32-bit ones; the synth
     row keeps the chapter's 32); srf_entries: SRF size (128; swept 16-256);
     reliability: dual-lane execution, two copies and IRB parity; free_dead: free SRF
-    mappings at register death; check: verify uniformity and IRB hits against values.
+    mappings at register death; check: verify uniformity and IRB hits against values;
+    eliminate: a uniform instruction is removed at issue instead of scalarised (no
+    operand read, pipeline or writeback), as DARSIE §5 models UV for its comparison
+    (registry name ``uv``; with ``mode="intra"``).
     """
 
     design: str = "token"
@@ -98,6 +101,7 @@ class UVParams:
     reliability: bool = False
     free_dead: bool = True
     check: bool = False
+    eliminate: bool = False
 
     def __post_init__(self):
         if self.design not in DESIGNS:
@@ -241,6 +245,10 @@ class UVMechanism(Mechanism):
             for r in u.src_regs:
                 self._check_reg(w, pc, r)
         p = self.p
+        if p.eliminate:
+            iss.run = "eliminated"
+            mech("uv.eliminated")
+            return "eliminate"
         run = "vector" if p.mode == "inter" else "scalar"
         if p.mode != "intra" and u.irb_ok:
             s = sm.launch.program.slots[pc >> 3]
@@ -303,7 +311,7 @@ class UVMechanism(Mechanism):
                 mech("uv.thread_ops_saved", active - 1)
                 if p.reliability:
                     mech("uv.alu_ops_covered", active)
-            elif iss.run == "hit":
+            elif iss.run in ("hit", "eliminated"):
                 mech("uv.scalar")
                 mech("uv.thread_ops_saved", active)
                 if p.reliability:
@@ -347,7 +355,7 @@ class UVMechanism(Mechanism):
             for r in u.dsts:  # nothing written (uniform guard false): undo the mapping
                 if r not in uset:
                     srf.release(base + r)
-        if d.dsts:
+        if d.dsts and iss.run != "eliminated":  # an eliminated instruction has no writeback
             self.inflight.setdefault((w, pc), deque()).append(kind)
         if self.dying is not None and rec.mask == FULL:
             for r in self.dying[pc >> 3]:
@@ -417,3 +425,11 @@ make_uv_token_inter = _factory("token", "inter")
 make_uv_srf = _factory("srf", "combined")
 make_uv_srf_intra = _factory("srf", "intra")
 make_uv_srf_inter = _factory("srf", "inter")
+
+
+def make_uv_darsie(config, **kw):
+    """``uv``: DARSIE's UV comparison point (seed 000 §5: "eliminates" uniform vector
+    instructions at issue, never memory instructions) as a configuration of this model --
+    token detection, intra-warp only, uniform instructions eliminated rather than run on
+    one lane."""
+    return UVMechanism(config, UVParams(design="token", mode="intra", eliminate=True, **kw))
