@@ -104,7 +104,7 @@ class IRB(wiring.Component):
     def elaborate(self, platform):
         m = Module()
         n, vb, ns = self._entries, self._value_bits, self._sources
-        wb, ab = index_width(n), index_width(n)
+        ab = index_width(n)
         kb = self._tag_bits + self._opcode_bits
         W = self.word_bits
         valid = [Signal(name=f"valid{i}") for i in range(n)]
