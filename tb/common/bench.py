@@ -153,10 +153,12 @@ async def replay(dut, bench: StructureBench) -> None:
     vs_golden.finish()
 
 
-def run_structure(bench: StructureBench, params, test_module: str) -> None:
-    """pytest side: directed + random at ``params``."""
+def run_structure(bench: StructureBench, params, test_module: str,
+                  seed: int | None = None) -> None:
+    """pytest side: directed + random at ``params`` (seed: the session seed, or ``seed``)."""
     run_cocotb(bench.rtl, params.__dict__, test_module=test_module, toplevel=bench.name,
-               testcase=["run_directed", "run_random"], seed=default_seed())
+               testcase=["run_directed", "run_random"],
+               seed=default_seed() if seed is None else seed)
 
 
 def run_real_traces(bench: StructureBench, workloads, cycles: int, tmp_path: Path,

@@ -18,6 +18,7 @@ import pytest
 
 from golden.structures.uv import IRBParams
 from tb.common import bench as common_bench
+from tb.runner import default_seed
 from tb.uv.benches import BENCHES, replay_random_trace, replay_trace_dir
 
 BENCH = BENCHES["uv_irb"]
@@ -50,6 +51,12 @@ PARAMS = [IRBParams(), IRBParams(parity=True), IRBParams(entries=2, parity=True)
                                                 "e16_v64_parity", "e4_s2_narrow"])
 def test_uv_irb_cocotb(params):
     common_bench.run_structure(BENCH, params, __name__)
+
+
+@pytest.mark.parametrize("offset", [1, 2])
+def test_uv_irb_more_seeds_cocotb(offset):
+    """Two more random seeds (session seed + 1, + 2) at IRBParams(parity=True)."""
+    common_bench.run_structure(BENCH, IRBParams(parity=True), __name__, seed=default_seed() + offset)
 
 
 @pytest.mark.parametrize("params", [IRBParams(value_bits=64, parity=True)], ids=["v64_parity"])

@@ -16,6 +16,7 @@ import pytest
 
 from golden.structures.uv import SRFMapParams
 from tb.common import bench as common_bench
+from tb.runner import default_seed
 from tb.uv.benches import BENCHES, replay_random_trace, replay_trace_dir
 
 BENCH = BENCHES["uv_srf_map"]
@@ -46,6 +47,12 @@ PARAMS = [SRFMapParams(), SRFMapParams(vregs=64, srf_entries=16),
 @pytest.mark.parametrize("params", PARAMS, ids=["paper", "srf16", "srf256", "v100_s32_r2"])
 def test_uv_srf_map_cocotb(params):
     common_bench.run_structure(BENCH, params, __name__)
+
+
+@pytest.mark.parametrize("offset", [1, 2])
+def test_uv_srf_map_more_seeds_cocotb(offset):
+    """Two more random seeds (session seed + 1, + 2) at SRFMapParams(vregs=64, srf_entries=16)."""
+    common_bench.run_structure(BENCH, SRFMapParams(vregs=64, srf_entries=16), __name__, seed=default_seed() + offset)
 
 
 @pytest.mark.parametrize("params", [SRFMapParams(vregs=64, srf_entries=16)], ids=["srf16"])
