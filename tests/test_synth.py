@@ -88,6 +88,17 @@ def test_paper_sized_rows_are_present():
         assert by_name[name].params == {"width": 32}
 
 
+def test_uniform_vector_rows_are_at_the_paper_sizes():
+    from golden.structures.uv import IRBParams, SRFMapParams
+    by_name = {t.name: t for t in load_targets()}
+    irb = by_name["uv_irb_8"]
+    assert IRBParams(**irb.params).total_bits == 1192 and "1,192 bits" in irb.paper
+    parity = by_name["uv_irb_8_parity"].params
+    assert parity["parity"] is True and parity["fault_injection"] is False
+    assert SRFMapParams(**by_name["uv_srf_map_512x128"].params).paper_map_bits == 3584
+    assert by_name["uv_detect"].params == {"sources": 3, "warp_size": 32}
+
+
 # --- synthesis and the parsed numbers -------------------------------------------------------
 
 def test_accumulator_has_exactly_width_flip_flops():

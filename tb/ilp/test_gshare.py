@@ -22,7 +22,7 @@ from golden.mechanisms.ilp.trace import record_gshare_trace
 from golden.structures.ilp import Gshare, GshareOps, GshareOutputs, GshareParams
 from golden.structures.ilp.gshare import COUNTER_RESET
 from rtl.ilp.gshare import Gshare as GshareRTL
-from tb.ilp import bench as ilp_bench
+from tb.common import bench as common_bench
 from tb.ilp.gshare_stimulus import GOALS, count_events, directed, random_ops
 
 #: real kernels whose predictor traffic is replayed: NQU (the chapter's big winner), Ray
@@ -37,7 +37,7 @@ def _preload(dut, params: GshareParams) -> None:
         pht[i].value = COUNTER_RESET
 
 
-BENCH = ilp_bench.ILPBench(
+BENCH = common_bench.StructureBench(
     name="ilp_gshare", golden=Gshare, params_cls=GshareParams, ops_cls=GshareOps,
     outputs_cls=GshareOutputs, rtl=GshareRTL, directed=directed, random_ops=random_ops,
     count_events=count_events, goals=GOALS, record_trace=record_gshare_trace,
@@ -47,27 +47,27 @@ BENCH = ilp_bench.ILPBench(
 @cocotb.test()
 async def run_directed(dut):
     """Saturation, history, same-cycle and per-warp scenarios, each from reset."""
-    await ilp_bench.directed(dut, BENCH)
+    await common_bench.directed(dut, BENCH)
 
 
 @cocotb.test()
 async def run_random(dut):
     """Seeded random cycles, scored every cycle, coverage goals asserted."""
-    await ilp_bench.random_run(dut, BENCH)
+    await common_bench.random_run(dut, BENCH)
 
 
 @cocotb.test()
 async def run_replay(dut):
     """Replay real-kernel traces: every cycle vs the recorded outputs and vs golden."""
-    await ilp_bench.replay(dut, BENCH)
+    await common_bench.replay(dut, BENCH)
 
 
 @pytest.mark.parametrize("params", [GshareParams(), GshareParams(histories=32)],
                          ids=["paper", "per_warp"])
 def test_ilp_gshare_cocotb(params):
-    ilp_bench.run_structure(BENCH, params, __name__)
+    common_bench.run_structure(BENCH, params, __name__)
 
 
 def test_ilp_gshare_real_traces_cocotb(tmp_path):
     """Record the gshare of SM 0 in timing runs of real kernels, replay on the RTL."""
-    ilp_bench.run_real_traces(BENCH, TRACE_WORKLOADS, TRACE_CYCLES, tmp_path, __name__)
+    common_bench.run_real_traces(BENCH, TRACE_WORKLOADS, TRACE_CYCLES, tmp_path, __name__)

@@ -21,7 +21,7 @@ import pytest
 from golden.mechanisms.ilp.trace import record_scoreboard_trace
 from golden.structures.ilp import Scoreboard, ScoreboardOps, ScoreboardOutputs, ScoreboardParams
 from rtl.ilp.scoreboard import Scoreboard as ScoreboardRTL
-from tb.ilp import bench as ilp_bench
+from tb.common import bench as common_bench
 from tb.ilp.stimulus import GOALS, count_events, directed, random_ops
 
 #: real kernels whose scoreboard traffic is replayed (ILP chapter workloads: low-TLP NQU,
@@ -29,7 +29,7 @@ from tb.ilp.stimulus import GOALS, count_events, directed, random_ops
 TRACE_WORKLOADS = ("BS", "NQU", "RAY")
 TRACE_CYCLES = 2000
 
-BENCH = ilp_bench.ILPBench(
+BENCH = common_bench.StructureBench(
     name="ilp_scoreboard", golden=Scoreboard, params_cls=ScoreboardParams,
     ops_cls=ScoreboardOps, outputs_cls=ScoreboardOutputs, rtl=ScoreboardRTL,
     directed=directed, random_ops=random_ops, count_events=count_events, goals=GOALS,
@@ -39,28 +39,28 @@ BENCH = ilp_bench.ILPBench(
 @cocotb.test()
 async def run_directed(dut):
     """The chapter's sequences and the store / full-board corner cases, each from reset."""
-    await ilp_bench.directed(dut, BENCH)
+    await common_bench.directed(dut, BENCH)
 
 
 @cocotb.test()
 async def run_random(dut):
     """Seeded random cycles, scored every cycle, coverage goals asserted."""
-    await ilp_bench.random_run(dut, BENCH)
+    await common_bench.random_run(dut, BENCH)
 
 
 @cocotb.test()
 async def run_replay(dut):
     """Replay real-kernel traces: every cycle vs the recorded outputs and vs golden."""
-    await ilp_bench.replay(dut, BENCH)
+    await common_bench.replay(dut, BENCH)
 
 
 @pytest.mark.parametrize("params", [ScoreboardParams(),
                                     ScoreboardParams(entries=4, warps=6, lanes=8, reg_width=5)],
                          ids=["paper", "small"])
 def test_ilp_scoreboard_cocotb(params):
-    ilp_bench.run_structure(BENCH, params, __name__)
+    common_bench.run_structure(BENCH, params, __name__)
 
 
 def test_ilp_scoreboard_real_traces_cocotb(tmp_path):
     """Record the scoreboard of SM 0 in timing runs of real kernels, replay on the RTL."""
-    ilp_bench.run_real_traces(BENCH, TRACE_WORKLOADS, TRACE_CYCLES, tmp_path, __name__)
+    common_bench.run_real_traces(BENCH, TRACE_WORKLOADS, TRACE_CYCLES, tmp_path, __name__)
