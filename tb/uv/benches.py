@@ -23,20 +23,29 @@ from tb.common.bench import StructureBench
 from tb.runner import default_seed
 from tb.uv import stimulus as st
 
-__all__ = ["BENCHES", "ENV_TRACE_DIR", "replay_random_trace", "replay_trace_dir"]
+__all__ = ["BENCHES", "ENV_TRACE_DIR", "REAL_TRACES", "replay_random_trace", "replay_trace_dir"]
+
+#: real kernels whose UV traffic every ``make test`` records and replays (small inputs, SM 0,
+#: first structure cycles): MT and HS reuse most (IRB), VA and MM have few registers (the
+#: SRF map's vregs = 32 warps x the kernel's PTX registers), HT diverges (copy-on-write)
+REAL_TRACES = {"uv_irb": (("MT", "HS", "SP"), 3000), "uv_srf_map": (("VA", "MM"), 3000),
+               "uv_detect": (("HT", "MM"), 3000)}
 
 #: Folder of real-kernel UV traces to replay (optional).
 ENV_TRACE_DIR = "SIMTLAB_UV_TRACE_DIR"
 
 
 def _bench(name: str, rtl, prefix: str, env: str, comb: bool = False) -> StructureBench:
+    from functools import partial
+
+    from golden.mechanisms.uv.trace import record_uv_trace
     info = STRUCTURES[name]
     return StructureBench(
         name=name, golden=info.golden_cls, params_cls=info.params_cls, ops_cls=info.ops_cls,
         outputs_cls=info.outputs_cls, rtl=rtl, directed=getattr(st, f"{prefix}_directed"),
         random_ops=getattr(st, f"{prefix}_random_ops"),
         count_events=getattr(st, f"{prefix}_count_events"), goals=getattr(st, f"{prefix}_goals"),
-        env_trace_files=env, comb=comb)
+        env_trace_files=env, comb=comb, record_trace=partial(record_uv_trace, name))
 
 
 BENCHES = {

@@ -16,7 +16,7 @@ import pytest
 
 from golden.structures.uv import DetectParams
 from tb.common import bench as common_bench
-from tb.uv.benches import BENCHES, replay_random_trace, replay_trace_dir
+from tb.uv.benches import BENCHES, REAL_TRACES, replay_random_trace, replay_trace_dir
 
 BENCH = BENCHES["uv_detect"]
 
@@ -53,3 +53,9 @@ def test_uv_detect_recorded_trace_cocotb(tmp_path):
 def test_uv_detect_real_traces_cocotb():
     """Replay the real-kernel detection traces of $SIMTLAB_UV_TRACE_DIR (skipped when unset)."""
     replay_trace_dir(BENCH, __name__)
+
+
+def test_uv_detect_kernel_traces_cocotb(tmp_path):
+    """Record SM 0's uv_detect traffic in timing runs of real kernels, replay on the RTL."""
+    workloads, cycles = REAL_TRACES["uv_detect"]
+    common_bench.run_real_traces(BENCH, workloads, cycles, tmp_path, __name__)

@@ -19,7 +19,7 @@ import pytest
 from golden.structures.uv import IRBParams
 from tb.common import bench as common_bench
 from tb.runner import default_seed
-from tb.uv.benches import BENCHES, replay_random_trace, replay_trace_dir
+from tb.uv.benches import BENCHES, REAL_TRACES, replay_random_trace, replay_trace_dir
 
 BENCH = BENCHES["uv_irb"]
 
@@ -68,3 +68,9 @@ def test_uv_irb_recorded_trace_cocotb(params, tmp_path):
 def test_uv_irb_real_traces_cocotb():
     """Replay the real-kernel IRB traces of $SIMTLAB_UV_TRACE_DIR (skipped when unset)."""
     replay_trace_dir(BENCH, __name__)
+
+
+def test_uv_irb_kernel_traces_cocotb(tmp_path):
+    """Record SM 0's uv_irb traffic in timing runs of real kernels, replay on the RTL."""
+    workloads, cycles = REAL_TRACES["uv_irb"]
+    common_bench.run_real_traces(BENCH, workloads, cycles, tmp_path, __name__)

@@ -17,7 +17,7 @@ import pytest
 from golden.structures.uv import SRFMapParams
 from tb.common import bench as common_bench
 from tb.runner import default_seed
-from tb.uv.benches import BENCHES, replay_random_trace, replay_trace_dir
+from tb.uv.benches import BENCHES, REAL_TRACES, replay_random_trace, replay_trace_dir
 
 BENCH = BENCHES["uv_srf_map"]
 
@@ -64,3 +64,9 @@ def test_uv_srf_map_recorded_trace_cocotb(params, tmp_path):
 def test_uv_srf_map_real_traces_cocotb():
     """Replay the real-kernel SRF-map traces of $SIMTLAB_UV_TRACE_DIR (skipped when unset)."""
     replay_trace_dir(BENCH, __name__)
+
+
+def test_uv_srf_map_kernel_traces_cocotb(tmp_path):
+    """Record SM 0's uv_srf_map traffic in timing runs of real kernels, replay on the RTL."""
+    workloads, cycles = REAL_TRACES["uv_srf_map"]
+    common_bench.run_real_traces(BENCH, workloads, cycles, tmp_path, __name__)

@@ -231,6 +231,9 @@ class UVMechanism(Mechanism):
         uniform = (u.eligible and full and not u.thread_special
                    and all(r in uset for r in u.src_regs)
                    and (u.guard is None or u.guard in uset))
+        if self.recorder_factory is not None:
+            self._detect(sm, w, pc, u, uset, int(st.mask[w.widx, depth - 1]) if depth else 0,
+                         uniform, cow)
         iss = _Issued(uniform, "vector", None, 0, (), 0, cow)
         self.pending[w] = iss
         mech = sm.stats.count_mechanism
@@ -392,6 +395,33 @@ class UVMechanism(Mechanism):
         return []
 
     # ------------------------------------------------------------------ helpers
+    def _detect(self, sm, w, pc, u, uset, mask, uniform, cow) -> None:
+        """Drive the SM's uniform-detection logic (golden/structures/uv/detect.py) with this
+        instruction's inputs, for trace recording; its verdict must equal the mechanism's.
+        Instructions with more than three sources (guard included) are not presented."""
+        dets = self.__dict__.setdefault("_detectors", {})
+        if sm.id not in dets:
+            from golden.structures.uv.detect import DetectParams, UniformDetect
+            params = DetectParams()
+            rec = self._recorder("uv_detect", sm, params)
+            dets[sm.id] = UniformDetect(params, recorder=rec) if rec is not None else None
+        det = dets[sm.id]
+        if det is None:
+            return
+        s = sm.launch.program.slots[pc >> 3]
+        index = {k: i for i, k in enumerate(self.keys)}
+        srcs = [(k, index[s.regs[leaf.name]] if k == REG else None) for k, leaf in u.leaves]
+        if u.guard is not None:
+            srcs.append((REG, u.guard))
+        if len(srcs) > 3:
+            return
+        out = det.detect([k for k, _ in srcs], [r is not None and r in uset for _, r in srcs],
+                         mask, dst=bool(u.dsts), dst_uniform=any(r in uset for r in u.dsts),
+                         eligible=u.eligible)
+        if bool(out.uniform) != uniform or bool(out.cow) != bool(cow):
+            raise SimtlabError(f"uv: detection logic and mechanism disagree at pc {pc:#x}: "
+                               f"uniform {out.uniform} vs {uniform}, cow {out.cow} vs {cow}")
+
     @staticmethod
     def _broadcast(rec, u) -> bool:
         if u.param_load:

@@ -5,7 +5,9 @@ and records the first ``max_cycles`` structure cycles of one SM's instruction re
 buffer (``uv_irb``: every lookup by a uniform instruction and every fill or rewrite after
 execution, with the kernel's real source and result values) or SRF rename map
 (``uv_srf_map``: every source lookup, destination mapping, vector redefinition and free at
-register death or warp exit). Traces are JSON lines (golden/structures/darsie/trace.py
+register death or warp exit) or uniform-detection logic (``uv_detect``: the source kinds,
+uniform bits, active mask and destination state of every issued instruction with at most
+three sources, guard included; the mechanism checks that the logic's verdict is its own). Traces are JSON lines (golden/structures/darsie/trace.py
 format); the cocotb benches (tb/uv/) replay them on the RTL. A prefix of a trace is itself
 a valid trace (it starts from reset).
 """
@@ -20,13 +22,13 @@ from golden.mechanisms.ilp.trace import _record
 __all__ = ["record_uv_trace"]
 
 #: structure -> UV design whose mechanism drives it
-_DESIGN = {"uv_irb": "token", "uv_srf_map": "srf"}
+_DESIGN = {"uv_irb": "token", "uv_srf_map": "srf", "uv_detect": "token"}
 
 
 def record_uv_trace(structure: str, workload: str, path: str | Path, *,
                     config: str = "gtx285", size: str = "small", seed: int = 0, sm: int = 0,
                     max_cycles: int = 4000, **params) -> Path:
-    """Record SM ``sm``'s ``structure`` (``"uv_irb"`` or ``"uv_srf_map"``) during
+    """Record SM ``sm``'s ``structure`` (``"uv_irb"``, ``"uv_srf_map"``, ``"uv_detect"``) during
     ``workload`` under the combined design (token for the IRB, SRF for the map); extra
     keyword arguments go to :class:`~golden.mechanisms.uv.mechanism.UVParams` (e.g.
     ``reliability=True`` for the IRB with parity). Return the path."""
