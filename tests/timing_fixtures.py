@@ -43,6 +43,8 @@ CASES: dict[str, TimingJob] = {
     "MUM-fx5800": TimingJob("MUM", "fx5800"),
     "BS-gtx280": TimingJob("BS", "gtx280"),
     "NQU-gtx280-ilp-sc": TimingJob("NQU", "gtx280", mechanisms=("ilp-sc",)),
+    "MT-gtx285-uv-token": TimingJob("MT", "gtx285", mechanisms=("uv-token",)),
+    "HS-gtx285-uv-srf": TimingJob("HS", "gtx285", mechanisms=("uv-srf",)),
 }
 
 
