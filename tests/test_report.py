@@ -126,3 +126,23 @@ def test_hetero_report_runs_a_mix_on_the_three_gpus():
     h = results[hetero.ConcurrentJob(("SCAN", "DT"), "H", "small", 0).key]
     assert [s["sms"] for s in h["streams"]] == [18, 20] and h["streams"][1]["runs"] >= 1
     assert "| SCAN + DT |" in md and "+19.8%" in md and "identical" in md
+
+
+def test_uv_report_renders_designs_sweeps_and_reliability():
+    from golden.report import uv
+    opts = ReportOptions(size="small")
+    every = [j for j in uv.jobs(opts) if j.workload == "VA"]
+    assert {j.config for j in every} == {"gtx285"}  # (sweeps share their design point's job)
+    picked = [uv._job("VA", opts), *(uv._job("VA", opts, m) for m in uv.VARIANTS.values()),
+              uv._irb_job("VA", opts, 2), uv._rel_job("VA", opts, "token"),
+              uv._rel_job("VA", opts, "SRF")]
+    assert {j.key for j in picked} <= {j.key for j in every}
+    results = {j.key: run_job(j) for j in picked}
+    md, data = uv.render(results, opts)
+    (row,) = data["rows"]  # only VA has a baseline result
+    assert row["outputs_identical"] and row["token combined"]["speedup"] > 1.0
+    assert row["token combined"]["energy_ratio"] < 1.0
+    assert "| VA |" in md and "1.120" in md  # the chapter's token combined (+12.0%)
+    (rel,) = [r for r in data["reliability"]["rows"] if r["workload"] == "VA"]
+    assert 0 < rel["token"]["alu_coverage"] < 1 and 0 < rel["token"]["vrf_coverage"] < 1
+    assert "missing" in md  # unrun sweep points are shown, not hidden

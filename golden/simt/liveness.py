@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from golden.ptx.ir import Addr, Reg, Vec
 
-__all__ = ["dying_registers"]
+__all__ = ["dying_registers", "live_registers"]
 
 #: opcodes without a destination operand (the first operand is a source)
 _NO_DST = frozenset({"st", "red", "bra", "bar", "barrier", "call", "exit", "ret", "trap",
@@ -66,6 +66,26 @@ def _use_def(slot, bit) -> tuple[int, int]:
 def dying_registers(program) -> list[frozenset] | None:
     """Per instruction slot (index = pc >> 3), the storage keys of the registers it reads or
     writes that are dead after it; None when the kernel calls device functions."""
+    a = _analyse(program)
+    if a is None:
+        return None
+    keys, live_in, live_out, touched = a
+    return [_keys(keys, touched[i] & ~live_out[i]) for i in range(len(touched))]
+
+
+def live_registers(program) -> list[frozenset] | None:
+    """Per instruction slot, the storage keys of the registers live on entry to it (read
+    on some path before being redefined); None when the kernel calls device functions."""
+    a = _analyse(program)
+    return None if a is None else [_keys(a[0], x) for x in a[1]]
+
+
+def _keys(keys, bits: int) -> frozenset:
+    return frozenset(keys[b] for b in range(bits.bit_length()) if bits >> b & 1)
+
+
+def _analyse(program):
+    """(keys, live_in, live_out, touched) bit sets per slot, or None (calls)."""
     slots = program.slots
     if any(s.inst is not None and s.inst.opcode == "call" for s in slots):
         return None
@@ -120,8 +140,4 @@ def dying_registers(program) -> list[frozenset] | None:
                 if not queued[p]:
                     queued[p] = True
                     work.append(p)
-    out = []
-    for i in range(n):
-        dead = touched[i] & ~live_out[i]
-        out.append(frozenset(keys[b] for b in range(dead.bit_length()) if dead >> b & 1))
-    return out
+    return keys, live_in, live_out, touched

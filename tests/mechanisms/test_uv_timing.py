@@ -81,6 +81,7 @@ def test_reliability_computes_twice_and_stores_two_copies(gtx285):
     _, c, _ = _run(gtx285, "VA", design="token", mode="intra", reliability=True)
     assert c["alu_ops_covered"] > 0
     assert c["vrf_lane_writes"] == 2 * c["scalar"]
+    assert 0 < c["live_regs_covered"] < c["live_regs"]
 
 
 def test_copy_on_write_under_divergence(gtx285):

@@ -1,7 +1,7 @@
 """Register liveness of linked kernels (golden.simt.liveness)."""
 
 from golden.ptx.parser import parse_ptx as parse
-from golden.simt.liveness import dying_registers
+from golden.simt.liveness import dying_registers, live_registers
 from golden.simt.program import link
 
 _LOOP = """
@@ -47,3 +47,12 @@ def test_unused_definition_dies_at_once():
     src = _LOOP.replace("mov.u32 %r3, %tid.x;", "mov.u32 %r3, %tid.x;\n    mov.u32 %r5, 3;")
     dead = dying_registers(link(parse(src), "k"))
     assert any("%r5" in d for d in dead)
+
+
+def test_live_in_sets():
+    live = live_registers(link(parse(_LOOP), "k"))
+    # at the loop head: the accumulator, the step and the store pointer are live
+    assert {"%r1", "%r2", "%rd1"} <= live[3]
+    # at the store: only its operands
+    assert live[8] == {"%rd1", "%r4"}
+    assert live[0] == frozenset()   # nothing is live before the first definition

@@ -56,7 +56,10 @@ Counters (``uv.*``): ``uniform`` (detected), ``scalar`` (executed on one lane),
 ``srf_full`` (structural hazards), ``cow`` (copies injected), ``broadcast`` (registers
 marked uniform by the broadcast path), ``vrf_lane_reads`` / ``vrf_lane_writes``,
 ``srf_reads`` / ``srf_writes``, ``cow_vrf_writes``, ``alu_ops`` / ``alu_ops_covered``
-(thread-ops on ALU/SFU and those checked by reliability), ``thread_ops_saved``.
+(thread-ops on ALU/SFU and those checked by reliability), ``thread_ops_saved``, and with
+reliability ``live_regs`` / ``live_regs_covered``: at every issue, the warp's registers
+live at that PC (:func:`golden.simt.liveness.live_registers`) and those held in two copies
+(marked uniform) -- the VRF live-register coverage, sampled per issued instruction.
 """
 
 from __future__ import annotations
@@ -163,6 +166,13 @@ class UVMechanism(Mechanism):
             if d is not None:
                 idx = {k: i for i, k in enumerate(self.keys)}
                 self.dying = [tuple(idx[k] for k in s) for s in d]
+        self.live = None              # reliability: registers live at each PC (coverage)
+        if self.p.reliability:
+            from golden.simt.liveness import live_registers
+            lv = live_registers(prog)
+            if lv is not None:
+                idx = {k: i for i, k in enumerate(self.keys)}
+                self.live = [frozenset(idx[k] for k in s) for s in lv]
         self.uniform_regs: dict = {}  # WarpSlot -> set of register indices marked uniform
         self.irbs: dict = {}          # SM id -> IRB
         self.srfs: dict = {}          # SM id -> SRFMap
@@ -237,6 +247,10 @@ class UVMechanism(Mechanism):
         iss = _Issued(uniform, "vector", None, 0, (), 0, cow)
         self.pending[w] = iss
         mech = sm.stats.count_mechanism
+        if self.live is not None:  # VRF coverage, sampled at every issue (§2.6.4)
+            live = self.live[pc >> 3]
+            mech("uv.live_regs", len(live))
+            mech("uv.live_regs_covered", len(live & uset))
         inject = sm.pipes[d.pipe].interval * cow
         vector = IssueOverride(inject_interval=inject) if inject else None
         if cow:
