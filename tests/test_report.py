@@ -132,8 +132,8 @@ def test_uv_report_renders_designs_sweeps_and_reliability():
     from golden.report import uv
     opts = ReportOptions(size="small")
     every = [j for j in uv.jobs(opts) if j.workload == "VA"]
-    assert {j.config for j in every} == {"gtx285"}  # (sweeps share their design point's job)
-    picked = [uv._job("VA", opts), *(uv._job("VA", opts, m) for m in uv.VARIANTS.values()),
+    assert {j.config for j in every if not isinstance(j, uv.LimitJob)} == {"gtx285"}
+    picked = [uv.LimitJob("VA"), uv._job("VA", opts), *(uv._job("VA", opts, m) for m in uv.VARIANTS.values()),
               uv._irb_job("VA", opts, 2), uv._rel_job("VA", opts, "token"),
               uv._rel_job("VA", opts, "SRF")]
     assert {j.key for j in picked} <= {j.key for j in every}
@@ -146,3 +146,5 @@ def test_uv_report_renders_designs_sweeps_and_reliability():
     (rel,) = [r for r in data["reliability"]["rows"] if r["workload"] == "VA"]
     assert 0 < rel["token"]["alu_coverage"] < 1 and 0 < rel["token"]["vrf_coverage"] < 1
     assert "missing" in md  # unrun sweep points are shown, not hidden
+    (lim,) = data["limit_study"]["rows"]
+    assert 0 < lim["intra"] <= lim["combined"] < 1 and "41.5%" in md

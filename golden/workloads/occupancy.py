@@ -193,14 +193,15 @@ def report_configs(workload: str, size: str = "small") -> list[tuple[str, tuple]
     """``(config, overrides)`` pairs the main job (every report of ``simtlab report all``)
     runs ``workload`` on at ``size``, in first-seen order."""
     from golden.report import available_reports
-    from golden.report.runner import ReportOptions
+    from golden.report.runner import ReportOptions, TimingJob
     opts = ReportOptions(size=size)
     out: dict = {}
     for rep in available_reports().values():
         for j in rep.jobs(opts):
             # concurrent sessions (golden.report.hetero.ConcurrentJob) run the same kernels
-            # on partitions of GPUs whose lone runs are TimingJobs of the same report
-            if getattr(j, "workload", None) == workload:
+            # on partitions of GPUs whose lone runs are TimingJobs of the same report;
+            # functional studies (golden.report.uv.LimitJob) have no GPU
+            if isinstance(j, TimingJob) and j.workload == workload:
                 out.setdefault((j.config, j.overrides), None)
     return list(out)
 

@@ -106,3 +106,14 @@ def test_deterministic(gtx285):
     a = _run(gtx285, "BFS", design="srf", mode="combined")
     b = _run(gtx285, "BFS", design="srf", mode="combined")
     assert a[0] == b[0] and a[1] == b[1]
+
+
+def test_limit_study_counting_rules():
+    from golden.mechanisms.uv.limit_study import UniformRedundancy, study_workload
+    c = UniformRedundancy(scalar_instructions=3200, intra_instances=10, inter_instances=4)
+    assert c.intra == 31 * 10 / 3200 and c.inter == 32 * 4 / 3200
+    assert c.combined == (31 * 10 + 4) / 3200
+    d = study_workload("VA")
+    assert d["outputs_match"]
+    assert 0 < d["inter_tb_instances"] <= d["inter_instances"] <= d["intra_instances"]
+    assert d["intra"] <= d["combined"] < 1
