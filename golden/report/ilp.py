@@ -20,7 +20,8 @@ The heterogeneous GPU (§4.5) with concurrent kernels is :mod:`golden.report.het
 
 from __future__ import annotations
 
-from golden.report.runner import ReportOptions, TimingJob, geomean, succeeded
+from golden.report.runner import (ReportOptions, TimingJob, geomean, same_outputs,
+                                  speedup_sweep, succeeded)
 
 CONFIG = "gtx280"
 BYPASS = (("pipelines.bypass", True),)
@@ -121,10 +122,6 @@ def jobs(opts: ReportOptions) -> list[TimingJob]:
     return out
 
 
-def _same(r, base) -> bool:
-    return r["outputs_match"] and r["output_digest"] == base["output_digest"]
-
-
 def _fmt(x, nd=3) -> str:
     return "–" if x is None else f"{x:.{nd}f}"
 
@@ -152,7 +149,7 @@ def _hazards(results, opts, names, md, data) -> None:
             sp = base["cycles"] / r["cycles"]
             rows[v].append(sp)
             row[v] = sp
-            same &= _same(r, base)
+            same &= same_outputs(r, base)
             if v == "SC":
                 row["sc_bypass_issues"] = r["timing"]["mechanism"].get("ilp.bypass_issues", 0)
             cells.append(f"{sp:.3f}")
@@ -202,7 +199,7 @@ def _branch(results, opts, names, md, data) -> None:
                     acc_cells.append("–")
                 same = False
                 continue
-            same &= _same(r, base)
+            same &= same_outputs(r, base)
             sp = base["cycles"] / r["cycles"]
             sp_rows[p].append(sp)
             sp_cells.append(f"{sp:.3f}")
@@ -243,24 +240,9 @@ def _sc_sizes(results, opts, names, md, data) -> None:
            "the most cost-effective (its per-size numbers are in a figure only).", "",
            "| workload | " + " | ".join(f"{n} entries" for n in SC_SIZES) + " |",
            "|---|" + "--:|" * len(SC_SIZES)]
-    cols = {n: [] for n in SC_SIZES}
-    data_rows = []
-    for w in names:
-        base = results.get(_job(w, opts).key)
-        cells, row = [], {"workload": w}
-        for n in SC_SIZES:
-            r = results.get(_sc_job(w, opts, n).key)
-            if not (succeeded(base) and succeeded(r)) or not _same(r, base):
-                cells.append("error" if r is not None else "missing")
-                continue
-            sp = base["cycles"] / r["cycles"]
-            cols[n].append(sp)
-            row[n] = sp
-            cells.append(f"{sp:.3f}")
-        data_rows.append(row)
-        md.append(f"| {w} | " + " | ".join(cells) + " |")
-    gm = {n: geomean(v) for n, v in cols.items()}
-    md.append("| **geomean** | " + " | ".join(f"**{gm[n]:.3f}**" for n in SC_SIZES) + " |")
+    rows, data_rows, gm = speedup_sweep(results, names, lambda w: _job(w, opts),
+                                        lambda w, n: _sc_job(w, opts, n), SC_SIZES)
+    md += rows
     md.append("")
     data["scoreboard_sizes"] = {"rows": data_rows, "geomean_speedup": gm}
 
@@ -280,7 +262,7 @@ def _rf(results, opts, names, md, data) -> None:
         for r in RF_SIZES:
             for k in ("TLP", "ILP"):
                 res = results.get(_rf_job(w, opts, r, k == "ILP").key)
-                if not (succeeded(ref) and succeeded(res)) or not _same(res, ref):
+                if not (succeeded(ref) and succeeded(res)) or not same_outputs(res, ref):
                     cells.append("error" if res is not None else "missing")
                     continue
                 perf = ref["cycles"] / res["cycles"]

@@ -61,6 +61,37 @@ def succeeded(result) -> bool:
     return result is not None and "error" not in result
 
 
+def same_outputs(result: dict, base: dict) -> bool:
+    """True if ``result`` matched its reference and produced ``base``'s exact outputs."""
+    return result["outputs_match"] and result["output_digest"] == base["output_digest"]
+
+
+def speedup_sweep(results: dict, names, base_job, point_job, points) -> tuple[list, list, dict]:
+    """Speedups of a parameter sweep: for every workload in ``names``, baseline cycles
+    (``base_job(w)``) / cycles of ``point_job(w, p)`` for each point ``p``. A point whose run
+    failed, is missing or changed the outputs shows as "error" / "missing". Return
+    ``(markdown rows incl. the geomean row, data rows, {point: geomean})``."""
+    cols = {p: [] for p in points}
+    md, rows = [], []
+    for w in names:
+        base = results.get(base_job(w).key)
+        cells, row = [], {"workload": w}
+        for p in points:
+            r = results.get(point_job(w, p).key)
+            if not (succeeded(base) and succeeded(r)) or not same_outputs(r, base):
+                cells.append("error" if r is not None else "missing")
+                continue
+            sp = base["cycles"] / r["cycles"]
+            cols[p].append(sp)
+            row[p] = sp
+            cells.append(f"{sp:.3f}")
+        rows.append(row)
+        md.append(f"| {w} | " + " | ".join(cells) + " |")
+    gm = {p: geomean(v) for p, v in cols.items()}
+    md.append("| **geomean** | " + " | ".join(f"**{gm[p]:.3f}**" for p in points) + " |")
+    return md, rows, gm
+
+
 def output_digest(outputs: dict) -> str:
     """SHA-256 over the output arrays' names, dtypes, shapes and raw bytes."""
     h = hashlib.sha256()

@@ -22,7 +22,8 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-from golden.report.runner import ReportOptions, TimingJob, geomean, succeeded
+from golden.report.runner import (ReportOptions, TimingJob, geomean, same_outputs,
+                                  speedup_sweep, succeeded)
 
 CONFIG = "gtx285"
 #: 15 SMs x 16 SPs (§2.6.3: the same ALU-to-memory ratio)
@@ -158,10 +159,6 @@ def energy_j(r) -> tuple[float, float]:
     return e["total_j"] + extra["dynamic"] + extra["static"], e["dynamic_j"] + extra["dynamic"]
 
 
-def _same(r, base) -> bool:
-    return r["outputs_match"] and r["output_digest"] == base["output_digest"]
-
-
 def _pct(x) -> str:
     return "–" if x is None else f"{100 * x:+.1f}%"
 
@@ -229,7 +226,7 @@ def _perf(results, opts, names, md, data) -> None:
                 cells.append("error" if r else "missing")
                 same = False
                 continue
-            same &= _same(r, base)
+            same &= same_outputs(r, base)
             s = base["cycles"] / r["cycles"]
             tj, dj = energy_j(r)
             sp[v].append(s)
@@ -281,24 +278,9 @@ def _perf(results, opts, names, md, data) -> None:
 def _sweep(results, opts, names, md, data, title, sizes, make, paper, key) -> None:
     md += [title, "", "| workload | " + " | ".join(f"{n}" for n in sizes) + " |",
            "|---|" + "--:|" * len(sizes)]
-    cols = {n: [] for n in sizes}
-    rows = []
-    for w in names:
-        base = results.get(_job(w, opts).key)
-        cells, row = [], {"workload": w}
-        for n in sizes:
-            r = results.get(make(w, opts, n).key)
-            if not (succeeded(base) and succeeded(r)) or not _same(r, base):
-                cells.append("error" if r is not None else "missing")
-                continue
-            s = base["cycles"] / r["cycles"]
-            cols[n].append(s)
-            row[n] = s
-            cells.append(f"{s:.3f}")
-        rows.append(row)
-        md.append(f"| {w} | " + " | ".join(cells) + " |")
-    gm = {n: geomean(v) for n, v in cols.items()}
-    md.append("| **geomean** | " + " | ".join(f"**{gm[n]:.3f}**" for n in sizes) + " |")
+    table, rows, gm = speedup_sweep(results, names, lambda w: _job(w, opts),
+                                    lambda w, n: make(w, opts, n), sizes)
+    md += table
     if paper:
         md.append("| paper | " + " | ".join(f"{1 + paper[n] / 100:.3f}" if n in paper else ""
                                             for n in sizes) + " |")
@@ -311,7 +293,7 @@ def _sp16(results, opts, names, md, data) -> None:
     for w in names:
         b = results.get(_job(w, opts, None, SP16).key)
         r = results.get(_job(w, opts, "uv-token", SP16).key)
-        if succeeded(b) and succeeded(r) and _same(r, b):
+        if succeeded(b) and succeeded(r) and same_outputs(r, b):
             sps.append(b["cycles"] / r["cycles"])
     gm = geomean(sps)
     md += ["## NumSP = 16 (§2.6.3)", "",
