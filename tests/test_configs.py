@@ -256,7 +256,10 @@ def test_section_given_as_scalar(tmp_path):
 
 @pytest.mark.parametrize("path,value,msg", [
     (("core", "num_sms"), 0, r"core\.num_sms: 0 is out of range \(minimum 1\)"),
-    (("core", "warp_size"), 48, r"core\.warp_size: 48 is not a power of two"),
+    (("memory", "shared", "banks"), 48, r"memory\.shared\.banks: 48 is not a power of two"),
+    # issue 19 item 3: the schema allowed 1-64, but 16 crashed in stats and 64 in a shape
+    (("core", "warp_size"), 16, r"core\.warp_size: 16 is not supported; only 32 is supported"),
+    (("core", "warp_size"), 64, r"core\.warp_size: 64 is not supported; only 32 is supported"),
     (("memory", "dram", "latency"), -5, r"memory\.dram\.latency: -5 is out of range"),
     (("energy", "rf_read", "pj"), -1.0, r"energy\.rf_read\.pj: -1\.0 is out of range"),
     (("core", "issue_width"), 9, r"core\.issue_width: 9 is out of range \(maximum 8\)"),

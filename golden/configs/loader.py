@@ -290,6 +290,11 @@ def _value(tp, meta, value, origin, kp, fname):
         return value
     else:  # pragma: no cover - schema uses only the types above
         raise TypeError(f"unsupported schema type {tp!r} at {'.'.join(kp)}")
+    choices = meta.get("choices")
+    if choices and value not in choices:
+        only = " or ".join(str(c) for c in choices)
+        _fail(origin, kp, fname, f"{value} is not supported; only {only} "
+                                 f"{'is' if len(choices) == 1 else 'are'} supported")
     lo, hi = meta.get("min"), meta.get("max")
     if lo is not None and value < lo:
         _fail(origin, kp, fname, f"{value} is out of range (minimum {lo})")

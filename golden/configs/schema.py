@@ -4,7 +4,8 @@ Every field carries its documentation and its validation rule in ``field(metadat
 
 * ``doc``     -- what the value means, with its unit;
 * ``min`` / ``max`` -- inclusive numeric range;
-* ``choices`` -- the allowed strings of an enumerated field;
+* ``choices`` -- the allowed strings of an enumerated field (or the allowed values of an
+  int field that only supports a few);
 * ``pow2``    -- the value must be a power of two.
 
 The loader (:mod:`golden.configs.loader`) reads these annotations and metadata to check a
@@ -68,7 +69,8 @@ class CoreConfig:
     num_sms: int = _p("number of streaming multiprocessors (SMs, 'shader cores')", lo=1, hi=1024)
     clock_mhz: float = _p("SM (shader) core clock in MHz; all latencies count these cycles",
                           lo=1.0, hi=10_000.0)
-    warp_size: int = _p("threads per warp", lo=1, hi=64, pow2=True)
+    warp_size: int = _p("threads per warp (only 32 is supported: the functional core, the "
+                        "statistics and the mechanisms run 32-lane warps)", choices=(32,))
     max_threads_per_sm: int = _p("resident threads per SM (TB dispatch limit)", lo=1)
     max_tbs_per_sm: int = _p("resident thread blocks (CTAs) per SM", lo=1, hi=1024)
     max_warps_per_sm: int = _p("resident warps per SM (scheduler slots)", lo=1, hi=1024)
