@@ -87,6 +87,43 @@ def _reachable_functions(module: Module, kernel: Function) -> list[Function]:
     return [module.functions[n] for n in seen]
 
 
+def _refuse_recursion(kernel: Function, funcs: list[Function]) -> None:
+    """Raise :class:`PTXError` if the call graph of ``kernel`` has a cycle.
+
+    A function's registers and parameters have one storage per thread (no call frames),
+    so a recursive call would overwrite its caller's values and compute wrong results."""
+    by_name = {f.name: f for f in funcs}
+    calls: dict[str, list[tuple[str, Instruction]]] = {}
+    for f in funcs:
+        calls[f.name] = [(inst.operands[1].name, inst) for inst in f.instructions
+                         if inst.opcode == "call" and inst.operands[1].name in by_name]
+    state: dict[str, int] = {}  # 1 = on the current path, 2 = done
+    path: list[tuple[str, Instruction | None]] = []
+
+    def visit(name: str, via: Instruction | None) -> None:
+        state[name] = 1
+        path.append((name, via))
+        for callee, inst in calls[name]:
+            if state.get(callee) == 1:
+                start = next(i for i, (n, _) in enumerate(path) if n == callee)
+                cycle = [n for n, _ in path[start:]] + [callee]
+                sites = [c for _, c in path[start + 1:]] + [inst]
+                where = "; ".join(f"{a} calls {b} at {c.loc}" for a, b, c
+                                  in zip(cycle, cycle[1:], sites))
+                kind = (f"'{callee}' calls itself" if len(cycle) == 2 else
+                        "mutual recursion " + " -> ".join(cycle))
+                raise PTXError(f"recursive device function call in kernel {kernel.name}: {kind} "
+                               f"({where})", inst.loc, inst.text,
+                               supported="non-recursive device-function calls (a function's "
+                               "registers have one copy per thread, not one per call)")
+            if callee not in state:
+                visit(callee, inst)
+        path.pop()
+        state[name] = 2
+
+    visit(kernel.name, None)
+
+
 def _param_syms(f: Function) -> list[tuple[str, int]]:
     """Every symbol ``f`` accesses with ld.param/st.param and the bytes it needs."""
     out: list[tuple[str, int]] = []
@@ -107,6 +144,7 @@ def link(module: Module, kernel_name: str) -> Program:
     """Link ``kernel_name`` with the device functions it calls."""
     kernel = module.functions[kernel_name]
     funcs = [kernel] + _reachable_functions(module, kernel)
+    _refuse_recursion(kernel, funcs)
     slots: list[Slot] = []
     reg_types: dict[str, str] = {}
     func_entry: dict[str, int] = {}

@@ -263,3 +263,119 @@ def test_step_warp_api_matches_batched_run(dev, mod):
             n_mem += 1
     np.testing.assert_array_equal(out.get(), _diverge_ref(v))
     assert n_mem > 0 and launch.next_pc(w, 0) is None
+
+
+_RECURSIVE_PTX = """
+.version 7.0
+.target sm_75
+.address_size 64
+
+.func  (.param .b32 func_retval0) sum_to(
+	.param .b32 sum_to_param_0
+)
+{
+	.reg .pred 	%p<2>;
+	.reg .b32 	%r<5>;
+	ld.param.u32 	%r1, [sum_to_param_0];
+	setp.eq.s32 	%p1, %r1, 0;
+	mov.u32 	%r4, 0;
+	@%p1 bra 	$L_done;
+	add.s32 	%r2, %r1, -1;
+	{
+	.param .b32 param0;
+	st.param.b32 	[param0+0], %r2;
+	.param .b32 retval0;
+	call.uni (retval0), sum_to, (param0);
+	ld.param.b32 	%r3, [retval0+0];
+	}
+	add.s32 	%r4, %r3, %r1;
+$L_done:
+	st.param.b32 	[func_retval0+0], %r4;
+	ret;
+}
+
+.func  (.param .b32 func_retval0) is_odd(.param .b32 is_odd_param_0);
+
+.func  (.param .b32 func_retval0) is_even(
+	.param .b32 is_even_param_0
+)
+{
+	.reg .pred 	%p<2>;
+	.reg .b32 	%r<5>;
+	ld.param.u32 	%r1, [is_even_param_0];
+	setp.eq.s32 	%p1, %r1, 0;
+	mov.u32 	%r4, 1;
+	@%p1 bra 	$L_even_done;
+	add.s32 	%r2, %r1, -1;
+	{
+	.param .b32 param0;
+	st.param.b32 	[param0+0], %r2;
+	.param .b32 retval0;
+	call.uni (retval0), is_odd, (param0);
+	ld.param.b32 	%r4, [retval0+0];
+	}
+$L_even_done:
+	st.param.b32 	[func_retval0+0], %r4;
+	ret;
+}
+
+.func  (.param .b32 func_retval0) is_odd(
+	.param .b32 is_odd_param_0
+)
+{
+	.reg .pred 	%p<2>;
+	.reg .b32 	%r<5>;
+	ld.param.u32 	%r1, [is_odd_param_0];
+	setp.eq.s32 	%p1, %r1, 0;
+	mov.u32 	%r4, 0;
+	@%p1 bra 	$L_odd_done;
+	add.s32 	%r2, %r1, -1;
+	{
+	.param .b32 param0;
+	st.param.b32 	[param0+0], %r2;
+	.param .b32 retval0;
+	call.uni (retval0), is_even, (param0);
+	ld.param.b32 	%r4, [retval0+0];
+	}
+$L_odd_done:
+	st.param.b32 	[func_retval0+0], %r4;
+	ret;
+}
+
+.visible .entry {kernel}(
+	.param .u64 out_param
+)
+{
+	.reg .b32 	%r<3>;
+	.reg .b64 	%rd<3>;
+	ld.param.u64 	%rd1, [out_param];
+	mov.u32 	%r1, %tid.x;
+	{
+	.param .b32 param0;
+	st.param.b32 	[param0+0], %r1;
+	.param .b32 retval0;
+	call.uni (retval0), {callee}, (param0);
+	ld.param.b32 	%r2, [retval0+0];
+	}
+	cvta.to.global.u64 	%rd2, %rd1;
+	st.global.u32 	[%rd2], %r2;
+	ret;
+}
+"""
+
+
+@pytest.mark.parametrize("callee,fragment", [
+    ("sum_to", r"'sum_to' calls itself \(sum_to calls sum_to at [^ ]*:2\d:"),
+    ("is_even", r"mutual recursion is_even -> is_odd -> is_even \(is_even calls is_odd at "
+                r"[^ ]*:\d+:\d+; is_odd calls is_even at [^ ]*:\d+:\d+\)"),
+])
+def test_recursion_is_refused_at_link_time(dev, callee, fragment):
+    """Issue 19 item 1: functions have one register set per thread, not per call, so a
+    recursive call overwrote its caller's registers and computed wrong values silently."""
+    from golden.errors import PTXError
+    code = _RECURSIVE_PTX.replace("{kernel}", "k_" + callee).replace("{callee}", callee)
+    k = dev.load_module(code=code).get_function("k_" + callee)
+    with pytest.raises(PTXError, match="recursive device function call in kernel k_" + callee
+                       + ": " + fragment) as ei:
+        k(1, 4, (dev.zeros(4, np.int32),))
+    assert "supported: non-recursive" in str(ei.value)
