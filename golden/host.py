@@ -28,6 +28,11 @@ from golden.simt.memory import GlobalMemory
 from golden.simt.program import Program, link
 from golden.simt.stats import LaunchStats
 
+#: CUDA's per-launch limits (compute capability 3.0 and later)
+MAX_BLOCK_DIM = (1024, 1024, 64)
+MAX_GRID_DIM = ((1 << 31) - 1, 65535, 65535)
+MAX_SHARED_PER_TB = 48 * 1024  # static + dynamic shared memory of one thread block
+
 _INT_TYPES = {"b8", "b16", "b32", "b64", "u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64"}
 
 
@@ -138,14 +143,40 @@ class Kernel:
             raise LaunchError(f"{where}: integer {a} does not fit in {bits} bits")
         return (a & ((1 << bits) - 1)).to_bytes(p.size, "little")
 
-    def __call__(self, grid, block, args=(), shared_mem: int = 0, observers=()) -> LaunchStats:
-        geo = LaunchGeometry(_dim3(grid, "grid"), _dim3(block, "block"))
-        if geo.threads_per_tb > self.module.device.max_threads_per_tb:
+    def launch_geometry(self, grid, block, shared_mem) -> tuple[LaunchGeometry, int]:
+        """Check a launch's grid, block and dynamic shared memory against CUDA's limits
+        (and the device's) in every mode; return the geometry and the dynamic shared bytes."""
+        dev = self.module.device
+        geo = LaunchGeometry(_dim3(grid, "grid", self.name, 0), _dim3(block, "block", self.name, 1))
+        for what, dims, limits in (("blockDim", geo.block, MAX_BLOCK_DIM),
+                                   ("gridDim", geo.grid, MAX_GRID_DIM)):
+            for axis, n, limit in zip("xyz", dims, limits):
+                if n > limit:
+                    raise LaunchError(f"kernel {self.name}: {what}.{axis} = {n} exceeds CUDA's "
+                                      f"limit of {limit}")
+        if geo.threads_per_tb > dev.max_threads_per_tb:
             raise LaunchError(f"kernel {self.name}: block {geo.block} has {geo.threads_per_tb} threads; "
-                              f"the limit is {self.module.device.max_threads_per_tb}")
+                              f"the limit is {dev.max_threads_per_tb}")
+        if isinstance(shared_mem, bool) or not isinstance(shared_mem, (int, np.integer)):
+            raise LaunchError(f"kernel {self.name}: shared_mem must be an int (bytes of dynamic "
+                              f"shared memory), got {shared_mem!r} ({type(shared_mem).__name__})")
+        dyn = int(shared_mem)
+        if dyn < 0:
+            raise LaunchError(f"kernel {self.name}: shared_mem = {dyn} bytes of dynamic shared "
+                              f"memory; it must be >= 0")
+        static = self.program.shared_static
+        limit = dev.max_shared_per_tb
+        if static + dyn > limit:
+            raise LaunchError(f"kernel {self.name}: a thread block needs {static + dyn} bytes of "
+                              f"shared memory ({static} static + {dyn} dynamic); the limit per "
+                              f"block is {limit} bytes ({dev.shared_limit_source})")
+        return geo, dyn
+
+    def __call__(self, grid, block, args=(), shared_mem: int = 0, observers=()) -> LaunchStats:
+        geo, dyn = self.launch_geometry(grid, block, shared_mem)
         params = self.pack_args(args)
         launch = FunctionalLaunch(self.module.device, self.program, geo, params,
-                                  dyn_shared=int(shared_mem), observers=observers,
+                                  dyn_shared=dyn, observers=observers,
                                   max_wave_threads=self.module.device.max_wave_threads)
         for o in observers:
             if hasattr(o, "on_launch_begin"):
@@ -158,10 +189,22 @@ class Kernel:
         return stats
 
 
-def _dim3(v, what: str) -> tuple[int, int, int]:
-    t = (v,) if isinstance(v, (int, np.integer)) else tuple(v)
-    if not 1 <= len(t) <= 3 or any(not isinstance(x, (int, np.integer)) or x < 1 for x in t):
-        raise LaunchError(f"{what} must be a positive int or a tuple of 1-3 positive ints, got {v!r}")
+def _dim3(v, what: str, kernel: str | None = None, index: int | None = None) -> tuple[int, int, int]:
+    def bad():
+        where = f"kernel {kernel}: " if kernel else ""
+        pos = f" (launch argument {index})" if index is not None else ""
+        return LaunchError(f"{where}{what}{pos} must be a positive int or a tuple of 1-3 positive "
+                           f"ints, got {v!r} ({type(v).__name__})")
+
+    if isinstance(v, (int, np.integer)):
+        t = (v,)
+    elif isinstance(v, (tuple, list)):
+        t = tuple(v)
+    else:
+        raise bad()
+    if not 1 <= len(t) <= 3 or any(isinstance(x, bool) or not isinstance(x, (int, np.integer))
+                                   or x < 1 for x in t):
+        raise bad()
     return tuple(int(x) for x in t) + (1,) * (3 - len(t))
 
 
@@ -242,6 +285,8 @@ class Device:
         self.max_warps_per_sm = max_warps_per_sm
         self.max_threads_per_tb = max_threads_per_tb
         self.max_wave_threads = max_wave_threads
+        self.max_shared_per_tb = MAX_SHARED_PER_TB
+        self.shared_limit_source = "CUDA's 48 KB per block"
         self.launches: list[LaunchStats] = []
         self.printf_output: list[str] = []  # every device printf, in warp/lane order
         self.echo_printf = echo_printf

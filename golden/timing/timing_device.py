@@ -18,9 +18,8 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from golden.errors import LaunchError
-from golden.host import Device, Kernel, RawModule, _dim3
-from golden.simt.engine import FunctionalLaunch, LaunchGeometry
+from golden.host import Device, Kernel, RawModule
+from golden.simt.engine import FunctionalLaunch
 from golden.simt.stats import LaunchStats
 from golden.timing.energy import EnergyModel, EnergyReport
 from golden.timing.gpu import GPU
@@ -66,13 +65,10 @@ class TimingKernel(Kernel):
 
     def __call__(self, grid, block, args=(), shared_mem: int = 0, observers=()):
         dev = self.module.device
-        geo = LaunchGeometry(_dim3(grid, "grid"), _dim3(block, "block"))
-        if geo.threads_per_tb > dev.max_threads_per_tb:
-            raise LaunchError(f"kernel {self.name}: block {geo.block} has {geo.threads_per_tb} "
-                              f"threads; the limit is {dev.max_threads_per_tb}")
+        geo, dyn = self.launch_geometry(grid, block, shared_mem)
         params = self.pack_args(args)
         t0 = time.perf_counter()
-        launch = FunctionalLaunch(dev, self.program, geo, params, dyn_shared=int(shared_mem),
+        launch = FunctionalLaunch(dev, self.program, geo, params, dyn_shared=dyn,
                                   observers=observers)
         timing = dev.gpu.run(launch)
         wall = time.perf_counter() - t0
@@ -108,6 +104,9 @@ class TimingDevice(Device):
                          max_threads_per_tb=min(1024, core.max_threads_per_sm),
                          echo_printf=echo_printf)
         self.config = config
+        if core.shared_mem_per_sm < self.max_shared_per_tb:
+            self.max_shared_per_tb = core.shared_mem_per_sm
+            self.shared_limit_source = f"core.shared_mem_per_sm of {config.name}"
         self.gpu = GPU(config, mechanisms=mechanisms, regs_per_thread=regs_per_thread)
         self.energy_model = EnergyModel(config.energy)
 

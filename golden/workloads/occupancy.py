@@ -26,9 +26,8 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from golden.host import Device, Kernel, RawModule, _dim3
-from golden.simt.engine import FunctionalLaunch, LaunchGeometry
-from golden.errors import LaunchError
+from golden.host import Device, Kernel, RawModule
+from golden.simt.engine import FunctionalLaunch
 
 #: share of a workload's warp instructions its main launches execute (see module docstring)
 MAIN_WORK_SHARE = 0.8
@@ -56,12 +55,9 @@ class _ProbeKernel(Kernel):
 
     def __call__(self, grid, block, args=(), shared_mem: int = 0, observers=()):
         dev = self.module.device
-        geo = LaunchGeometry(_dim3(grid, "grid"), _dim3(block, "block"))
-        if geo.threads_per_tb > dev.max_threads_per_tb:
-            raise LaunchError(f"kernel {self.name}: block {geo.block} has {geo.threads_per_tb} "
-                              f"threads; the limit is {dev.max_threads_per_tb}")
+        geo, dyn = self.launch_geometry(grid, block, shared_mem)
         launch = FunctionalLaunch(dev, self.program, geo, self.pack_args(args),
-                                  dyn_shared=int(shared_mem), observers=observers,
+                                  dyn_shared=dyn, observers=observers,
                                   max_wave_threads=dev.max_wave_threads)
         stats = launch.run()
         dev.launches.append(stats)

@@ -379,3 +379,82 @@ def test_recursion_is_refused_at_link_time(dev, callee, fragment):
                        + ": " + fragment) as ei:
         k(1, 4, (dev.zeros(4, np.int32),))
     assert "supported: non-recursive" in str(ei.value)
+
+
+_BIG_SHARED_PTX = """
+.version 7.0
+.target sm_75
+.address_size 64
+.shared .align 4 .b8 big[{n}];
+
+.visible .entry uses_shared(
+	.param .u64 out_param
+)
+{
+	.reg .b32 	%r<3>;
+	.reg .b64 	%rd<3>;
+	mov.u32 	%r1, %tid.x;
+	st.shared.u32 	[big], %r1;
+	ret;
+}
+"""
+
+
+@pytest.mark.parametrize("grid,block,shared,msg", [
+    (1, (32, 1, 65), 0, r"blockDim\.z = 65 exceeds CUDA's limit of 64"),
+    (1, (1025, 1, 1), 0, r"blockDim\.x = 1025 exceeds CUDA's limit of 1024"),
+    (1, (1, 1100, 1), 0, r"blockDim\.y = 1100 exceeds CUDA's limit of 1024"),
+    (1, (32, 32, 2), 0, r"block \(32, 32, 2\) has 2048 threads; the limit is 1024"),
+    ((1, 70_000, 1), 32, 0, r"gridDim\.y = 70000 exceeds CUDA's limit of 65535"),
+    ((1, 1, 65_536), 32, 0, r"gridDim\.z = 65536 exceeds CUDA's limit of 65535"),
+    (1 << 31, 32, 0, r"gridDim\.x = 2147483648 exceeds CUDA's limit of 2147483647"),
+    ((1, 0), 32, 0, r"grid \(launch argument 0\) must be a positive int"),
+    (1, (32, 0, 1), 0, r"block \(launch argument 1\) must be a positive int"),
+    (1, 32, 48 * 1024 - 3, r"needs 49153 bytes of shared memory \(4 static \+ 49149 dynamic\); "
+                           r"the limit per block is 49152 bytes"),
+])
+def test_cuda_launch_limits_in_functional_mode(dev, grid, block, shared, msg):
+    """Issue 19 item 4: functional mode ran blockDim.z = 65, gridDim.y = 70,000 and more
+    shared memory than CUDA allows; every limit is now checked at launch (both modes)."""
+    k = dev.load_module(code=_BIG_SHARED_PTX.replace("{n}", "4")).get_function("uses_shared")
+    with pytest.raises(LaunchError, match=msg):
+        k(grid, block, (dev.zeros(1, np.int32),), shared_mem=shared)
+
+
+def test_static_shared_memory_limit_in_functional_mode(dev):
+    """Issue 19 item 4: 256 KB of static shared memory ran in functional mode."""
+    big = _BIG_SHARED_PTX.replace("{n}", str(256 * 1024))
+    k = dev.load_module(code=big).get_function("uses_shared")
+    with pytest.raises(LaunchError, match=r"kernel uses_shared: a thread block needs 262144 bytes "
+                                          r"of shared memory \(262144 static \+ 0 dynamic\); the "
+                                          r"limit per block is 49152 bytes \(CUDA's 48 KB"):
+        k(1, 32, (dev.zeros(1, np.int32),))
+    at_limit = _BIG_SHARED_PTX.replace("{n}", str(48 * 1024))
+    ok = dev.load_module(code=at_limit).get_function("uses_shared")
+    ok(1, 32, (dev.zeros(1, np.int32),))  # exactly at the limit: runs
+
+
+def test_shared_memory_limit_in_timing_mode_is_the_configs():
+    from golden.configs import load_config
+    from golden.timing.timing_device import TimingDevice
+    dev = TimingDevice(load_config("gtx285"), echo_printf=False)
+    k = dev.load_module(code=_BIG_SHARED_PTX.replace("{n}", "4")).get_function("uses_shared")
+    with pytest.raises(LaunchError, match=r"20004 bytes of shared memory \(4 static \+ 20000 "
+                                          r"dynamic\); the limit per block is 16384 bytes "
+                                          r"\(core\.shared_mem_per_sm of gtx285\)"):
+        k(1, 32, (dev.zeros(1, np.int32),), shared_mem=20000)
+
+
+@pytest.mark.parametrize("grid,shared,msg", [
+    (2.0, 0, r"kernel uses_shared: grid \(launch argument 0\) must be a positive int or a tuple "
+             r"of 1-3 positive ints, got 2\.0 \(float\)"),
+    ("4", 0, r"grid \(launch argument 0\) must be .* got '4' \(str\)"),
+    (1, -100, r"kernel uses_shared: shared_mem = -100 bytes of dynamic shared memory; it must "
+              r"be >= 0"),
+    (1, 1.5, r"shared_mem must be an int .* got 1\.5 \(float\)"),
+])
+def test_bad_grid_and_shared_mem_are_launch_errors(dev, grid, shared, msg):
+    """Issue 19 item 10: k(2.0, ...) raised TypeError, shared_mem=-100 numpy's ValueError."""
+    k = dev.load_module(code=_BIG_SHARED_PTX.replace("{n}", "4")).get_function("uses_shared")
+    with pytest.raises(LaunchError, match=msg):
+        k(grid, 32, (dev.zeros(1, np.int32),), shared_mem=shared)
