@@ -35,6 +35,7 @@ LANES = np.arange(32, dtype=np.int64)
 _BITS = np.int64(1) << LANES
 
 _MEM_SPACES = ("global", "shared", "local", "const", "param")
+NULL_PAGE = 4096  # a faulting global address below this is reported as a null-pointer dereference
 _NOPS = {"membar", "fence", "prefetch", "nanosleep", "pragma"}
 #: Opcodes that change the SIMT stack or need the vectorised step (:meth:`FunctionalLaunch._step`).
 _CONTROL_OPS = frozenset({"bra", "exit", "ret", "call", "bar", "barrier"})
@@ -705,10 +706,14 @@ class FunctionalLaunch:
             return space, np.full(nl, np.uint64(a) + off, dtype=np.uint64)
         return None, np.full(nl, off, dtype=np.uint64)
 
-    def _fault(self, w, s, g, active, addrs, lane_bad, msg, nearest):
+    def _fault(self, w, s, g, active, addrs, lane_bad, msg, nearest, null_page: bool = False):
         i = int(np.flatnonzero(lane_bad & active)[0])
         warp = int(g[i // 32])
         tb = int(w.tb_ids[warp // w.wpt])
+        if null_page and int(addrs[i]) < NULL_PAGE:
+            msg = (f"null pointer dereference: {msg} in the first {NULL_PAGE} bytes of the address "
+                   f"space (a pointer argument or variable that is 0 / NULL?)")
+            nearest = lambda a: None  # noqa: E731 - the distance to an allocation says nothing here
         raise KernelFault(msg, kernel=self.name, pc=s.pc, loc=s.inst.loc,
                           warp=f"{warp % w.wpt} of thread block {tb}", lane=i % 32,
                           address=int(addrs[i]), nearest=nearest(int(addrs[i])))
@@ -743,7 +748,7 @@ class FunctionalLaunch:
                 bad = self.gmem.find_bad(addrs, size)
                 if (bad & active).any():
                     self._fault(w, s, g, active, addrs, bad, f"out-of-bounds {space} memory access",
-                                self.gmem.nearest)
+                                self.gmem.nearest, null_page=True)
             return [(active, self.gmem.buffer, (addrs - np.uint64(GLOBAL_BASE)).view(np.int64))]
         if space == "shared":
             if amax + size > w.sh_size:

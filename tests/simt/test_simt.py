@@ -458,3 +458,44 @@ def test_bad_grid_and_shared_mem_are_launch_errors(dev, grid, shared, msg):
     k = dev.load_module(code=_BIG_SHARED_PTX.replace("{n}", "4")).get_function("uses_shared")
     with pytest.raises(LaunchError, match=msg):
         k(grid, 32, (dev.zeros(1, np.int32),), shared_mem=shared)
+
+
+_NULL_PTX = """
+.version 7.0
+.target sm_75
+.address_size 64
+
+.visible .entry load_null(
+	.param .u64 in_param,
+	.param .u64 out_param
+)
+{
+	.reg .b32 	%r<3>;
+	.reg .b64 	%rd<5>;
+	ld.param.u64 	%rd1, [in_param];
+	ld.param.u64 	%rd2, [out_param];
+	cvta.to.global.u64 	%rd3, %rd1;
+	ld.global.u32 	%r1, [%rd3+8];
+	cvta.to.global.u64 	%rd4, %rd2;
+	st.global.u32 	[%rd4], %r1;
+	ret;
+}
+"""
+
+
+def test_null_pointer_fault_says_null_pointer(dev):
+    """Issue 19 item 18: a load through a NULL pointer was reported as a plain out-of-bounds
+    access; it now says "null pointer dereference", still with kernel, PC, warp, lane, address."""
+    k = dev.load_module(code=_NULL_PTX).get_function("load_null")
+    out = dev.zeros(1, np.int32)
+    with pytest.raises(KernelFault) as e:
+        k(1, 32, (np.uint64(0), out))
+    msg = str(e.value)
+    assert msg.startswith("null pointer dereference: out-of-bounds global memory access"), msg
+    for part in ("kernel load_null", "pc 0x", "<string>:16:", "warp 0", "lane 0", "address 0x8"):
+        assert part in msg, msg
+    assert "nearest allocation" not in msg
+    # an address far from 0 is still an ordinary out-of-bounds access
+    with pytest.raises(KernelFault) as e:
+        k(1, 32, (np.uint64(out.ptr + (1 << 20)), out))
+    assert "null pointer" not in str(e.value) and "out-of-bounds global" in str(e.value)
