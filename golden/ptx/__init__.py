@@ -11,7 +11,7 @@ from pathlib import Path
 
 from golden.errors import PTXError
 from golden.ptx.ir import Module
-from golden.ptx.parser import SUPPORTED_OPCODES, parse_ptx
+from golden.ptx.parser import SUPPORTED_OPCODES, parse_ptx, refuse_cuda_source
 
 __all__ = ["parse_ptx", "load_ptx", "SUPPORTED_OPCODES"]
 
@@ -19,6 +19,7 @@ __all__ = ["parse_ptx", "load_ptx", "SUPPORTED_OPCODES"]
 def load_ptx(path: str | Path) -> Module:
     """Read and parse the PTX file at ``path`` (errors name this path)."""
     p = Path(path)
+    refuse_cuda_source(None, str(p))
     try:
         text = p.read_text(encoding="utf-8")
     except OSError as e:

@@ -1035,6 +1035,28 @@ class Parser:
                              "function names")
 
 
+CUDA_SOURCE_SUFFIXES = (".cu", ".cuh", ".c", ".cc", ".cpp", ".cxx", ".h", ".hpp")
+_CUDA_MARKERS = re.compile(r'__global__|__device__|__shared__|^\s*#\s*(include|define)\b|'
+                           r'extern\s+"C"', re.M)
+_PTX_VERSION = re.compile(r"^\s*\.version\b", re.M)
+
+
+def refuse_cuda_source(text: str | None, file: str) -> None:
+    """Raise :class:`PTXError` if ``file`` (by its suffix) or ``text`` (CUDA keywords and no
+    ``.version`` directive) is CUDA C/C++ source: the lexer would only say 'unexpected
+    character' at its first ``#`` or ``(``."""
+    by_name = file.lower().endswith(CUDA_SOURCE_SUFFIXES)
+    by_text = text is not None and not _PTX_VERSION.search(text) and _CUDA_MARKERS.search(text)
+    if by_name or by_text:
+        if by_name:
+            how = f"'nvcc -ptx -arch=sm_75 {file} -o {file.rsplit('.', 1)[0]}.ptx'"
+        else:
+            how = "'nvcc -ptx -arch=sm_75 kernel.cu -o kernel.ptx' (the source saved as kernel.cu)"
+        raise PTXError(f"{file} is CUDA C/C++ source, not PTX; simtlab runs PTX. Produce it with "
+                       f"{how} and load the .ptx file")
+
+
 def parse_ptx(text: str, file: str = "<string>") -> Module:
     """Parse PTX source text into a :class:`~golden.ptx.ir.Module` (with CFG and ipdom)."""
+    refuse_cuda_source(text, file)
     return Parser(text, file).parse_module()

@@ -205,3 +205,24 @@ def test_mutated_real_ptx_raises_only_ptxerror():
             assert str(e).startswith("fuzz.ptx:"), f"seed {seed}: {e}"
             rejected += 1
     assert rejected > 100 and accepted > 0
+
+
+_CUDA_SOURCE = '#include <cstdio>\n__global__ void k(int *out) { out[threadIdx.x] = 1; }\n'
+
+
+def test_cuda_source_is_refused_with_the_nvcc_command(tmp_path):
+    """Issue 19 item 13: a .cu given to load_module said "unexpected character '#'"."""
+    from golden.host import Device
+    cu = tmp_path / "saxpy.cu"
+    cu.write_text(_CUDA_SOURCE)
+    with pytest.raises(PTXError, match=re.escape(f"{cu} is CUDA C/C++ source, not PTX; simtlab "
+                                                 f"runs PTX. Produce it with 'nvcc -ptx "
+                                                 f"-arch=sm_75 {cu} -o {tmp_path / 'saxpy'}.ptx'")):
+        Device().load_module(cu)
+    # CUDA text under another name (or as code=) is recognised by its keywords
+    renamed = tmp_path / "saxpy.txt"
+    renamed.write_text(_CUDA_SOURCE)
+    with pytest.raises(PTXError, match="is CUDA C/C.. source, not PTX.*nvcc -ptx -arch=sm_75"):
+        load_ptx(renamed)
+    with pytest.raises(PTXError, match="<string> is CUDA C/C.. source, not PTX"):
+        Device().load_module(code=_CUDA_SOURCE)
