@@ -26,7 +26,7 @@ import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 
-from golden.cli_args import seed as seed_arg
+from golden.cli_args import output_dir, output_file, seed as seed_arg
 from golden.errors import SimtlabError
 
 #: input sizes every workload defines (golden/workloads/defs): ``small`` for tests and the
@@ -140,10 +140,18 @@ def cmd_run(args) -> int:
 
 
 def _atomic_write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
+    """Write ``text`` to ``path`` through a temporary file (removed again on failure)."""
     tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(text)
-    os.replace(tmp, path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp.write_text(text)
+        os.replace(tmp, path)
+    except OSError as exc:
+        try:
+            tmp.unlink()
+        except OSError:
+            pass
+        raise SimtlabError(f"cannot write {path}: {exc.strerror or exc}") from None
 
 
 def cmd_characterise(args) -> int:
@@ -206,13 +214,13 @@ def main(argv=None) -> int:
                     help="with --occupancy: only this size (repeatable; default: every size)")
     lp.add_argument("--only", nargs="+", metavar="WORKLOAD", help="with --occupancy: only these workloads")
     lp.add_argument("--seed", type=seed_arg, default=0)
-    lp.add_argument("--json", help="with --occupancy: also write the rows as JSON")
+    lp.add_argument("--json", type=output_file, help="with --occupancy: also write the rows as JSON")
     lp.set_defaults(fn=cmd_list)
     r = sub.add_parser("run", help="run one workload in functional mode")
     r.add_argument("workload")
     r.add_argument("--size", default="small", choices=SIZES)
     r.add_argument("--seed", type=seed_arg, default=0)
-    r.add_argument("--json")
+    r.add_argument("--json", type=output_file)
     r.add_argument("--mode", default="functional", choices=("functional", "timing"))
     r.add_argument("--config", default="pascal", help="GPU configuration (timing mode)")
     r.add_argument("--mechanism", action="append", metavar="NAME",
@@ -222,7 +230,7 @@ def main(argv=None) -> int:
     c.add_argument("--size", default="default", choices=SIZES)
     c.add_argument("--seed", type=seed_arg, default=0)
     c.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1)
-    c.add_argument("--out", default="build/results")
+    c.add_argument("--out", type=output_dir, default="build/results")
     c.add_argument("--only", nargs="+", metavar="WORKLOAD", help="run only these workloads")
     c.set_defaults(fn=cmd_characterise)
     g = sub.add_parser("gscalar-stats", help="G-Scalar value/eligibility statistics beside the paper (seed 003)")
@@ -230,7 +238,7 @@ def main(argv=None) -> int:
     g.add_argument("--size", default="small", choices=SIZES)
     g.add_argument("--seed", type=seed_arg, default=0)
     g.add_argument("-j", "--jobs", type=int, default=1)
-    g.add_argument("--json", help="write rows, average and paper values as JSON")
+    g.add_argument("--json", type=output_file, help="write rows, average and paper values as JSON")
     g.set_defaults(fn=cmd_gscalar_stats)
     from golden.mechanisms.darsie.cli import add_subcommands as add_darsie_subcommands
     add_darsie_subcommands(sub)

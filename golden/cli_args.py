@@ -4,8 +4,10 @@ bad values into argparse's usage error instead of a traceback later)."""
 from __future__ import annotations
 
 import argparse
+import os
+from pathlib import Path
 
-__all__ = ["seed"]
+__all__ = ["seed", "output_file", "output_dir"]
 
 
 def seed(text: str) -> int:
@@ -17,3 +19,39 @@ def seed(text: str) -> int:
     if value < 0:
         raise argparse.ArgumentTypeError(f"seed must be >= 0, not {value}")
     return value
+
+
+def _creatable_dir(d: Path, what: str) -> None:
+    """``d`` is a directory, or can be made one: its nearest existing ancestor is a writable
+    directory (the writers create missing directories)."""
+    probe = d
+    while not probe.exists():
+        if probe.parent == probe:
+            break
+        probe = probe.parent
+    if probe.exists() and not probe.is_dir():
+        raise argparse.ArgumentTypeError(f"{what}: {probe} is a file, not a directory")
+    if probe.exists() and not os.access(probe, os.W_OK | os.X_OK):
+        raise argparse.ArgumentTypeError(f"{what}: directory {probe} is not writable")
+
+
+def output_file(text: str) -> str:
+    """A file to write (``--json FILE``), checked before any simulation runs: not a
+    directory, and its directory exists or can be created."""
+    if not text:
+        raise argparse.ArgumentTypeError("output file name is empty")
+    p = Path(text)
+    if p.is_dir() or text.endswith(("/", os.sep)):
+        raise argparse.ArgumentTypeError(f"{text} is a directory; give a file name such as "
+                                         f"{p / 'out.json'}")
+    _creatable_dir(p.parent, f"cannot write {text}")
+    return text
+
+
+def output_dir(text: str) -> str:
+    """A directory to write results into (``--out DIR``): a directory, or one that can be
+    created, checked before any simulation runs."""
+    if not text:
+        raise argparse.ArgumentTypeError("output directory name is empty")
+    _creatable_dir(Path(text), f"cannot write into {text}")
+    return text

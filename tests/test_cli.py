@@ -73,3 +73,43 @@ def test_bad_seed_is_a_usage_error_not_a_traceback(argv, capsys):
         main(argv)
     assert ei.value.code == 2
     assert "seed must be" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("make,argv,msg", [
+    (lambda d: d, lambda d: ["run", "MM", "--json", str(d)], "is a directory"),
+    (lambda d: d, lambda d: ["run", "MM", "--json", str(d) + "/"], "is a directory"),
+    (lambda d: (d / "afile").write_text("x"), lambda d: ["run", "MM", "--json",
+                                                          str(d / "afile" / "sub" / "r.json")],
+     "is a file, not a directory"),
+    (lambda d: (d / "afile").write_text("x"), lambda d: ["characterise", "--out",
+                                                          str(d / "afile")],
+     "is a file, not a directory"),
+    (lambda d: (d / "afile").write_text("x"), lambda d: ["darsie-limit", "MM", "--json",
+                                                          str(d / "afile" / "x.json")],
+     "is a file, not a directory"),
+], ids=["json-dir", "json-slash", "json-under-file", "out-is-file", "darsie-json-under-file"])
+def test_bad_output_paths_are_refused_before_simulating(tmp_path, capsys, make, argv, msg):
+    """Issue 19 item 9: --json into a directory failed only after the whole run and left
+    a .tmp file behind. Output paths are now argparse types checked before any work."""
+    make(tmp_path)
+    before = set(tmp_path.rglob("*"))
+    with pytest.raises(SystemExit) as ei:
+        main(argv(tmp_path))
+    assert ei.value.code == 2
+    err = capsys.readouterr().err
+    assert msg in err and "Traceback" not in err
+    assert set(tmp_path.rglob("*")) == before             # nothing written, no .tmp file
+
+
+def test_failed_write_leaves_no_temp_file(tmp_path, monkeypatch):
+    """Issue 19 item 9: a write that fails at the end removes its temporary file and is a
+    SimtlabError (a clean 'simtlab: error:'), not an OSError traceback."""
+    import golden.cli as cli
+    from golden.errors import SimtlabError
+
+    def refuse(src, dst):
+        raise PermissionError(13, "Permission denied")
+    monkeypatch.setattr(cli.os, "replace", refuse)
+    with pytest.raises(SimtlabError, match="cannot write .*out.json: Permission denied"):
+        cli._atomic_write(tmp_path / "out.json", "{}")
+    assert list(tmp_path.iterdir()) == []

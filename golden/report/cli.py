@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 from golden.cli import _atomic_write as _write
-from golden.cli_args import seed as seed_arg
+from golden.cli_args import output_dir, seed as seed_arg
 from golden.errors import SimtlabError
 from golden.report import REPORTS, available_reports
 from golden.report.cache import DEFAULT_ROOT, ResultCache
@@ -34,7 +34,7 @@ def add_subcommand(sub) -> None:
                         "config, darsie on all workloads")
     r.add_argument("--seed", type=seed_arg, default=0)
     r.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1)
-    r.add_argument("--out", default="build/results")
+    r.add_argument("--out", type=output_dir, default="build/results")
     r.add_argument("--no-cache", action="store_true",
                    help="simulate everything again instead of reusing results of the same "
                         "model source from the result cache")

@@ -12,6 +12,7 @@ import os
 import time
 from pathlib import Path
 
+from golden.cli_args import output_dir
 from golden.errors import SimtlabError
 
 DEFAULT_MICRO_CONFIGS = ("pascal", "gtx480", "gtx285", "fx5800", "gtx280")
@@ -28,7 +29,7 @@ def add_subcommand(sub) -> None:
     v.add_argument("--no-micro", action="store_true", help="skip the microbenchmarks")
     v.add_argument("--no-correlation", action="store_true", help="skip the correlation cases")
     v.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1)
-    v.add_argument("--out", default="build/results")
+    v.add_argument("--out", type=output_dir, default="build/results")
     v.set_defaults(fn=cmd_validate)
 
 

@@ -13,11 +13,10 @@
 from __future__ import annotations
 
 import json
-import os
 import re
 from pathlib import Path
 
-from golden.cli_args import seed as seed_arg
+from golden.cli_args import output_file, seed as seed_arg
 from golden.errors import SimtlabError
 
 
@@ -93,11 +92,8 @@ def cmd_darsie_limit(args) -> int:
                                "promotion": lr.marking.decision.reason, "counts": lr.counts.to_dict()}
                               for lr in r.launches],
                  "violations": r.violation_notes} for r in results]
-        path = Path(args.json)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(path.suffix + ".tmp")
-        tmp.write_text(json.dumps(rows, indent=2))
-        os.replace(tmp, path)
+        from golden.cli import _atomic_write
+        _atomic_write(Path(args.json), json.dumps(rows, indent=2))
     return 1 if notes or bad else 0
 
 
@@ -117,5 +113,5 @@ def add_subcommands(sub) -> None:
     lim.add_argument("workloads", nargs="*", metavar="WORKLOAD", help="default: the whole suite")
     lim.add_argument("--size", default="small", choices=("small", "default"))
     lim.add_argument("--seed", type=seed_arg, default=0)
-    lim.add_argument("--json", help="also write the counts as JSON to this file")
+    lim.add_argument("--json", type=output_file, help="also write the counts as JSON to this file")
     lim.set_defaults(fn=cmd_darsie_limit)
