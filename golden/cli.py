@@ -26,7 +26,7 @@ import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 
-from golden.cli_args import output_dir, output_file, seed as seed_arg
+from golden.cli_args import jobs as jobs_arg, output_dir, output_file, seed as seed_arg
 from golden.errors import SimtlabError
 
 #: input sizes every workload defines (golden/workloads/defs): ``small`` for tests and the
@@ -159,7 +159,7 @@ def cmd_characterise(args) -> int:
     names = sorted(reg.get(n).name for n in args.only) if args.only else sorted(reg.all_workloads())
     results: dict[str, dict] = {}
     t0 = time.perf_counter()
-    jobs = max(1, args.jobs)
+    jobs = args.jobs
     try:
         from tqdm import tqdm
     except ImportError:  # pragma: no cover
@@ -229,7 +229,7 @@ def main(argv=None) -> int:
     c = sub.add_parser("characterise", help="run the whole suite, write build/results/characterisation.md")
     c.add_argument("--size", default="default", choices=SIZES)
     c.add_argument("--seed", type=seed_arg, default=0)
-    c.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1)
+    c.add_argument("-j", "--jobs", type=jobs_arg, default=os.cpu_count() or 1)
     c.add_argument("--out", type=output_dir, default="build/results")
     c.add_argument("--only", nargs="+", metavar="WORKLOAD", help="run only these workloads")
     c.set_defaults(fn=cmd_characterise)
@@ -237,7 +237,7 @@ def main(argv=None) -> int:
     g.add_argument("workloads", nargs="*", metavar="WORKLOAD", help="default: the G-Scalar stand-ins")
     g.add_argument("--size", default="small", choices=SIZES)
     g.add_argument("--seed", type=seed_arg, default=0)
-    g.add_argument("-j", "--jobs", type=int, default=1)
+    g.add_argument("-j", "--jobs", type=jobs_arg, default=1)
     g.add_argument("--json", type=output_file, help="write rows, average and paper values as JSON")
     g.set_defaults(fn=cmd_gscalar_stats)
     from golden.mechanisms.darsie.cli import add_subcommands as add_darsie_subcommands

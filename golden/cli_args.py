@@ -7,7 +7,7 @@ import argparse
 import os
 from pathlib import Path
 
-__all__ = ["seed", "output_file", "output_dir"]
+__all__ = ["seed", "jobs", "output_file", "output_dir"]
 
 
 def seed(text: str) -> int:
@@ -18,6 +18,18 @@ def seed(text: str) -> int:
         raise argparse.ArgumentTypeError(f"seed must be an integer, not {text!r}") from None
     if value < 0:
         raise argparse.ArgumentTypeError(f"seed must be >= 0, not {value}")
+    return value
+
+
+def jobs(text: str) -> int:
+    """A worker-process count (``-j/--jobs``): a positive integer, the same rule in every
+    command (no silent clamping of 0 or negatives)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"jobs must be a positive integer, not {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"jobs must be a positive integer (>= 1), not {value}")
     return value
 
 

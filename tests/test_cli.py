@@ -113,3 +113,16 @@ def test_failed_write_leaves_no_temp_file(tmp_path, monkeypatch):
     with pytest.raises(SimtlabError, match="cannot write .*out.json: Permission denied"):
         cli._atomic_write(tmp_path / "out.json", "{}")
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("argv", [
+    ["characterise", "-j", "0"], ["gscalar-stats", "-j", "0"], ["report", "ilp", "-j", "-2"],
+    ["validate", "--jobs", "0"], ["characterise", "-j", "x"],
+], ids=["characterise-0", "gscalar-0", "report-neg", "validate-0", "characterise-x"])
+def test_jobs_must_be_positive_in_every_command(argv, capsys):
+    """Issue 19 item 15: characterise -j 0 was clamped to 1 while gscalar-stats -j 0 was
+    rejected after loading; every -j/--jobs is now one argparse type (a usage error)."""
+    with pytest.raises(SystemExit) as ei:
+        main(argv)
+    assert ei.value.code == 2
+    assert "jobs must be a positive integer" in capsys.readouterr().err

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 from golden.cli import _atomic_write as _write
-from golden.cli_args import output_dir, seed as seed_arg
+from golden.cli_args import jobs as jobs_arg, output_dir, seed as seed_arg
 from golden.errors import SimtlabError
 from golden.report import REPORTS, available_reports
 from golden.report.cache import DEFAULT_ROOT, ResultCache
@@ -33,7 +33,7 @@ def add_subcommand(sub) -> None:
                    help="every workload, not only each seed's stand-ins: baseline on every "
                         "config, darsie on all workloads")
     r.add_argument("--seed", type=seed_arg, default=0)
-    r.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1)
+    r.add_argument("-j", "--jobs", type=jobs_arg, default=os.cpu_count() or 1)
     r.add_argument("--out", type=output_dir, default="build/results")
     r.add_argument("--no-cache", action="store_true",
                    help="simulate everything again instead of reusing results of the same "
@@ -53,7 +53,7 @@ def cmd_report(args) -> int:
         if n not in avail:
             raise SimtlabError(f"report '{n}' is not available in this checkout")
     opts = ReportOptions(size="default" if args.full else args.size, seed=args.seed,
-                         jobs=max(1, args.jobs), all_configs=args.all_configs or args.full)
+                         jobs=args.jobs, all_configs=args.all_configs or args.full)
     all_jobs = [j for n in names for j in avail[n].jobs(opts)]
     t0 = time.perf_counter()
     n_unique = len({j.key for j in all_jobs})

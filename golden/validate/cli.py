@@ -12,7 +12,7 @@ import os
 import time
 from pathlib import Path
 
-from golden.cli_args import output_dir
+from golden.cli_args import jobs as jobs_arg, output_dir
 from golden.errors import SimtlabError
 
 DEFAULT_MICRO_CONFIGS = ("pascal", "gtx480", "gtx285", "fx5800", "gtx280")
@@ -28,7 +28,7 @@ def add_subcommand(sub) -> None:
                         f"{', '.join(DEFAULT_MICRO_CONFIGS)})")
     v.add_argument("--no-micro", action="store_true", help="skip the microbenchmarks")
     v.add_argument("--no-correlation", action="store_true", help="skip the correlation cases")
-    v.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1)
+    v.add_argument("-j", "--jobs", type=jobs_arg, default=os.cpu_count() or 1)
     v.add_argument("--out", type=output_dir, default="build/results")
     v.set_defaults(fn=cmd_validate)
 
@@ -52,7 +52,7 @@ def cmd_validate(args) -> int:
     out_json: dict = {"tolerance": tol}
     ok = True
     if not args.no_correlation and cases:
-        results = run_jobs([c.job() for c in cases], workers=max(1, args.jobs))
+        results = run_jobs([c.job() for c in cases], workers=args.jobs)
         table = correlation.rows(tol, cases, results)
         out_json["correlation"] = table
         ok = all(r.get("within") and r.get("outputs_match") for r in table)
