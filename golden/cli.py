@@ -126,7 +126,7 @@ def _print_run(d: dict) -> None:
 def cmd_run(args) -> int:
     if args.mode == "timing":
         from golden.timing.timing_device import format_timing_summary, run_timing_workload
-        d = run_timing_workload(args.workload, args.size, args.seed, args.config,
+        d = run_timing_workload(args.workload, args.size, args.seed, args.config or "pascal",
                                 mechanisms=tuple(args.mechanism or ()))
         print(format_timing_summary(d))
         if args.json:
@@ -222,7 +222,7 @@ def main(argv=None) -> int:
     r.add_argument("--seed", type=seed_arg, default=0)
     r.add_argument("--json", type=output_file)
     r.add_argument("--mode", default="functional", choices=("functional", "timing"))
-    r.add_argument("--config", default="pascal", help="GPU configuration (timing mode)")
+    r.add_argument("--config", help="GPU configuration (timing mode; default pascal)")
     r.add_argument("--mechanism", action="append", metavar="NAME",
                    help="attach a registered mechanism (timing mode; repeatable), e.g. darsie, gscalar")
     r.set_defaults(fn=cmd_run)
@@ -247,6 +247,11 @@ def main(argv=None) -> int:
     from golden.validate.cli import add_subcommand as add_validate_subcommand
     add_validate_subcommand(sub)
     args = ap.parse_args(argv)
+    if args.cmd == "run" and args.mode != "timing":
+        given = [o for o, v in (("--config", args.config), ("--mechanism", args.mechanism)) if v]
+        if given:
+            r.error(f"{' and '.join(given)} need{'s' if len(given) == 1 else ''} --mode timing "
+                    f"(functional mode has no GPU configuration or mechanisms)")
     try:
         return args.fn(args)
     except SimtlabError as e:

@@ -126,3 +126,17 @@ def test_jobs_must_be_positive_in_every_command(argv, capsys):
         main(argv)
     assert ei.value.code == 2
     assert "jobs must be a positive integer" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("extra,msg", [
+    (["--config", "gtx480"], "--config needs --mode timing"),
+    (["--mechanism", "darsie"], "--mechanism needs --mode timing"),
+    (["--config", "gtx480", "--mechanism", "darsie", "--mode", "functional"],
+     "--config and --mechanism need --mode timing"),
+])
+def test_timing_options_without_timing_mode_are_refused(extra, msg, capsys):
+    """Issue 19 item 14: run --config/--mechanism were silently ignored in functional mode."""
+    with pytest.raises(SystemExit) as ei:
+        main(["run", "MM", *extra])
+    assert ei.value.code == 2
+    assert msg in capsys.readouterr().err
