@@ -20,6 +20,7 @@ ALU lanes) + the UV structures' terms (:mod:`golden.mechanisms.uv.energy`).
 
 from __future__ import annotations
 
+import functools
 from dataclasses import asdict, dataclass
 
 from golden.report.runner import (ReportOptions, TimingJob, geomean, same_outputs,
@@ -154,15 +155,20 @@ def _mech(r) -> dict:
     return r["timing"]["mechanism"]
 
 
+@functools.lru_cache(maxsize=None)
+def _config(name: str, overrides: tuple):
+    from golden.configs import load_config
+    return load_config(name, dict(overrides) if overrides else None)
+
+
 def energy_j(r) -> tuple[float, float]:
     """(total, dynamic) joules of a run: the baseline model's plus the UV structures'."""
-    from golden.configs import load_config
     from golden.mechanisms.uv.energy import uv_energy
     e = r["energy"]
     mechs = r.get("mechanisms") or ()
     if not mechs:
         return e["total_j"], e["dynamic_j"]
-    cfg = load_config(r["config"], dict(r["overrides"]) if r.get("overrides") else None)
+    cfg = _config(r["config"], tuple(tuple(o) for o in r.get("overrides") or ()))
     name = mechs[0]
     extra = uv_energy(_mech(r), sm_cycles=r["timing"]["sm_cycles"],
                       clock_mhz=cfg.core.clock_mhz, rf_write_pj=cfg.energy.rf_write.pj,

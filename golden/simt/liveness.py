@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from golden.ptx.ir import Addr, Reg, Vec
 
-__all__ = ["dying_registers", "live_registers"]
+__all__ = ["dying_registers", "live_registers", "operand_regs"]
 
 #: opcodes without a destination operand (the first operand is a source)
 _NO_DST = frozenset({"st", "red", "bra", "bar", "barrier", "call", "exit", "ret", "trap",
@@ -36,7 +36,9 @@ _NO_DST = frozenset({"st", "red", "bra", "bar", "barrier", "call", "exit", "ret"
 _STOP = frozenset({"exit", "ret", "trap"})
 
 
-def _regs(op) -> list:
+def operand_regs(op) -> list:
+    """The registers an operand names (a register, vector elements, an address base or a
+    predicate source); [] for anything else."""
     if isinstance(op, Reg):
         return [op]
     if isinstance(op, Vec):
@@ -53,12 +55,12 @@ def _use_def(slot, bit) -> tuple[int, int]:
     has_dst = inst.opcode not in _NO_DST and len(ops) > 0
     use = dfn = 0
     for op in (ops[1:] if has_dst else ops):
-        for r in _regs(op):
+        for r in operand_regs(op):
             use |= bit(slot, r)
     if inst.guard is not None:
         use |= bit(slot, inst.guard.reg)
     if has_dst:
-        for r in _regs(ops[0]):
+        for r in operand_regs(ops[0]):
             dfn |= bit(slot, r)
     return use, dfn
 

@@ -58,7 +58,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from golden.ptx.ir import Addr, Reg, Vec
+from golden.simt.liveness import operand_regs as _regs_of
 from golden.simt.memory import LOCAL_WINDOW, SHARED_WINDOW, WINDOW_SIZE
 from golden.timing.fetch import IBuffer, InstructionCache
 from golden.timing.hooks import IssueOverride, Mechanism
@@ -100,19 +100,6 @@ class DecodedInst:
     guard: str | None
     guard_negated: bool
     timing: tuple | None = None
-
-
-def _regs_of(op) -> list:
-    if op is None:
-        return []
-    if isinstance(op, Reg):
-        return [op]
-    if isinstance(op, Vec):
-        return [e for e in op.elems if isinstance(e, Reg)]
-    if isinstance(op, Addr):
-        return [op.base] if isinstance(op.base, Reg) else []
-    r = getattr(op, "reg", None)  # PredGuard source operand (!%p)
-    return [r] if isinstance(r, Reg) else []
 
 
 def decode_program(program, pipelines=None) -> list:

@@ -91,7 +91,8 @@ def opcode_code(inst) -> int:
 def decode_uv(program, decoded, *, tag_bits: int = 10, sources: int = 3) -> list[UVInst]:
     """:class:`UVInst` for every slot of ``program``; ``decoded`` is the timing model's
     :func:`~golden.timing.sm.decode_program` of it."""
-    index = {k: i for i, k in enumerate(sorted(program.reg_types))}
+    keys = sorted(program.reg_types)
+    index = {k: i for i, k in enumerate(keys)}
     out = []
     for s, d in zip(program.slots, decoded):
         inst = s.inst
@@ -122,7 +123,6 @@ def decode_uv(program, decoded, *, tag_bits: int = 10, sources: int = 3) -> list
         guard = index.get(s.regs.get(inst.guard.reg.name)) if inst.guard is not None else None
         eligible = (inst.opcode not in NEVER and bool(d.dsts) and d.pipe != PIPE_MEM
                     and not d.is_control)
-        keys = sorted(program.reg_types)
         dst_keys = tuple(keys[i] for i in d.dsts)
         is_load = inst.opcode in ("ld", "ldu") and bool(d.dsts)
         out.append(UVInst(

@@ -158,27 +158,27 @@ class UVMechanism(Mechanism):
         prog = sm.launch.program
         self.dec = decode_uv(prog, sm.decoded)
         self.keys = sorted(prog.reg_types)
+        self.index = {k: i for i, k in enumerate(self.keys)}
         self.nregs = len(self.keys)
         self.dying = None
         if self.p.design == "srf" and self.p.free_dead:
             from golden.simt.liveness import dying_registers
             d = dying_registers(prog)
             if d is not None:
-                idx = {k: i for i, k in enumerate(self.keys)}
-                self.dying = [tuple(idx[k] for k in s) for s in d]
+                self.dying = [tuple(self.index[k] for k in s) for s in d]
         self.live = None              # reliability: registers live at each PC (coverage)
         if self.p.reliability:
             from golden.simt.liveness import live_registers
             lv = live_registers(prog)
             if lv is not None:
-                idx = {k: i for i, k in enumerate(self.keys)}
-                self.live = [frozenset(idx[k] for k in s) for s in lv]
+                self.live = [frozenset(self.index[k] for k in s) for s in lv]
         self.uniform_regs: dict = {}  # WarpSlot -> set of register indices marked uniform
         self.irbs: dict = {}          # SM id -> IRB
         self.srfs: dict = {}          # SM id -> SRFMap
         self.pending: dict = {}       # WarpSlot -> _Issued (on_issue -> after_step)
         self.reads: dict = {}         # WarpSlot -> source registers read as scalars
         self.inflight: dict = {}      # (WarpSlot, pc) -> deque of writeback kinds
+        self.detectors: dict = {}     # SM id -> UniformDetect being recorded, or None
 
     def _irb(self, sm):
         irb = self.irbs.get(sm.id)
@@ -413,7 +413,7 @@ class UVMechanism(Mechanism):
         """Drive the SM's uniform-detection logic (golden/structures/uv/detect.py) with this
         instruction's inputs, for trace recording; its verdict must equal the mechanism's.
         Instructions with more than three sources (guard included) are not presented."""
-        dets = self.__dict__.setdefault("_detectors", {})
+        dets = self.detectors
         if sm.id not in dets:
             from golden.structures.uv.detect import DetectParams, UniformDetect
             params = DetectParams()
@@ -423,8 +423,7 @@ class UVMechanism(Mechanism):
         if det is None:
             return
         s = sm.launch.program.slots[pc >> 3]
-        index = {k: i for i, k in enumerate(self.keys)}
-        srcs = [(k, index[s.regs[leaf.name]] if k == REG else None) for k, leaf in u.leaves]
+        srcs = [(k, self.index[s.regs[leaf.name]] if k == REG else None) for k, leaf in u.leaves]
         if u.guard is not None:
             srcs.append((REG, u.guard))
         if len(srcs) > 3:
