@@ -41,6 +41,7 @@ Deterministic: no randomness; SMs tick in id order.
 from __future__ import annotations
 
 from golden.errors import DeadlockError, LaunchError
+from golden.timing.hooks import Mechanism
 from golden.timing.memory.hierarchy import MemoryHierarchy
 from golden.timing.occupancy import Occupancy, tb_occupancy
 from golden.timing.scheduler import NEVER
@@ -128,6 +129,9 @@ class KernelRun:
         self.retired = 0
         self._rr = 0
         self._core = core
+        #: mechanisms that may dispatch TBs partially (hooks.py: partial_dispatch)
+        self._partial = tuple(m for m in self.mechanisms
+                              if type(m).partial_dispatch is not Mechanism.partial_dispatch)
         if occ.regs_clamped_from:
             self.stats.count_mechanism("baseline.registers_clamped_from", occ.regs_clamped_from)
 
@@ -139,18 +143,45 @@ class KernelRun:
                 and sm.used_regs + self.regs <= core.registers_per_sm
                 and sm.used_shared + self.shared <= core.shared_mem_per_sm)
 
+    def _partial_fit(self, sm: SM) -> int:
+        """Warps of the next TB that ``sm`` can make resident now in a partial dispatch
+        (the warp-level check: the TB's whole shared memory, a TB slot, and a scheduler
+        entry, registers and threads for at least one warp), 0 if none or if ``sm``
+        already holds a TB with unissued warps."""
+        core = self._core
+        if (sm.partial_tb is not None or len(sm.tbs) >= core.max_tbs_per_sm
+                or sm.used_shared + self.shared > core.shared_mem_per_sm):
+            return 0
+        rpw = self.regs // self.wpt
+        n = min(self.wpt, core.max_warps_per_sm - sm.used_warps, len(sm.free_slots),
+                (core.registers_per_sm - sm.used_regs) // rpw if rpw else self.wpt,
+                (core.max_threads_per_sm - sm.used_threads) // 32)
+        return max(n, 0)
+
     def dispatch(self, now: int) -> None:
-        """Place as many of the remaining TBs as fit, in order, at cycle ``now``."""
+        """Place as many of the remaining TBs as fit, in order, at cycle ``now``: a whole
+        TB where it fits, else (when a mechanism allows it, ``partial_dispatch``) a
+        partial TB whose first warps fit."""
         sms = self.sms
+        partial = self._partial
         while self.next_tb < self.n_tbs:
             placed = False
             for k in range(len(sms)):
                 sm = sms[(self._rr + k) % len(sms)]
-                if self._fits(sm) and all(m.on_dispatch(sm, self.next_tb, self.wpt)
-                                          for m in self.mechanisms):
+                n_warps = None
+                if not self._fits(sm):
+                    if not partial:
+                        continue
+                    n = self._partial_fit(sm)
+                    if not (0 < n < self.wpt) or not any(
+                            [m.partial_dispatch(sm, self.next_tb, n) for m in partial]):
+                        continue
+                    n_warps = n
+                if all(m.on_dispatch(sm, self.next_tb, self.wpt) for m in self.mechanisms):
                     if sm.sleep_since is not None:
                         sm.wake(now)  # it ticks again next cycle, with the new TB
-                    sm.add_tb(self.next_tb, self.threads, self.regs, self.shared)
+                    sm.now = now
+                    sm.add_tb(self.next_tb, self.threads, self.regs, self.shared, n_warps)
                     self._rr = (self._rr + k + 1) % len(sms)
                     self.next_tb += 1
                     placed = True
@@ -296,9 +327,13 @@ class GPU:
                             progress = True
                         elif sm.quiescent:
                             sm.sleep(now)
-                        if sm.retired:
-                            kr.retired += len(sm.retired)
-                            sm.retired.clear()
+                        if sm.freed:
+                            sm.freed = False
+                            if sm.retired:
+                                kr.retired += len(sm.retired)
+                                sm.retired.clear()
+                            if sm.partial_tb is not None:
+                                sm.activate_pending()
                             any_retired = True
                 if any_retired:
                     kr.dispatch(now)
@@ -397,6 +432,11 @@ class GPU:
         for kr in runs:
             launch = kr.launch
             for sm in kr.sms:
+                if sm.partial_tb is not None:
+                    tb = sm.partial_tb
+                    lines.append(f"  SM {sm.id} TB {tb.tb_id}: {len(tb.pending)} warp(s) "
+                                 f"dispatched but unissued, waiting for a scheduler entry and "
+                                 f"{tb.regs_per_warp} registers")
                 for w in sm.warps[:8]:
                     bar = bool(w.wave.at_barrier[w.widx])
                     lines.append(f"  SM {sm.id} TB {w.tb.tb_id} warp {w.widx}: next pc "

@@ -61,6 +61,18 @@ Hook points and what a return value means:
   dependence before it issued.
 * :meth:`on_dispatch` -- a thread block is about to be placed on ``sm``; return False
   to refuse (the dispatcher then tries the next SM).
+* :meth:`reclaim_warp` -- warp-granular resource release: ``warp`` finished; return True
+  to free its registers, scheduler entry and threads now instead of when its whole TB
+  finishes (shared memory and the TB slot always stay until the TB finishes).
+* :meth:`partial_dispatch` -- partial-TB dispatch: the next TB does not fit ``sm``
+  whole, but its shared memory, a TB slot and ``n_warps`` (>= 1) of its warps do; return
+  True to dispatch it with its first ``n_warps`` warps resident. The rest are
+  *dispatched but unissued*: they become resident in warp-id order as warps of the SM
+  free resources, before any new TB is dispatched. The SM holds at most one TB with
+  unissued warps (so a barrier in a partial TB cannot deadlock the SM); a barrier in a
+  partial TB waits until its unissued warps become resident and arrive.
+* :meth:`on_warp_start` / :meth:`on_warp_exit` -- ``warp`` became resident (at TB
+  dispatch or later, from a partial TB) / finished; ``sm.now`` is the cycle.
 * :meth:`make_tracker` -- a warp became resident; return an object that follows the
   dependence-tracker protocol of :mod:`golden.timing.scoreboard` to replace the config's
   per-warp tracker (e.g. a scoreboard shared by the SM's warps), or None.
@@ -168,6 +180,22 @@ class Mechanism:
     def on_dispatch(self, sm, tb_id: int, warps_per_tb: int) -> bool:
         """A thread block is about to be dispatched to ``sm``; return False to refuse."""
         return True
+
+    def reclaim_warp(self, sm, warp) -> bool:
+        """``warp`` finished; return True to free its registers, scheduler entry and
+        threads now (warp-granular release) rather than with its TB."""
+        return False
+
+    def partial_dispatch(self, sm, tb_id: int, n_warps: int) -> bool:
+        """TB ``tb_id`` does not fit ``sm`` whole but ``n_warps`` of its warps (with the
+        TB's shared memory and a TB slot) do; return True to dispatch it partially."""
+        return False
+
+    def on_warp_start(self, sm, warp) -> None:
+        """``warp`` became resident on ``sm`` (scheduler entry and registers allocated)."""
+
+    def on_warp_exit(self, sm, warp) -> None:
+        """``warp`` finished on ``sm`` (after its last instruction issued)."""
 
     def make_tracker(self, sm, warp):
         """Dependence tracker for ``warp`` (a new resident warp of ``sm``), or None to keep

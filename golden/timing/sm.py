@@ -170,9 +170,15 @@ class WarpSlot:
 
 
 class ResidentTB:
-    """A thread block resident on an SM: its wave (functional state) and warps."""
+    """A thread block resident on an SM: its wave (functional state), its resident warps
+    and, after a partial dispatch, its *unissued* warps (``pending``, in warp-id order).
 
-    __slots__ = ("tb_id", "wave", "warps", "live", "threads", "regs", "shared")
+    Registers, threads and scheduler entries are held per warp (``held_*``: what the
+    TB's resident and finished-but-unreclaimed warps still hold); shared memory and the
+    TB slot are held by the TB until its last warp finishes."""
+
+    __slots__ = ("tb_id", "wave", "warps", "live", "threads", "regs", "shared", "pending",
+                 "regs_per_warp", "held_regs", "held_threads", "held_warps", "dispatched")
 
     def __init__(self, tb_id, wave, threads, regs, shared):
         self.tb_id = tb_id
@@ -182,6 +188,16 @@ class ResidentTB:
         self.threads = threads
         self.regs = regs
         self.shared = shared
+        self.pending: deque = deque()
+        self.regs_per_warp = regs // wave.nwarps
+        self.held_regs = 0
+        self.held_threads = 0
+        self.held_warps = 0
+        self.dispatched = 0   # cycle the TB was dispatched
+
+    def warp_threads(self, widx: int) -> int:
+        """Threads of warp ``widx`` (the last warp of a TB may be partly filled)."""
+        return min(32, self.threads - 32 * widx)
 
 
 class SM:
@@ -211,6 +227,13 @@ class SM:
         #: (hooks.py: predict_fetch / speculate_branch)
         self.predictors = tuple(m for m in self.mechanisms
                                 if type(m).predict_fetch is not Mechanism.predict_fetch)
+        #: mechanisms that free a finished warp's resources early (hooks.py: reclaim_warp)
+        self.reclaimers = tuple(m for m in self.mechanisms
+                                if type(m).reclaim_warp is not Mechanism.reclaim_warp)
+        #: mechanisms told when warps become resident / finish
+        self.warp_observers = tuple(
+            m for m in self.mechanisms if type(m).on_warp_start is not Mechanism.on_warp_start
+            or type(m).on_warp_exit is not Mechanism.on_warp_exit)
         p = config.pipelines
         self.pipes = [PipelineClass(p.alu, core.warp_size), PipelineClass(p.sfu, core.warp_size),
                       PipelineClass(p.mem, core.warp_size)]
@@ -240,6 +263,11 @@ class SM:
         self._seq = 0
         self._age = 0
         self.retired: list = []        # TBs retired in the last tick
+        #: resources were freed in the last tick (a TB retired or a warp was reclaimed):
+        #: the dispatcher runs (GPU._simulate)
+        self.freed = False
+        #: the TB with dispatched-but-unissued warps (partial-TB dispatch), at most one
+        self.partial_tb = None
         # occupancy counters (resources in use)
         self.used_threads = 0
         self.used_regs = 0
@@ -257,30 +285,84 @@ class SM:
         self._fetch_refused = False
 
     # ------------------------------------------------------------------ dispatch
-    def add_tb(self, tb_id: int, threads: int, regs: int, shared: int) -> None:
-        """Make thread block ``tb_id`` resident (resources were checked by the dispatcher)."""
+    def add_tb(self, tb_id: int, threads: int, regs: int, shared: int,
+               n_warps: int | None = None) -> None:
+        """Make thread block ``tb_id`` resident (resources were checked by the dispatcher):
+        all its warps, or with ``n_warps`` only the first ``n_warps`` (a partial dispatch;
+        the others wait in ``tb.pending`` until :meth:`activate_pending`)."""
         wave = self.launch.make_wave([tb_id])
         tb = ResidentTB(tb_id, wave, threads, regs, shared)
-        for widx in range(wave.nwarps):
-            slot = self.free_slots.pop(0)
-            w = WarpSlot(tb, widx, slot, tb_id * wave.nwarps + widx, self.ibuf_entries, self._age,
-                         self.tracker)
-            self._age += 1
-            w.fetch_pc = self.launch.next_pc(wave, widx)
-            for m in self.mechanisms:
-                t = m.make_tracker(self, w)
-                if t is not None:
-                    w.sb = t
-            w.sched = self.schedulers[slot % len(self.schedulers)]
-            w.sched.add(w)
-            tb.warps.append(w)
-            self.warps.append(w)
+        tb.dispatched = self.now
+        n = wave.nwarps if n_warps is None else n_warps
         tb.live = wave.nwarps
         self.tbs.append(tb)
-        self.used_threads += threads
-        self.used_regs += regs
         self.used_shared += shared
-        self.used_warps += wave.nwarps
+        for widx in range(n):
+            self._start_warp(tb, widx)
+        if n < wave.nwarps:
+            tb.pending.extend(range(n, wave.nwarps))
+            self.partial_tb = tb
+
+    def _start_warp(self, tb: ResidentTB, widx: int) -> None:
+        """Give warp ``widx`` of ``tb`` a scheduler entry and registers: it becomes resident."""
+        wave = tb.wave
+        slot = self.free_slots.pop(0)
+        w = WarpSlot(tb, widx, slot, tb.tb_id * wave.nwarps + widx, self.ibuf_entries,
+                     self._age, self.tracker)
+        self._age += 1
+        w.fetch_pc = self.launch.next_pc(wave, widx)
+        for m in self.mechanisms:
+            t = m.make_tracker(self, w)
+            if t is not None:
+                w.sb = t
+        w.sched = self.schedulers[slot % len(self.schedulers)]
+        w.sched.add(w)
+        tb.warps.append(w)
+        self.warps.append(w)
+        nt = tb.warp_threads(widx)
+        tb.held_regs += tb.regs_per_warp
+        tb.held_threads += nt
+        tb.held_warps += 1
+        self.used_regs += tb.regs_per_warp
+        self.used_threads += nt
+        self.used_warps += 1
+        for m in self.warp_observers:
+            m.on_warp_start(self, w)
+
+    def warp_fits(self, regs_per_warp: int, threads: int = 32) -> bool:
+        """True when one more warp (``regs_per_warp`` registers, ``threads`` threads) gets
+        a scheduler entry, registers and threads on this SM now."""
+        core = self.cfg.core
+        return (self.used_warps < core.max_warps_per_sm and bool(self.free_slots)
+                and self.used_regs + regs_per_warp <= core.registers_per_sm
+                and self.used_threads + threads <= core.max_threads_per_sm)
+
+    def activate_pending(self) -> int:
+        """Make the partial TB's unissued warps resident, in warp-id order, while they fit
+        (called when resources were freed, before new TBs are dispatched). Returns how
+        many became resident."""
+        tb = self.partial_tb
+        if tb is None:
+            return 0
+        n = 0
+        while tb.pending and self.warp_fits(tb.regs_per_warp, tb.warp_threads(tb.pending[0])):
+            self._start_warp(tb, tb.pending.popleft())
+            n += 1
+        if not tb.pending:
+            self.partial_tb = None
+        if n:
+            self.wake_schedulers()
+        return n
+
+    def _release_warp(self, tb: ResidentTB, w: WarpSlot) -> None:
+        nt = tb.warp_threads(w.widx)
+        tb.held_regs -= tb.regs_per_warp
+        tb.held_threads -= nt
+        tb.held_warps -= 1
+        self.used_regs -= tb.regs_per_warp
+        self.used_threads -= nt
+        self.used_warps -= 1
+        self.freed = True
 
     def _finish_warp(self, w: WarpSlot) -> None:
         w.done = True
@@ -290,14 +372,20 @@ class SM:
         self.free_slots.append(w.slot)
         self.free_slots.sort()
         tb = w.tb
+        for m in self.warp_observers:
+            m.on_warp_exit(self, w)
+        if self.reclaimers and any([m.reclaim_warp(self, w) for m in self.reclaimers]):
+            self._release_warp(tb, w)
         tb.live -= 1
         if tb.live == 0:
             self.tbs.remove(tb)
-            self.used_threads -= tb.threads
-            self.used_regs -= tb.regs
+            self.used_threads -= tb.held_threads
+            self.used_regs -= tb.held_regs
+            self.used_warps -= tb.held_warps
             self.used_shared -= tb.shared
-            self.used_warps -= len(tb.warps)
+            tb.held_regs = tb.held_threads = tb.held_warps = 0
             self.retired.append(tb)
+            self.freed = True
 
     # ------------------------------------------------------------------ one cycle
     def tick(self, now: int) -> bool:
