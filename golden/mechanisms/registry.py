@@ -35,6 +35,7 @@ MECHANISMS: dict[str, str] = {
     "ilp-bp-gshare": "golden.mechanisms.ilp.branch:make_ilp_bp_gshare",
     "ilp-bp-gshare-warp": "golden.mechanisms.ilp.branch:make_ilp_bp_gshare_warp",
     "ilp-bp-perfect": "golden.mechanisms.ilp.branch:make_ilp_bp_perfect",
+    "warp-lifetimes": "golden.mechanisms.warpman.lifetimes:make_warp_lifetimes",
 }
 
 

@@ -121,6 +121,8 @@ class KernelRun:
                     for i in self.sm_ids]
         occ = gpu.occupancy(launch, config)
         occ.check(launch.name, config.name, core)
+        for sm in self.sms:
+            sm.occupancy = occ   # what one TB of the launch needs (for mechanisms)
         self.regs, self.shared = occ.regs_per_tb, occ.shared_per_tb
         self.threads = launch.geo.threads_per_tb
         self.wpt = launch.geo.warps_per_tb

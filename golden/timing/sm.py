@@ -266,6 +266,9 @@ class SM:
         #: resources were freed in the last tick (a TB retired or a warp was reclaimed):
         #: the dispatcher runs (GPU._simulate)
         self.freed = False
+        #: what one TB of the launch needs (golden.timing.occupancy.Occupancy; set by the
+        #: launch's KernelRun)
+        self.occupancy = None
         #: the TB with dispatched-but-unissued warps (partial-TB dispatch), at most one
         self.partial_tb = None
         # occupancy counters (resources in use)

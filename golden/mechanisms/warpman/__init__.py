@@ -1,0 +1,1 @@
+"""WarpMan: warp-level resource management (dissertation ch. 3)."""
