@@ -35,6 +35,10 @@ MECHANISMS: dict[str, str] = {
     "ilp-bp-gshare": "golden.mechanisms.ilp.branch:make_ilp_bp_gshare",
     "ilp-bp-gshare-warp": "golden.mechanisms.ilp.branch:make_ilp_bp_gshare_warp",
     "ilp-bp-perfect": "golden.mechanisms.ilp.branch:make_ilp_bp_perfect",
+    "warpman-temp": "golden.mechanisms.warpman.mechanism:make_warpman_temp",
+    "warpman-spatial": "golden.mechanisms.warpman.mechanism:make_warpman_spatial",
+    "warpman-duel": "golden.mechanisms.warpman.mechanism:make_warpman_duel",
+    "warpman-threshold": "golden.mechanisms.warpman.mechanism:make_warpman_threshold",
     "warp-lifetimes": "golden.mechanisms.warpman.lifetimes:make_warp_lifetimes",
 }
 

@@ -12,6 +12,7 @@ REPORTS = {
     "ilp": "golden.report.ilp",
     "hetero": "golden.report.hetero",
     "uv": "golden.report.uv",
+    "warpman": "golden.report.warpman",
 }
 
 

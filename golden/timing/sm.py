@@ -300,11 +300,11 @@ class SM:
         tb.live = wave.nwarps
         self.tbs.append(tb)
         self.used_shared += shared
-        for widx in range(n):
-            self._start_warp(tb, widx)
-        if n < wave.nwarps:
+        if n < wave.nwarps:   # the unissued warps are known as the first ones start
             tb.pending.extend(range(n, wave.nwarps))
             self.partial_tb = tb
+        for widx in range(n):
+            self._start_warp(tb, widx)
 
     def _start_warp(self, tb: ResidentTB, widx: int) -> None:
         """Give warp ``widx`` of ``tb`` a scheduler entry and registers: it becomes resident."""
