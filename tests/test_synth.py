@@ -99,6 +99,16 @@ def test_uniform_vector_rows_are_at_the_paper_sizes():
     assert by_name["uv_detect"].params == {"sources": 3, "warp_size": 32}
 
 
+def test_warpman_rows_are_at_the_gtx480_warpman_sizes():
+    from golden.configs import load_config
+    from golden.structures.warpman import DispatchCheckParams, WorkloadBufferParams
+    by_name = {t.name: t for t in load_targets()}
+    wb = by_name["warpman_wb"]
+    assert WorkloadBufferParams(**wb.params).entry_bits == 40 and "40 bits" in wb.paper
+    check = DispatchCheckParams(**by_name["warpman_check"].params)
+    assert check == DispatchCheckParams.from_config(load_config("gtx480_warpman"))
+
+
 # --- synthesis and the parsed numbers -------------------------------------------------------
 
 def test_accumulator_has_exactly_width_flip_flops():

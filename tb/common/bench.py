@@ -38,7 +38,8 @@ from tb.runner import default_seed, run_cocotb, tb_params, tb_seed
 from tb.stepper import StepTB, play_directed, play_random
 
 __all__ = ["CombTB", "StructureBench", "directed", "random_run", "record_random_trace",
-           "replay", "run_real_traces", "run_structure", "run_trace_files"]
+           "make_bench", "replay", "replay_random_trace", "replay_trace_dir", "run_real_traces",
+           "run_structure", "run_trace_files"]
 
 RANDOM_CYCLES = 3000
 
@@ -104,6 +105,22 @@ class StructureBench:
         tb = _TB(dut, self.ops_cls, self.outputs_cls)
         tb.start()
         return tb
+
+
+def make_bench(info, rtl: type, stimulus, prefix: str, env_trace_files: str, *,
+               record_trace: Callable | None = None, comb: bool = False) -> StructureBench:
+    """The :class:`StructureBench` of the structure ``info`` (a
+    :class:`~golden.structures.darsie.StructureInfo`) with the stimulus functions
+    ``<prefix>_directed``, ``_random_ops``, ``_count_events`` and ``_goals`` of the module
+    ``stimulus``."""
+    return StructureBench(
+        name=info.name, golden=info.golden_cls, params_cls=info.params_cls,
+        ops_cls=info.ops_cls, outputs_cls=info.outputs_cls, rtl=rtl,
+        directed=getattr(stimulus, f"{prefix}_directed"),
+        random_ops=getattr(stimulus, f"{prefix}_random_ops"),
+        count_events=getattr(stimulus, f"{prefix}_count_events"),
+        goals=getattr(stimulus, f"{prefix}_goals"), env_trace_files=env_trace_files,
+        record_trace=record_trace, comb=comb)
 
 
 def _setup(dut, bench: StructureBench):
@@ -202,3 +219,28 @@ def run_trace_files(bench: StructureBench, paths, test_module: str) -> None:
         run_cocotb(bench.rtl, json.loads(key), test_module=test_module, toplevel=bench.name,
                    testcase="run_replay", seed=default_seed(),
                    extra_env={bench.env_trace_files: json.dumps(paths)})
+
+
+def replay_random_trace(bench: StructureBench, params, tmp_path: Path, test_module: str,
+                        cycles: int = 1000) -> None:
+    """pytest side: record a trace by driving the golden model with the bench's seeded
+    random stimulus (session seed) through a TraceRecorder, then replay it on the RTL."""
+    path = record_random_trace(bench, params, tmp_path / f"{bench.name}.jsonl",
+                               seed=default_seed(), cycles=cycles)
+    run_trace_files(bench, [path], test_module)
+
+
+def replay_trace_dir(bench: StructureBench, test_module: str, env_dir: str, what: str) -> None:
+    """pytest side: replay every trace of ``bench``'s structure in the folder named by the
+    environment variable ``env_dir`` (``what``: the traces' kind, for the skip message);
+    skip if the variable is unset or the folder holds none."""
+    import pytest
+
+    from golden.structures.darsie.trace import trace_files
+    directory = os.environ.get(env_dir)
+    if not directory:
+        pytest.skip(f"{env_dir} not set (folder of {what} traces)")
+    paths = trace_files(directory, bench.name)
+    if not paths:
+        pytest.skip(f"no {bench.name} trace under {directory}")
+    run_trace_files(bench, paths, test_module)

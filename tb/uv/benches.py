@@ -9,10 +9,8 @@ structure. Without the variable those tests are skipped.
 
 from __future__ import annotations
 
-import os
+from functools import partial
 from pathlib import Path
-
-import pytest
 
 from golden.structures.uv import STRUCTURES
 from rtl.uv.detect import UniformDetect as DetectRTL
@@ -20,7 +18,6 @@ from rtl.uv.irb import IRB as IRBRTL
 from rtl.uv.srf_map import SRFMap as SRFMapRTL
 from tb.common import bench as common_bench
 from tb.common.bench import StructureBench
-from tb.runner import default_seed
 from tb.uv import stimulus as st
 
 __all__ = ["BENCHES", "ENV_TRACE_DIR", "REAL_TRACES", "replay_random_trace", "replay_trace_dir"]
@@ -36,16 +33,9 @@ ENV_TRACE_DIR = "SIMTLAB_UV_TRACE_DIR"
 
 
 def _bench(name: str, rtl, prefix: str, env: str, comb: bool = False) -> StructureBench:
-    from functools import partial
-
     from golden.mechanisms.uv.trace import record_uv_trace
-    info = STRUCTURES[name]
-    return StructureBench(
-        name=name, golden=info.golden_cls, params_cls=info.params_cls, ops_cls=info.ops_cls,
-        outputs_cls=info.outputs_cls, rtl=rtl, directed=getattr(st, f"{prefix}_directed"),
-        random_ops=getattr(st, f"{prefix}_random_ops"),
-        count_events=getattr(st, f"{prefix}_count_events"), goals=getattr(st, f"{prefix}_goals"),
-        env_trace_files=env, comb=comb, record_trace=partial(record_uv_trace, name))
+    return common_bench.make_bench(STRUCTURES[name], rtl, st, prefix, env, comb=comb,
+                                   record_trace=partial(record_uv_trace, name))
 
 
 BENCHES = {
@@ -59,19 +49,10 @@ BENCHES = {
 def replay_random_trace(bench: StructureBench, params, tmp_path: Path, test_module: str) -> None:
     """Record a trace by driving the golden model with the seeded random stimulus through
     a TraceRecorder, then replay the file on the RTL."""
-    path = common_bench.record_random_trace(bench, params, tmp_path / f"{bench.name}.jsonl",
-                                            seed=default_seed(), cycles=1000)
-    common_bench.run_trace_files(bench, [path], test_module)
+    common_bench.replay_random_trace(bench, params, tmp_path, test_module)
 
 
 def replay_trace_dir(bench: StructureBench, test_module: str) -> None:
     """Replay every trace of ``bench``'s structure under ``$SIMTLAB_UV_TRACE_DIR`` (skip if
     the variable is unset or the folder holds none)."""
-    from golden.structures.darsie.trace import trace_files
-    directory = os.environ.get(ENV_TRACE_DIR)
-    if not directory:
-        pytest.skip(f"{ENV_TRACE_DIR} not set (folder of real-kernel UV traces)")
-    paths = trace_files(directory, bench.name)
-    if not paths:
-        pytest.skip(f"no {bench.name} trace under {directory}")
-    common_bench.run_trace_files(bench, paths, test_module)
+    common_bench.replay_trace_dir(bench, test_module, ENV_TRACE_DIR, "real-kernel UV")

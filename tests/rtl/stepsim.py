@@ -21,7 +21,7 @@ from amaranth.sim import Simulator
 
 from golden.errors import ConfigError
 
-__all__ = ["check_steps_against_golden", "simulate_steps", "step_types"]
+__all__ = ["check_steps_against_golden", "simulate_comb", "simulate_steps", "step_types"]
 
 
 def step_types(golden: Any) -> tuple[type, type]:
@@ -57,6 +57,25 @@ def simulate_steps(dut: Any, ops_list: Sequence[Any], ops_cls: type, out_cls: ty
 
     sim = Simulator(dut)
     sim.add_clock(1e-6)
+    sim.add_testbench(bench)
+    sim.run()
+    return outputs
+
+
+def simulate_comb(dut: Any, ops_list: Sequence[Any], ops_cls: type, out_cls: type) -> list[Any]:
+    """Apply each element of *ops_list* to a combinational *dut* (no clock); return the
+    settled outputs of each."""
+    outputs: list[Any] = []
+
+    async def bench(ctx):
+        for ops in ops_list:
+            for f in fields(ops_cls):
+                ctx.set(getattr(dut, f.name), int(getattr(ops, f.name)))
+            await ctx.delay(1e-9)
+            outputs.append(out_cls(**{f.name: ctx.get(getattr(dut, f.name))
+                                      for f in fields(out_cls)}))
+
+    sim = Simulator(dut)
     sim.add_testbench(bench)
     sim.run()
     return outputs
