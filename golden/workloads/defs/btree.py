@@ -154,7 +154,8 @@ WORKLOAD = Workload(
     stands_for=("Locality (dissertation ch. 5): b+tree [Rodinia]",),
     sizes={"small": {"nkeys": 50000, "finds": 64, "ranges": 32, "max_span": 1000},
            "default": {"nkeys": 200000, "finds": 512, "ranges": 256, "max_span": 3000},
-           # paper: 3,200 TBs of one-query-each, 35.6 waves on gtx480 (6 TBs/SM by threads)
+           # paper: 2,000 + 1,200 TBs, one query each: 33.3 and 26.7 waves on gtx480 (registers
+           # allow 4 and 3 TBs/SM)
            "paper": {"nkeys": 1000000, "finds": 2000, "ranges": 1200, "max_span": 3000}},
     make_inputs=make_inputs,
     launch=launch,
