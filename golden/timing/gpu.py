@@ -172,11 +172,12 @@ class KernelRun:
                 sm = sms[(self._rr + k) % len(sms)]
                 n_warps = None
                 if not self._fits(sm):
-                    if not partial:
+                    if not partial or sm.partial_tb is not None:
                         continue
-                    n = self._partial_fit(sm)
-                    if not (0 < n < self.wpt) or not any(
-                            [m.partial_dispatch(sm, self.next_tb, n) for m in partial]):
+                    n = min(self._partial_fit(sm), self.wpt - 1)
+                    # every mechanism sees the warp-level check, even when it fails (n = 0)
+                    if not any([m.partial_dispatch(sm, self.next_tb, n) for m in partial]) \
+                            or n == 0:
                         continue
                     n_warps = n
                 if all(m.on_dispatch(sm, self.next_tb, self.wpt) for m in self.mechanisms):

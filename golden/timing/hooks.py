@@ -65,8 +65,10 @@ Hook points and what a return value means:
   to free its registers, scheduler entry and threads now instead of when its whole TB
   finishes (shared memory and the TB slot always stay until the TB finishes).
 * :meth:`partial_dispatch` -- partial-TB dispatch: the next TB does not fit ``sm``
-  whole, but its shared memory, a TB slot and ``n_warps`` (>= 1) of its warps do; return
-  True to dispatch it with its first ``n_warps`` warps resident. The rest are
+  whole (and ``sm`` holds no TB with unissued warps); its shared memory, a TB slot and
+  ``n_warps`` of its warps do. With ``n_warps`` >= 1 return True to dispatch it with its
+  first ``n_warps`` warps resident; ``n_warps`` = 0 means the warp-level check failed
+  (the call only informs; its return value is ignored). The rest are
   *dispatched but unissued*: they become resident in warp-id order as warps of the SM
   free resources, before any new TB is dispatched. The SM holds at most one TB with
   unissued warps (so a barrier in a partial TB cannot deadlock the SM); a barrier in a
@@ -188,7 +190,8 @@ class Mechanism:
 
     def partial_dispatch(self, sm, tb_id: int, n_warps: int) -> bool:
         """TB ``tb_id`` does not fit ``sm`` whole but ``n_warps`` of its warps (with the
-        TB's shared memory and a TB slot) do; return True to dispatch it partially."""
+        TB's shared memory and a TB slot) do; return True to dispatch it partially
+        (``n_warps`` = 0: nothing fits; the return value is ignored)."""
         return False
 
     def on_warp_start(self, sm, warp) -> None:

@@ -29,13 +29,16 @@ from tb.warpman import stimulus as st
 __all__ = ["BENCHES", "ENV_TRACE_DIR", "MECHANISM_MODULE", "REAL_TRACES", "replay_kernel_traces",
            "replay_trace_dir", "require_mechanism"]
 
-#: real kernels whose WarpMan traffic the benches record and replay (small inputs on
-#: gtx480_warpman, SM 0, first structure cycles). At small sizes only RAY (1.07 waves,
-#: register-limited: 4 full TBs of 6 warps x 1,184 registers leave 4,352 registers, 3 warps
-#: of a partial TB) and NQU (1.38 waves, shared-memory-limited: the warp-level check fails
-#: on shared memory) run more than one wave (``simtlab list --occupancy gtx480_warpman
-#: --size small``), so only they dispatch after the launch.
-REAL_TRACES = {"warpman_wb": (("RAY",), 3000), "warpman_check": (("RAY", "NQU"), 3000)}
+#: real kernels whose WarpMan traffic the benches record and replay (small inputs, SM 0,
+#: first structure cycles) on gtx480_warpman shrunk to TRACE_OVERRIDES' 2 SMs, so the
+#: small launches run several waves and SM 0 dispatches (partial) TBs as warps finish:
+#: HS (register-limited 8-warp TBs with barriers and shared memory), RAY (6-warp TBs of
+#: unequal warps) and NQU (shared-memory-limited: the warp-level check fails on shared
+#: memory).
+REAL_TRACES = {"warpman_wb": (("HS", "RAY"), 3000),
+               "warpman_check": (("HS", "RAY", "NQU"), 3000)}
+#: config overrides of the real-trace runs
+TRACE_OVERRIDES = {"core.num_sms": 2}
 
 #: Folder of real-kernel WarpMan traces to replay (optional).
 ENV_TRACE_DIR = "SIMTLAB_WARPMAN_TRACE_DIR"
@@ -46,7 +49,8 @@ MECHANISM_MODULE = "golden.mechanisms.warpman.mechanism"
 
 def _bench(name: str, rtl, prefix: str, env: str, comb: bool = False) -> StructureBench:
     return common_bench.make_bench(STRUCTURES[name], rtl, st, prefix, env, comb=comb,
-                                   record_trace=partial(record_warpman_trace, name))
+                                   record_trace=partial(record_warpman_trace, name,
+                                                       overrides=TRACE_OVERRIDES))
 
 
 BENCHES = {

@@ -20,6 +20,7 @@ class _Policy(Mechanism):
         self.exits = {}
         self.partials = []   # (sm, tb, n_warps)
         self.max_regs = 0
+        self.checks = 0      # warp-level checks seen (including failed ones, n_warps = 0)
         self.launches = {}   # launch object id -> index (HS launches its kernel twice)
 
     def _key(self, sm, warp):
@@ -30,7 +31,9 @@ class _Policy(Mechanism):
         return self.reclaim
 
     def partial_dispatch(self, sm, tb_id, n_warps):
-        if self.partial:
+        assert sm.partial_tb is None and 0 <= n_warps < 8
+        self.checks += 1
+        if self.partial and n_warps:
             k = self.launches.setdefault(id(sm.launch), len(self.launches))
             self.partials.append((k, tb_id, n_warps))
         return self.partial

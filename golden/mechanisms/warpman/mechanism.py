@@ -120,6 +120,8 @@ class WarpManMechanism(Mechanism):
         p = self.params
         st = self._state(sm)
         st.check_dispatch(sm, n_warps)
+        if n_warps == 0:
+            return False
         if p.spatial == "on":
             ok = True
         elif p.spatial == "duel":
@@ -181,14 +183,18 @@ class _SMState:
         of its warps fit)."""
         core = sm.cfg.core
         occ = sm.occupancy
+        # free scheduler entries, as many as the SM's free threads allow
+        free_warps = min(core.max_warps_per_sm - sm.used_warps,
+                         (core.max_threads_per_sm - sm.used_threads) // core.warp_size)
         out = self.dc.check(
-            free_warps=core.max_warps_per_sm - sm.used_warps,
+            free_warps=free_warps,
             free_tbs=core.max_tbs_per_sm - len(sm.tbs),
             free_regs=core.registers_per_sm - sm.used_regs,
             free_shared=core.shared_mem_per_sm - sm.used_shared,
             warps_per_tb=occ.warps_per_tb, regs_per_warp=occ.regs_per_tb // occ.warps_per_tb,
             shared_per_tb=occ.shared_per_tb)
-        if self.check and (out.tb_ok or not out.warp_ok or out.n_warps != n_warps):
+        if self.check and (out.tb_ok or bool(out.warp_ok) != (n_warps > 0)
+                           or (n_warps and min(out.n_warps, occ.warps_per_tb - 1) != n_warps)):
             self._fail(sm, f"dispatch check says tb_ok={out.tb_ok} warp_ok={out.warp_ok} "
                            f"n_warps={out.n_warps}; the timing model dispatches a partial "
                            f"TB with {n_warps} warps")

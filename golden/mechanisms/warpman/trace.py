@@ -64,10 +64,12 @@ STRUCTURES = ("warpman_wb", "warpman_check")
 
 def record_warpman_trace(structure: str, workload: str, path: str | Path, *,
                          config: str = "gtx480_warpman", size: str = "small", seed: int = 0,
-                         sm: int = 0, max_cycles: int = 4000, **params) -> Path:
+                         sm: int = 0, max_cycles: int = 4000, overrides: dict | None = None,
+                         **params) -> Path:
     """Record SM ``sm``'s ``structure`` (``"warpman_wb"`` or ``"warpman_check"``) during
-    ``workload`` with the WarpMan mechanism; extra keyword arguments go to
-    ``WarpManParams``. Return the path.
+    ``workload`` with the WarpMan mechanism on ``config`` (with config ``overrides``, e.g.
+    ``{"core.num_sms": 2}`` so small inputs run several waves); extra keyword arguments
+    go to ``WarpManParams``. Return the path.
 
     Raises SimtlabError for an unknown structure, when the run's outputs differ from the
     reference, or when SM ``sm`` recorded nothing (e.g. no partial TB ever went to it).
@@ -83,6 +85,6 @@ def record_warpman_trace(structure: str, workload: str, path: str | Path, *,
         return [WarpManMechanism(cfg, wm, recorder_factory=lambda name, sm_id, p:
                                  factory(sm_id, p) if name == structure else None)]
 
-    return _record(structure, mechs, workload, path, config=config, overrides=None,
+    return _record(structure, mechs, workload, path, config=config, overrides=overrides,
                    size=size, seed=seed, sm=sm, max_cycles=max_cycles,
                    source=f"timing run, warpman {params}" if params else "timing run, warpman")
