@@ -37,6 +37,7 @@ ALIASES = types.MappingProxyType({
     "1080ti": "pascal_1080ti",
     "fermi": "gtx480",
     "warpman": "gtx480_warpman",
+    "coarse": "gtx480_coarse",
     "fx5800": "quadro_fx5800",
     "gtx280": "gtx280_ilp",
     "ilp": "gtx280_ilp",
