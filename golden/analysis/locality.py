@@ -162,3 +162,43 @@ def locality_table(addresses, windows, neighbourhoods, streams=None) -> Locality
         cum = np.cumsum(hist)
         prob[:, k] = cum[w_idx] / n
     return LocalityTable(windows, neighbourhoods, prob, n)
+
+
+def workload_locality(name: str, size: str = "small", seed: int = 0,
+                      config_name: str = "gtx480_coarse", windows=None, neighbourhoods=None,
+                      unit: str = "line", kinds=("load", "load_bypass", "store", "atomic"),
+                      merged: bool = False, fetch_group: int | None = None) -> dict:
+    """Run workload ``name`` in timing mode with an L1 access recorder and return its
+    locality table over the L1 accesses the memory hierarchy saw.
+
+    ``unit``: one access per coalesced L1 transaction at its line address (``"line"``:
+    temporal locality = the same L1 block) or one per touched sector (``"sector"``);
+    ``kinds``: access kinds kept (:data:`golden.timing.memory.l1_trace.KINDS`);
+    ``merged``: one stream for the whole GPU in port-cycle order instead of a window per
+    SM's L1; ``fetch_group``: run with ``memory.l1.fetch_group`` overridden. Defaults:
+    windows 1..1024, neighbourhoods from the unit (line or sector) to 4 KB.
+    Returns ``{"table": LocalityTable, ...}`` with the run's identity and outcome.
+    """
+    from golden.configs import load_config
+    from golden.timing.memory.l1_trace import L1AccessRecorder
+    from golden.timing.timing_device import TimingDevice
+    from golden.workloads import registry
+
+    overrides = {} if fetch_group is None else {"memory.l1.fetch_group": fetch_group}
+    cfg = load_config(config_name, overrides)
+    step = cfg.memory.l1.line_bytes if unit == "line" else cfg.memory.coalescing.sector_bytes
+    windows = tuple(windows) if windows else powers_of_two(1, 1024)
+    neighbourhoods = tuple(neighbourhoods) if neighbourhoods else powers_of_two(step, max(step, 4096))
+    _check_pow2("windows", windows)
+    _check_pow2("neighbourhoods", neighbourhoods)
+    rec = L1AccessRecorder(kinds=kinds)
+    w = registry.get(name)
+    dev = TimingDevice(cfg, echo_printf=False)
+    dev.gpu.memory_observers.append(rec)
+    run = registry.run_workload(w, size=size, seed=seed, device=dev)
+    addrs, sms = rec.addresses(unit=unit, sector_bytes=cfg.memory.coalescing.sector_bytes)
+    table = locality_table(addrs, windows, neighbourhoods, streams=None if merged else sms)
+    return {"workload": w.name, "size": size, "seed": seed, "config": cfg.name,
+            "unit": unit, "unit_bytes": step, "merged": merged, "kinds": list(kinds),
+            "fetch_group": cfg.memory.l1.fetch_group, "outputs_match": not run.mismatches(),
+            "cycles": sum(s.timing.cycles for s in run.stats), "table": table}
