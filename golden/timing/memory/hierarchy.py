@@ -195,8 +195,8 @@ class MemoryHierarchy:
         return self.l1[sm_id].fetch_group
 
     def l1_group_counters(self) -> dict[str, int]:
-        """Coarse-L1 events over all SMs: ``l1_group_requests`` (L2 requests a fetch-group
-        miss sent) and ``l1_group_extra_lines`` (lines fetched beside the requested one).
+        """Coarse-L1 events over all SMs: ``l1_group_requests`` (L2 requests of fetch-group
+        misses that fetched other lines of the group) and ``l1_group_extra_lines`` (lines fetched beside the requested one).
         Kept apart from :meth:`counters` so baseline statistics keep their keys."""
         out = Counter(self._group_counts)
         for l1 in self.l1:

@@ -68,7 +68,8 @@ class L1Cache:
         self._line = line_bytes
         self._full = (1 << sectors_per_line) - 1
         self.fetch_group = fetch_group
-        #: coarse-L1 events: group requests sent, lines fetched beside the requested one
+        #: coarse-L1 events: L2 requests that fetched lines beside the requested one, and
+        #: those lines
         self.group_requests = 0
         self.group_extra_lines = 0
 
@@ -200,8 +201,9 @@ class L1Cache:
         parts += [(a, self._full) for a in absent]
         ready = p + 1
         if parts:
-            self.group_requests += 1
-            self.group_extra_lines += len(absent)
+            if absent:
+                self.group_requests += 1
+                self.group_extra_lines += len(absent)
             ready = L2Cache.to_cycle(l2.read_group(p, parts))
         for a, sectors in parts:
             if self.mshrs.get(a) is not None:
