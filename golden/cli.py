@@ -10,6 +10,8 @@
     simtlab darsie-marks WORKLOAD [--size small|default] [--kernel NAME] [--block X,Y,Z] [--reasons]
     simtlab darsie-limit [WORKLOAD...] [--size small|default] [--json FILE]
     simtlab report baseline|darsie|gscalar|all [--size small|default|paper] [--full] [-j N] [--out DIR]
+    simtlab locality WORKLOAD [--config NAME] [--size S] [--windows 1..1024] [--neighbourhoods 128..4096]
+                [--unit line|sector] [--loads-only] [--merged] [--fetch-group G] [--json FILE]
 
 ``run`` executes a workload in functional mode, checks it against its numpy reference
 and prints its statistics. ``characterise`` does that for the whole suite in parallel
@@ -26,7 +28,9 @@ import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 
-from golden.cli_args import jobs as jobs_arg, output_dir, output_file, seed as seed_arg
+from golden.cli_args import (
+    jobs as jobs_arg, output_dir, output_file, pow2_list, seed as seed_arg,
+)
 from golden.errors import SimtlabError
 
 #: input sizes every workload defines (golden/workloads/defs): ``small`` for tests and the
@@ -202,6 +206,34 @@ def cmd_gscalar_stats(args) -> int:
     return 0 if all(r["outputs_match"] for r in rows) else 1
 
 
+def cmd_locality(args) -> int:
+    """``simtlab locality``: the ch. 5 locality table of a workload's L1 accesses."""
+    from golden.analysis.locality import workload_locality
+    kinds = ("load",) if args.loads_only else ("load", "load_bypass", "store", "atomic")
+    d = workload_locality(args.workload, args.size, args.seed, args.config,
+                          windows=args.windows, neighbourhoods=args.neighbourhoods,
+                          unit=args.unit, kinds=kinds, merged=args.merged,
+                          fetch_group=args.fetch_group)
+    t = d["table"]
+    scope = "one stream for the GPU" if d["merged"] else "windows per SM L1"
+    group = "" if d["fetch_group"] == 1 else f", L1 fetch group {d['fetch_group']}"
+    per = (f"coalesced transaction at its {d['unit_bytes']} B line" if d["unit"] == "line"
+           else f"{d['unit_bytes']} B sector")
+    print(f"{d['workload']} ({d['size']}, seed {d['seed']}) on {d['config']}{group}: "
+          f"{t.accesses:,} L1 accesses ({', '.join(d['kinds'])}; one per {per}; {scope}), "
+          f"{d['cycles']:,} cycles")
+    print(f"P(an access is followed within the next W accesses by one in its aligned "
+          f"N-byte neighbourhood); N = {d['unit_bytes']} is temporal locality")
+    print(t.format())
+    if not d["outputs_match"]:
+        print("simtlab: outputs differ from the numpy reference", file=sys.stderr)
+    if args.json:
+        out = {k: v for k, v in d.items() if k != "table"}
+        out.update(t.to_dict())
+        _atomic_write(Path(args.json), json.dumps(out, indent=1))
+    return 0 if d["outputs_match"] else 1
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="simtlab", description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -240,6 +272,31 @@ def main(argv=None) -> int:
     g.add_argument("-j", "--jobs", type=jobs_arg, default=1)
     g.add_argument("--json", type=output_file, help="write rows, average and paper values as JSON")
     g.set_defaults(fn=cmd_gscalar_stats)
+    lo = sub.add_parser("locality", help="temporal/spatial locality table of a workload's L1 "
+                                         "accesses (dissertation ch. 5), timing mode")
+    lo.add_argument("workload")
+    lo.add_argument("--config", default="gtx480_coarse",
+                    help="GPU configuration (default gtx480_coarse, the ch. 5 Table 8 baseline)")
+    lo.add_argument("--size", default="small", choices=SIZES)
+    lo.add_argument("--seed", type=seed_arg, default=0)
+    lo.add_argument("--windows", type=pow2_list, metavar="LIST",
+                    help="windows W in accesses: powers of two, comma list or A..B "
+                         "(default 1..1024)")
+    lo.add_argument("--neighbourhoods", type=pow2_list, metavar="LIST",
+                    help="aligned neighbourhoods N in bytes, as --windows (default: the "
+                         "unit, 128 B lines or 32 B sectors, ..4096)")
+    lo.add_argument("--unit", default="line", choices=("line", "sector"),
+                    help="one access per coalesced L1 transaction at its line address "
+                         "(default) or one per touched 32 B sector")
+    lo.add_argument("--loads-only", action="store_true",
+                    help="only loads that use the L1 tags (default: loads, stores, atomics)")
+    lo.add_argument("--merged", action="store_true",
+                    help="one access stream for the whole GPU (port-cycle order) instead of "
+                         "windows per SM L1")
+    lo.add_argument("--fetch-group", type=int, choices=(1, 2, 4, 8), metavar="G",
+                    help="run with memory.l1.fetch_group = G (coarse L1; default: the config's)")
+    lo.add_argument("--json", type=output_file, help="also write the table as JSON")
+    lo.set_defaults(fn=cmd_locality)
     from golden.mechanisms.darsie.cli import add_subcommands as add_darsie_subcommands
     add_darsie_subcommands(sub)
     from golden.report.cli import add_subcommand as add_report_subcommand

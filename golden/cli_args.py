@@ -7,7 +7,7 @@ import argparse
 import os
 from pathlib import Path
 
-__all__ = ["seed", "jobs", "output_file", "output_dir"]
+__all__ = ["seed", "jobs", "output_file", "output_dir", "pow2_list"]
 
 
 def seed(text: str) -> int:
@@ -67,3 +67,31 @@ def output_dir(text: str) -> str:
         raise argparse.ArgumentTypeError("output directory name is empty")
     _creatable_dir(Path(text), f"cannot write into {text}")
     return text
+
+
+def pow2_list(text: str) -> tuple[int, ...]:
+    """Increasing powers of two (``--windows``, ``--neighbourhoods``): a comma-separated
+    list whose items are a power of two or a range ``A..B`` of the powers of two from A to
+    B, e.g. ``1..1024`` or ``128,256,4096``."""
+    out: list[int] = []
+    for item in text.split(","):
+        item = item.strip()
+        lo_s, sep, hi_s = item.partition("..")
+        try:
+            lo = int(lo_s)
+            hi = int(hi_s) if sep else lo
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"{item!r} is not a power of two or a range A..B of them") from None
+        for v in (lo, hi):
+            if v < 1 or v & (v - 1):
+                raise argparse.ArgumentTypeError(f"{v} is not a power of two")
+        if hi < lo:
+            raise argparse.ArgumentTypeError(f"empty range {item!r} ({hi} < {lo})")
+        v = lo
+        while v <= hi:
+            out.append(v)
+            v *= 2
+    if out != sorted(set(out)):
+        raise argparse.ArgumentTypeError(f"{text!r}: values must increase without repeats")
+    return tuple(out)

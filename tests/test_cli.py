@@ -140,3 +140,50 @@ def test_timing_options_without_timing_mode_are_refused(extra, msg, capsys):
         main(["run", "MM", *extra])
     assert ei.value.code == 2
     assert msg in capsys.readouterr().err
+
+
+def test_locality_prints_the_table_and_writes_json(tmp_path, capsys):
+    js = tmp_path / "va.json"
+    assert main(["locality", "VA", "--windows", "1..16,64", "--neighbourhoods", "128..512",
+                 "--json", str(js)]) == 0
+    out = capsys.readouterr().out
+    assert "VA (small, seed 0) on gtx480_coarse" in out and "L1 accesses" in out
+    lines = out.splitlines()
+    head = next(i for i, ln in enumerate(lines) if ln.strip().startswith("W \\ N"))
+    assert lines[head].split()[-3:] == ["128", "256", "512"]
+    assert [ln.split()[0] for ln in lines[head + 1:head + 7]] == ["1", "2", "4", "8", "16", "64"]
+    d = json.loads(js.read_text())
+    assert d["windows"] == [1, 2, 4, 8, 16, 64] and d["neighbourhoods"] == [128, 256, 512]
+    assert d["outputs_match"] and d["accesses"] > 0 and d["unit"] == "line"
+    p = d["prob"]
+    assert all(p[i][k] <= p[i + 1][k] for i in range(5) for k in range(3))
+    assert all(row[k] <= row[k + 1] for row in p for k in range(2))
+    assert p[-1][1] > 0.3       # VA: the other half of a 256 B pair is read soon after
+
+
+def test_locality_sector_unit_loads_only_and_fetch_group(capsys):
+    assert main(["locality", "VA", "--unit", "sector", "--loads-only", "--merged",
+                 "--fetch-group", "2", "--windows", "1,2", "--neighbourhoods", "32..64"]) == 0
+    out = capsys.readouterr().out
+    assert "L1 fetch group 2" in out and "(load; one per 32 B sector; one stream" in out
+    assert out.splitlines()[-2].split()[0] == "1"
+
+
+@pytest.mark.parametrize("argv,msg", [
+    (["--windows", "3"], "3 is not a power of two"),
+    (["--windows", "8..2"], "empty range"),
+    (["--neighbourhoods", "64,32"], "must increase"),
+    (["--windows", "x"], "is not a power of two or a range"),
+    (["--fetch-group", "3"], "invalid choice"),
+])
+def test_locality_bad_arguments_are_usage_errors(argv, msg, capsys):
+    with pytest.raises(SystemExit) as e:
+        main(["locality", "VA", *argv])
+    assert e.value.code == 2
+    assert msg in capsys.readouterr().err
+
+
+def test_locality_unknown_config_is_a_clean_error(capsys):
+    assert main(["locality", "VA", "--config", "nope"]) == 2
+    err = capsys.readouterr().err
+    assert "nope" in err and "Traceback" not in err

@@ -15,7 +15,8 @@ from golden.configs import (
 from dataclasses import fields as dc_fields
 from golden.errors import ConfigError
 
-SHIPPED = ["gtx280_ilp", "gtx285", "gtx480", "gtx480_warpman", "pascal_1080ti", "quadro_fx5800"]
+SHIPPED = ["gtx280_ilp", "gtx285", "gtx480", "gtx480_coarse", "gtx480_warpman", "pascal_1080ti",
+           "quadro_fx5800"]
 
 
 def _raw(name: str) -> dict:
@@ -134,6 +135,34 @@ def test_gtx480_warpman_values_from_table4():
     # inherited, untouched sections are identical to the parent
     assert c.register_file == base.register_file and c.energy == base.energy
     assert c.pipelines.sfu == base.pipelines.sfu
+
+
+def test_gtx480_coarse_values_from_table8():
+    c = load_config("coarse")
+    base = load_config("gtx480")
+    assert c.name == "gtx480_coarse"
+    assert (c.core.num_sms, c.core.clock_mhz, c.core.warp_size) == (15, 1400.0, 32)
+    assert c.pipelines.alu.simd_width == 16 and c.pipelines.mem.simd_width == 16
+    assert (c.core.max_tbs_per_sm, c.core.max_threads_per_sm) == (8, 1024)   # GTX285's row
+    assert c.core.registers_per_sm * 4 == 64 * 1024 and c.core.shared_mem_per_sm == 48 * 1024
+    l1 = c.memory.l1
+    assert (l1.size_bytes, l1.assoc, l1.line_bytes, l1.fetch_group) == (16 * 1024, 4, 128, 1)
+    l2 = c.memory.l2
+    assert (l2.size_bytes, l2.assoc, l2.partitions) == (6 * 256 * 1024, 8, 6)
+    assert l2.line_bytes == 128        # Table 8's "64 B" cannot differ from the L1 line here
+    d = c.memory.dram
+    assert (d.channels, d.banks, d.clock_mhz, d.tCL, d.tRP, d.tRCD) == (6, 8, 800.0, 10, 10, 12)
+    assert c.energy == base.energy and c.register_file == base.register_file
+    assert load_config("coarse", {"memory.l1.fetch_group": 4}).memory.l1.fetch_group == 4
+
+
+def test_optional_key_defaults_and_is_validated(tmp_path):
+    data = _raw("gtx480")
+    assert "fetch_group" not in data["memory"]["l1"]
+    assert load_config("gtx480").memory.l1.fetch_group == 1
+    data["memory"]["l1"]["fetch_group"] = 6
+    with pytest.raises(ConfigError, match=r"bad.yaml: memory.l1.fetch_group: 6 is not a power"):
+        load_config(_write(tmp_path, data))
 
 
 def test_gtx285_values_from_uv_table1():

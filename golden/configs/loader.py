@@ -10,7 +10,8 @@ the file's keys replace the inherited ones key by key (nested mappings merge). T
 result is validated like a stand-alone file, and every error names the file that supplied
 the offending key (for example ``pascal_1080ti.yaml: memory.l1.assoc: expected int, got
 str 'four'``). ``overrides`` maps dotted keys to values (``{"memory.l1.assoc": 4}``) and is
-applied last, with the same checks; its errors name ``overrides``.
+applied last, with the same checks; its errors name ``overrides``. Every key is required
+except the few whose schema field declares a default (e.g. ``memory.l1.fetch_group``).
 
 All problems raise :class:`golden.errors.ConfigError`.
 """
@@ -36,6 +37,7 @@ ALIASES = types.MappingProxyType({
     "1080ti": "pascal_1080ti",
     "fermi": "gtx480",
     "warpman": "gtx480_warpman",
+    "coarse": "gtx480_coarse",
     "fx5800": "quadro_fx5800",
     "gtx280": "gtx280_ilp",
     "ilp": "gtx280_ilp",
@@ -255,6 +257,9 @@ def _build(cls, data, origin: dict, kp: tuple, fname: str):
     kwargs = {}
     for f in fields(cls):
         fkp = kp + (f.name,)
+        if f.name not in data and "default" in f.metadata:
+            kwargs[f.name] = f.metadata["default"]
+            continue
         if f.name not in data:
             label = ".".join(fkp)
             where = _where(origin, kp, fname) if kp else fname

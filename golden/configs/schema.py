@@ -19,7 +19,7 @@ bytes (or flits) per SM core-clock cycle, energies in picojoules (pJ), power in 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields, is_dataclass
+from dataclasses import MISSING, dataclass, field, fields, is_dataclass
 
 # The enumerations the timing model understands.
 SCHEDULER_POLICIES = ("lrr", "gto", "two_level")
@@ -28,8 +28,9 @@ DEPENDENCE_TRACKING = ("scoreboard", "one_in_flight")
 BANK_MAPPINGS = ("warp_plus_reg", "reg", "subcore_warp_plus_reg")
 
 
-def _p(doc: str, *, lo=None, hi=None, choices=None, pow2: bool = False):
-    """A required field with its documentation and validation rule."""
+def _p(doc: str, *, lo=None, hi=None, choices=None, pow2: bool = False, default=MISSING):
+    """A field with its documentation and validation rule; required unless ``default`` is
+    given (an optional key: a YAML file may leave it out and gets ``default``)."""
     meta = {"doc": doc}
     if lo is not None:
         meta["min"] = lo
@@ -39,6 +40,9 @@ def _p(doc: str, *, lo=None, hi=None, choices=None, pow2: bool = False):
         meta["choices"] = tuple(choices)
     if pow2:
         meta["pow2"] = True
+    if default is not MISSING:
+        meta["default"] = default
+        return field(default=default, metadata=meta)
     return field(metadata=meta)
 
 
@@ -259,6 +263,13 @@ class L1Config:
     cache_global_loads: bool = _p(
         "true: global loads are cached in the L1; false: they bypass it and go to the L2 "
         "(GPGPU-Sim -gpgpu_gmem_skip_L1D 1). Local memory is always cached")
+    fetch_group: int = _p(
+        "blocks per L1 fetch group (optional, default 1 = baseline): a load also checks "
+        "the other blocks of its aligned group of fetch_group x line_bytes and, if any is "
+        "absent, misses and fetches the absent ones with it in one L2 request (the "
+        "coarse-grained L1 of dissertation ch. 5: 2 = coarse2, 4 = coarse4). Switchable "
+        "per SM at run time with MemoryHierarchy.set_l1_fetch_group",
+        lo=1, hi=64, pow2=True, default=1)
 
     @property
     def sets(self) -> int:

@@ -211,6 +211,9 @@ class GPU:
         self.host_copies: list[tuple[int, int]] = []
         #: the L2's tags after the last launch (the L2 is not flushed between kernels)
         self._l2_state: list | None = None
+        #: L1 observers attached to the memory hierarchy of every later launch
+        #: (:mod:`golden.timing.memory.l1_trace`); empty = no observation cost
+        self.memory_observers: list = []
 
     def occupancy(self, launch, config=None) -> Occupancy:
         """Resources of one TB of ``launch`` and TBs per SM (:mod:`golden.timing.occupancy`)
@@ -225,6 +228,8 @@ class GPU:
     def _memory(self) -> MemoryHierarchy:
         """A memory hierarchy for the next simulation, with the L2 carried over and warmed."""
         memory = MemoryHierarchy(self.config)
+        for obs in self.memory_observers:
+            memory.add_l1_observer(obs)
         if self._l2_state is not None:
             memory.restore_l2(self._l2_state)
         if self.config.idealisations.l2_warm_on_memcpy and self.host_copies:

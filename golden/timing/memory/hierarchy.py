@@ -47,6 +47,15 @@ and never revised; buses and ports keep calendars of the intervals already promi
 (:mod:`golden.timing.memory.reservation`), and every 512 cycles the bookings that ended
 before the current cycle are forgotten.
 
+Coarse-grained L1 (dissertation ch. 5): every SM's L1 has a *fetch group* of G lines
+(``memory.l1.fetch_group``, default 1 = baseline; see :mod:`golden.timing.memory.l1`),
+which a policy may switch per SM while a kernel runs with :meth:`set_l1_fetch_group`
+(e.g. set-dueling between baseline and coarse SMs); :meth:`l1_group_counters` reports
+the group requests. With G = 1 on every SM the model is the baseline, bit for bit.
+
+Observers: :meth:`add_l1_observer` attaches a callable that sees every L1 access the port
+accepts (:mod:`golden.timing.memory.l1_trace`: protocol and a recorder). Off by default.
+
 Determinism: no randomness; results depend only on the sequence of calls. Calls should
 come in non-decreasing ``cycle`` order (as a cycle-stepped SM loop produces); a call
 with an earlier cycle is served, but sees cache state as of the latest call (and may not
@@ -144,11 +153,15 @@ class MemoryHierarchy:
         #: per SM: request network -> L2 slice -> reply network (what the L1 calls)
         self.ports = [SMMemoryPort(i, self.icnt, self.l2) for i in range(config.core.num_sms)]
         self._pruned = 0
-        self._new_l1 = lambda: L1Cache(sets=l1c.sets, assoc=l1c.assoc, line_bytes=l1c.line_bytes,
-                                       hit_latency=l1c.hit_latency, mshrs=l1c.mshrs)
+        spl = max(1, l1c.line_bytes // co.sector_bytes)
+        self._new_l1 = lambda g: L1Cache(sets=l1c.sets, assoc=l1c.assoc,
+                                         line_bytes=l1c.line_bytes, hit_latency=l1c.hit_latency,
+                                         mshrs=l1c.mshrs, fetch_group=g, sectors_per_line=spl)
         self._new_const = lambda: ConstCache(mem.const_cache,
                                              config.idealisations.perfect_const_cache)
-        self.l1 = [self._new_l1() for _ in range(config.core.num_sms)]
+        self.l1 = [self._new_l1(l1c.fetch_group) for _ in range(config.core.num_sms)]
+        self._group_counts = Counter()      # group events of L1s replaced by reset_sm_caches
+        self._l1_observers: tuple = ()
         self.const = [self._new_const() for _ in range(config.core.num_sms)]
         self._cache_global = l1c.cache_global_loads
         self._sector = co.sector_bytes
@@ -160,8 +173,53 @@ class MemoryHierarchy:
     def reset_sm_caches(self, sm_id: int) -> None:
         """Empty SM ``sm_id``'s L1 and constant cache (a new kernel starts on it while
         other SMs keep running: the caches a lone launch would start without)."""
-        self.l1[sm_id] = self._new_l1()
+        old = self.l1[sm_id]
+        self._group_counts["l1_group_requests"] += old.group_requests
+        self._group_counts["l1_group_extra_lines"] += old.group_extra_lines
+        self.l1[sm_id] = self._new_l1(old.fetch_group)
         self.const[sm_id] = self._new_const()
+
+    # ------------------------------------------------------------------ coarse-grained L1
+
+    def set_l1_fetch_group(self, sm_id: int, group: int) -> None:
+        """Make SM ``sm_id``'s L1 fetch groups of ``group`` lines (1 = baseline, 2 =
+        coarse2, 4 = coarse4; a power of two) from its next access on. Lines already
+        resident or pending stay; the SM keeps the setting across :meth:`reset_sm_caches`.
+        """
+        if not 0 <= sm_id < len(self.l1):
+            raise SimtlabError(f"sm_id {sm_id} out of range (0..{len(self.l1) - 1})")
+        self.l1[sm_id].fetch_group = group
+
+    def l1_fetch_group(self, sm_id: int) -> int:
+        """SM ``sm_id``'s current L1 fetch group (lines)."""
+        return self.l1[sm_id].fetch_group
+
+    def l1_group_counters(self) -> dict[str, int]:
+        """Coarse-L1 events over all SMs: ``l1_group_requests`` (L2 requests of fetch-group
+        misses that fetched other lines of the group) and ``l1_group_extra_lines`` (lines fetched beside the requested one).
+        Kept apart from :meth:`counters` so baseline statistics keep their keys."""
+        out = Counter(self._group_counts)
+        for l1 in self.l1:
+            out["l1_group_requests"] += l1.group_requests
+            out["l1_group_extra_lines"] += l1.group_extra_lines
+        return {k: int(out[k]) for k in ("l1_group_requests", "l1_group_extra_lines")}
+
+    # ------------------------------------------------------------------ observers
+
+    def add_l1_observer(self, observer) -> None:
+        """Call ``observer(sm_id, cycle, warp_id, kind, space, txs)`` for every access the
+        L1 port accepts (protocol: :mod:`golden.timing.memory.l1_trace`)."""
+        if not callable(observer):
+            raise SimtlabError(f"L1 observer must be callable, got {type(observer).__name__}")
+        self._l1_observers = self._l1_observers + (observer,)
+
+    def remove_l1_observer(self, observer) -> None:
+        """Detach an observer added with :meth:`add_l1_observer`."""
+        obs = list(self._l1_observers)
+        if observer not in obs:
+            raise SimtlabError("remove_l1_observer: observer is not attached")
+        obs.remove(observer)
+        self._l1_observers = tuple(obs)
 
     # ------------------------------------------------------------------ access
 
@@ -223,6 +281,11 @@ class MemoryHierarchy:
             c["loads"] -= 1
             retry = l1.next_release()
             return AccessResult(False, None, retry, len(txs), 0)
+        if self._l1_observers:
+            kind = ("atomic" if is_atomic else "store" if is_store
+                    else "load_bypass" if bypass else "load")
+            for obs in self._l1_observers:
+                obs(sm_id, t0, warp_id, kind, space, txs)
         c["transactions"] += len(txs)
         c["sectors"] += sum(tx.sector_count() for tx in txs)
         if is_atomic:

@@ -124,6 +124,31 @@ class SMMemoryPort:
         ready = self.l2.read(at_l2, line, sectors)
         return self.icnt.reply(sl, self.sm, ready, n)
 
+    def read_group(self, arrival: float, parts) -> float:
+        """Read several lines as one request (an L1 fetch group, ``parts`` = ``[(line,
+        sectors), ...]``, the first the requested line); returns the cycle the last data
+        reaches the SM.
+
+        One request packet travels to the slice of the first line; on its arrival every
+        line is read at its own slice (slice port, tags, MSHRs and DRAM account each
+        line's bytes; lines are interleaved over slices, so a group may span several) and
+        each slice sends its lines' data back in one reply packet. Simplification: the
+        request occupies only the first slice's ejection port (no forwarding cost to the
+        other slices). One part is exactly :meth:`read`.
+        """
+        if len(parts) == 1:
+            return self.read(arrival, *parts[0])
+        home = self.l2.slice_of(parts[0][0])
+        at_l2 = self.icnt.request(self.sm, home, arrival, 0)
+        ready: dict[int, float] = {}
+        nbytes: dict[int, int] = {}
+        for line, sectors in parts:
+            sl = self.l2.slice_of(line)
+            r = self.l2.read(at_l2, line, sectors)
+            ready[sl] = max(ready.get(sl, r), r)
+            nbytes[sl] = nbytes.get(sl, 0) + popcount(sectors) * self._sector
+        return max(self.icnt.reply(sl, self.sm, ready[sl], nbytes[sl]) for sl in ready)
+
     def write(self, arrival: float, line: int, sectors: int) -> float:
         """Write sectors (data in the request); returns the cycle the ack reaches the SM."""
         sl = self.l2.slice_of(line)

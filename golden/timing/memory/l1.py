@@ -24,6 +24,18 @@ Policies:
   ``-gpgpu_gmem_skip_L1D``) bypass the tags and MSHRs and go to the L2 (one port cycle
   per transaction).
 
+* fetch groups (the coarse-grained L1 of dissertation ch. 5, ``fetch_group`` = G > 1):
+  the lines form aligned groups of G lines. A load also checks the other lines of its
+  group; a line is *absent* when it is neither resident nor pending in an MSHR. If the
+  load's own sectors miss or any other line is absent, the access is a miss: the load's
+  missing sectors (as in the baseline) and every absent line (all its sectors) are
+  requested from the L2 as *one* request (``read_group``: one request packet, the L2
+  accounts each line and its bytes); each fetched line holds an MSHR entry and all of
+  them fill at the same cycle, and the access completes when the group's data is back
+  (also if its own line was resident: the group hits or misses together). A hit makes
+  every resident line of the group most recently used. G = 1 is the baseline, served by
+  the baseline code path. Stores and atomics ignore the group.
+
 A zero-size L1 (``size_bytes: 0``) stores nothing: every load goes to the L2 and no
 MSHR limit applies.
 
@@ -38,6 +50,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from golden.errors import SimtlabError
 from golden.timing.memory.cache import MSHRTable, SectorCache
 from golden.timing.memory.coalescer import Transaction
 from golden.timing.memory.l2 import L2Cache
@@ -46,11 +59,39 @@ from golden.timing.memory.l2 import L2Cache
 class L1Cache:
     """L1 data cache of one SM."""
 
-    def __init__(self, *, sets: int, assoc: int, line_bytes: int, hit_latency: int, mshrs: int):
+    def __init__(self, *, sets: int, assoc: int, line_bytes: int, hit_latency: int, mshrs: int,
+                 fetch_group: int = 1, sectors_per_line: int = 4):
         self.tags = SectorCache(sets=sets, assoc=assoc, line_bytes=line_bytes)
         self.mshrs = MSHRTable(mshrs)
         self.hit_latency = hit_latency
         self.port_free = 0
+        self._line = line_bytes
+        self._full = (1 << sectors_per_line) - 1
+        self.fetch_group = fetch_group
+        #: coarse-L1 events: L2 requests that fetched lines beside the requested one, and
+        #: those lines
+        self.group_requests = 0
+        self.group_extra_lines = 0
+
+    @property
+    def fetch_group(self) -> int:
+        """Lines per fetch group (1 = baseline)."""
+        return self._group
+
+    @fetch_group.setter
+    def fetch_group(self, g: int) -> None:
+        if not isinstance(g, int) or isinstance(g, bool) or g < 1 or g & (g - 1):
+            raise SimtlabError(f"L1 fetch group must be a power of two >= 1, not {g!r}")
+        self._group = g
+
+    def group_lines(self, line: int) -> list[int]:
+        """The lines of ``line``'s aligned fetch group, ``line`` excluded."""
+        span = self._group * self._line
+        base = line - line % span
+        return [a for a in range(base, base + span, self._line) if a != line]
+
+    def _absent(self, line: int) -> bool:
+        return self.tags.probe(line) is None and self.mshrs.get(line) is None
 
     def start(self, cycle: int) -> int:
         """First cycle the port can take a new access presented at ``cycle``."""
@@ -65,6 +106,15 @@ class L1Cache:
         """MSHR entries a load would allocate (lines with missing sectors and no entry)."""
         if not self.tags.enabled:
             return 0
+        if self._group > 1:
+            need: set[int] = set()
+            for tx in txs:
+                st = self.tags.probe(tx.line_addr)
+                valid = st.valid if st is not None else 0
+                if tx.sector_mask & ~valid and self.mshrs.get(tx.line_addr) is None:
+                    need.add(tx.line_addr)
+                need.update(a for a in self.group_lines(tx.line_addr) if self._absent(a))
+            return len(need)
         n = 0
         for tx in txs:
             st = self.tags.probe(tx.line_addr)
@@ -101,6 +151,9 @@ class L1Cache:
                 done = L2Cache.to_cycle(l2.read(p, line, tx.sector_mask))
                 done_all = max(done_all, done)
                 continue
+            if self._group > 1:
+                done_all = max(done_all, self._load_group(p, tx, l2, counts, events))
+                continue
             missing = self.tags.lookup(line, tx.sector_mask)
             if not missing:
                 counts["l1_hits"] += 1
@@ -124,6 +177,43 @@ class L1Cache:
             done_all = max(done_all, done)
         self.port_free = t0 + len(txs)
         return done_all
+
+    def _load_group(self, p: int, tx: Transaction, l2, counts: dict, events: list[int]) -> int:
+        """One load transaction looked up at ``p`` with fetch groups of G > 1 lines."""
+        line = tx.line_addr
+        missing = self.tags.lookup(line, tx.sector_mask)
+        others = self.group_lines(line)
+        absent = [a for a in others if self._absent(a)]
+        if not missing and not absent:
+            counts["l1_hits"] += 1
+            for a in others:                    # the group ages together
+                self.tags.lookup(a, 0)
+            return p + self.hit_latency
+        counts["l1_misses"] += 1
+        parts: list[tuple[int, int]] = []
+        own = self.mshrs.get(line) if missing else None
+        if own is not None:
+            counts["l1_mshr_merges"] += 1
+            if missing & ~own.sectors:
+                parts.append((line, missing & ~own.sectors))
+        elif missing:
+            parts.append((line, missing))
+        parts += [(a, self._full) for a in absent]
+        ready = p + 1
+        if parts:
+            if absent:
+                self.group_requests += 1
+                self.group_extra_lines += len(absent)
+            ready = L2Cache.to_cycle(l2.read_group(p, parts))
+        for a, sectors in parts:
+            if self.mshrs.get(a) is not None:
+                self.mshrs.merge(a, sectors, ready)
+            else:
+                self.mshrs.allocate(a, sectors, ready, force=True)
+        if own is not None:
+            ready = max(ready, own.ready)
+        events.append(ready)
+        return ready
 
     def store(self, t0: int, txs: list[Transaction], l2: L2Cache, counts: dict) -> int:
         """Write-through, no-allocate store starting at ``t0``; returns the L2 ack cycle."""

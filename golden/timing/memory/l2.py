@@ -243,6 +243,11 @@ class L2Cache:
         start, end = sl.port.serve(arrival + self._lat, popcount(sectors) * self._sector)
         return self._read_path(sl, line, sectors, start, end)
 
+    def read_group(self, arrival: float, parts) -> float:
+        """Read several ``(line, sectors)`` arriving together (an L1 fetch group; each line
+        at its own slice); returns the cycle the last is ready."""
+        return max(self.read(arrival, line, sectors) for line, sectors in parts)
+
     def write(self, arrival: float, line: int, sectors: int) -> float:
         """Write sectors (write-back, write-allocate); returns the cycle the ack can leave."""
         sl = self.slices[self.slice_of(line)]
