@@ -74,7 +74,7 @@ def test_workload_matches_reference(name, size):
 SEED_CONFIGS = {"DARSIE": "pascal_1080ti", "G-Scalar": "gtx480", "WarpMan": "gtx480",
                 "ILP": "gtx280_ilp", "UV": "gtx285", "CAPRI": "quadro_fx5800",
                 # dissertation ch. 5 (coarse-grained L1), Table 8: "GTX480-like", 15 SMs
-                "Locality": "gtx480"}
+                "Locality": "gtx480_coarse"}
 
 
 def _paper_configs(w) -> dict:

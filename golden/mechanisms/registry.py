@@ -40,6 +40,10 @@ MECHANISMS: dict[str, str] = {
     "warpman-duel": "golden.mechanisms.warpman.mechanism:make_warpman_duel",
     "warpman-threshold": "golden.mechanisms.warpman.mechanism:make_warpman_threshold",
     "warp-lifetimes": "golden.mechanisms.warpman.lifetimes:make_warp_lifetimes",
+    "coarse2": "golden.mechanisms.coarse_l1.mechanism:make_coarse2",
+    "coarse4": "golden.mechanisms.coarse_l1.mechanism:make_coarse4",
+    "coarse2-duel": "golden.mechanisms.coarse_l1.mechanism:make_coarse2_duel",
+    "coarse4-duel": "golden.mechanisms.coarse_l1.mechanism:make_coarse4_duel",
 }
 
 

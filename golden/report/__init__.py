@@ -13,6 +13,7 @@ REPORTS = {
     "hetero": "golden.report.hetero",
     "uv": "golden.report.uv",
     "warpman": "golden.report.warpman",
+    "coarse": "golden.report.coarse",
 }
 
 

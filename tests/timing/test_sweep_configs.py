@@ -1,12 +1,13 @@
 """``make test-sweep``: every workload on every shipped GPU configuration, and under every
-ILP and UV variant, gives outputs bit-identical to the functional run (small inputs)."""
+ILP, UV, WarpMan and coarse-L1 variant, gives outputs bit-identical to the functional run
+(small inputs)."""
 
 import pytest
 
 from golden.report.runner import TimingJob, output_digest, run_job
 from golden.workloads import registry
 
-CONFIGS = ("pascal", "gtx480", "gtx480_warpman", "gtx285", "fx5800", "gtx280")
+CONFIGS = ("pascal", "gtx480", "gtx480_warpman", "gtx480_coarse", "gtx285", "fx5800", "gtx280")
 ILP_VARIANTS = {"ilp-sc": (("ilp-sc",), ()), "bypass": ((), (("pipelines.bypass", True),)),
                 "ilp-sc+bypass": (("ilp-sc",), (("pipelines.bypass", True),)),
                 # the branch-prediction study (§4.4.4): BP+SC, branch latency 1, a predictor
@@ -70,3 +71,32 @@ def test_every_workload_under_every_uv_variant_matches_functional(workload, vari
     assert r["outputs_match"], f"{workload} {variant}: outputs differ from numpy"
     assert r["output_digest"] == _functional(workload), f"{workload} {variant}: != functional"
     assert r["timing"]["mechanism"].get("uv.irb_wrong", 0) == 0
+
+
+#: WarpMan (seed 002 ch. 3) on a 3-SM gtx480_warpman, so small inputs run several waves and
+#: partial TBs, buffered warps and the duel's follower SM are exercised; check mode compares
+#: the golden workload buffer and dispatch check with the timing model at every event
+WARPMAN_VARIANTS = ("warpman-temp", "warpman-spatial", "warpman-duel", "warpman-threshold")
+
+
+@pytest.mark.sweep
+@pytest.mark.parametrize("variant", WARPMAN_VARIANTS)
+@pytest.mark.parametrize("workload", sorted(registry.all_workloads()))
+def test_every_workload_under_every_warpman_variant_matches_functional(workload, variant):
+    r = run_job(TimingJob(workload, "gtx480_warpman", mechanisms=(variant,),
+                          overrides=(("core.num_sms", 3),)))
+    assert r["outputs_match"], f"{workload} {variant}: outputs differ from numpy"
+    assert r["output_digest"] == _functional(workload), f"{workload} {variant}: != functional"
+
+
+#: the coarse-grained L1 (seed 002 ch. 5), static and with SM set-dueling
+COARSE_VARIANTS = ("coarse2", "coarse4", "coarse2-duel", "coarse4-duel")
+
+
+@pytest.mark.sweep
+@pytest.mark.parametrize("variant", COARSE_VARIANTS)
+@pytest.mark.parametrize("workload", sorted(registry.all_workloads()))
+def test_every_workload_under_every_coarse_l1_variant_matches_functional(workload, variant):
+    r = run_job(TimingJob(workload, "gtx480_coarse", mechanisms=(variant,)))
+    assert r["outputs_match"], f"{workload} {variant}: outputs differ from numpy"
+    assert r["output_digest"] == _functional(workload), f"{workload} {variant}: != functional"

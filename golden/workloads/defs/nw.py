@@ -83,7 +83,8 @@ WORKLOAD = Workload(
     source="nw.cu",
     tb_dims=(TILE, 1, 1),
     stands_for=("ILP (dissertation ch. 4) workloads: NW (a launch per anti-diagonal, "
-                "few TBs per launch)",),
+                "few TBs per launch)",
+                "Locality (dissertation ch. 5): nw [Rodinia]"),
     sizes={"small": {"n": 128, "pairs": 1},
            "default": {"n": 512, "pairs": 1},
            # paper: 20 pairs of 256 residues, 15 launches of 20..160 TBs (1 TB/SM, shared

@@ -58,7 +58,8 @@ WORKLOAD = Workload(
     tb_dims=(TB, 1, 1),
     stands_for=("UV (dissertation ch. 2) Table 3: PathFinder (PF)",
                 "WarpMan (dissertation ch. 3) Table 5: PathFinder (PF), 2 KB shared, 8 warps per TB",
-                "G-Scalar Table 2: pathfinder (PF), Rodinia"),
+                "G-Scalar Table 2: pathfinder (PF), Rodinia",
+                "Locality (dissertation ch. 5): pathfinder [Rodinia]"),
     sizes={"small": {"rows": 41, "cols": 4096, "halo": 10},
            "default": {"rows": 65, "cols": 32768, "halo": 16},
            # paper: UV Table 3 (seed 002 ch. 2): PathFinder 100000 columns, 424 TBs: 5.65 waves on

@@ -1,0 +1,1 @@
+"""The coarse-grained L1 with SM set-dueling (dissertation ch. 5)."""
