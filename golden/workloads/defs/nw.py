@@ -87,10 +87,11 @@ WORKLOAD = Workload(
                 "Locality (dissertation ch. 5): nw [Rodinia]"),
     sizes={"small": {"n": 128, "pairs": 1},
            "default": {"n": 512, "pairs": 1},
-           # paper: 20 pairs of 256 residues, 15 launches of 20..160 TBs (1 TB/SM, shared
-           # memory): the launches of >= 80 TBs (2.67 waves on gtx280_ilp) do 81% of the
-           # work (main waves 2.67); one pair would need n >= 4256 for two waves.
-           "paper": {"n": 256, "pairs": 20}},
+           # paper: 40 pairs of 256 residues, 15 launches of 40..320 TBs (1 TB/SM on
+           # gtx280_ilp, 5 on gtx480_coarse, shared memory): the launches of >= 160 TBs (2.13
+           # waves on gtx480_coarse) do 81% of the work; one pair would need n >= 4256 for
+           # two waves on gtx280_ilp.
+           "paper": {"n": 256, "pairs": 40}},
     make_inputs=make_inputs,
     launch=launch,
     reference=reference,

@@ -129,11 +129,11 @@ WORKLOAD = Workload(
                      "pixel_scale": 1.0 / 96, "ambient": 0.1},
            "default": {"width": 256, "height": 192, "n_spheres": 12,
                        "pixel_scale": 1.0 / 192, "ambient": 0.1},
-           # paper: 11 x 11 = 121 TBs: 2.02 waves on gtx480, gtx285 and quadro_fx5800 (4, 2, 2
-           # TBs/SM). UV Table 3's (512,512) would be 1376 TBs and 5.5M warp instructions per
-           # run, beyond the time budget.
-           "paper": {"width": 176, "height": 132, "n_spheres": 10,
-                     "pixel_scale": 1.0 / 132, "ambient": 0.1}},
+           # paper: 16 x 15 = 240 TBs: >= 2 waves on every GPU the main job runs it on, up to
+           # WarpMan's 64 k-register point (8 TBs/SM x 15 SMs). UV Table 3's (512,512) would be
+           # 1376 TBs and 5.5M warp instructions per run, beyond the time budget.
+           "paper": {"width": 256, "height": 180, "n_spheres": 10,
+                     "pixel_scale": 1.0 / 180, "ambient": 0.1}},
     make_inputs=make_inputs,
     launch=launch,
     reference=reference,
