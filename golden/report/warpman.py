@@ -137,12 +137,14 @@ class OccupancyJob:
         from golden.workloads.occupancy import occupancy_of, probe_workload
         t0, c0 = time.perf_counter(), time.process_time()
         cfg = load_config(self.config)
-        occ = occupancy_of(probe_workload(self.workload, self.size, self.seed), cfg)
+        probe = probe_workload(self.workload, self.size, self.seed)
+        occ = occupancy_of(probe, cfg)
         k = max(occ.kernels, key=lambda r: r.warp_instructions)
         core = cfg.core
         wpt = -(-k.threads_per_tb // core.warp_size)
         regs_tb = k.regs_per_thread * wpt * core.warp_size
-        return {**asdict(self), "key": self.key, "kernel": k.kernel,
+        return {**asdict(self), "key": self.key, "outputs_match": not probe.mismatches,
+                "kernel": k.kernel,
                 "warps_per_tb": wpt, "regs_per_thread": k.regs_per_thread,
                 "regs_per_tb": regs_tb, "shared_per_tb": k.shared_per_tb,
                 "tbs_per_sm": k.tbs_per_sm, "limiters": list(k.limiters),
