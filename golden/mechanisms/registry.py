@@ -44,6 +44,7 @@ MECHANISMS: dict[str, str] = {
     "coarse4": "golden.mechanisms.coarse_l1.mechanism:make_coarse4",
     "coarse2-duel": "golden.mechanisms.coarse_l1.mechanism:make_coarse2_duel",
     "coarse4-duel": "golden.mechanisms.coarse_l1.mechanism:make_coarse4_duel",
+    "capri-oracle": "golden.mechanisms.capri.oracle:make_capri_oracle",
 }
 
 

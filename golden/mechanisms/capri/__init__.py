@@ -1,0 +1,1 @@
+"""CAPRI: compaction-adequacy prediction (seed 004)."""
