@@ -17,6 +17,7 @@ Sections, all on ``gtx480_warpman`` (Table 4: 15 SMs, RR, 32 k registers, 48 KB 
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass
 
 from golden.report.runner import ReportOptions, TimingJob, geomean, same_outputs, succeeded
@@ -160,16 +161,18 @@ def _characterise(results, opts, names, md, data) -> None:
            "warps, registers and shared bytes per TB and TBs per SM as our model allocates "
            "them, beside Table 5 (warps / TBs per SM / registers per TB). Unused registers "
            "= RF not allocated at full occupancy. RTRU from the baseline run "
-           "(`warp-lifetimes`): mean over all TBs and TB 0 (first launch).", "",
+           "(`warp-lifetimes`): mean over all TBs, geometric mean over the TBs with RTRU > 0 "
+           "(the chapter's GM; a TB whose warps all end together has RTRU 0) and TB 0 (first "
+           "launch).", "",
            "| workload | Table 5 | warps/TB | regs/TB | shared/TB | TBs/SM | limited by | "
-           "Table 5 warps / TBs / regs | unused regs | mean RTRU | TB0 RTRU |",
-           "|---|---|--:|--:|--:|--:|---|---|--:|--:|--:|"]
+           "Table 5 warps / TBs / regs | unused regs | mean RTRU | GM RTRU | TB0 RTRU |",
+           "|---|---|--:|--:|--:|--:|---|---|--:|--:|--:|--:|"]
     rows, unused_all, unused_reg = [], [], []
     for w in names:
         base = results.get(_job(w, opts).key)
         occ = results.get(OccupancyJob(w, size=opts.size, seed=opts.seed).key)
         if not succeeded(occ):
-            md.append(f"| {w} | occupancy {'missing' if occ is None else 'error'} |" + " |" * 9)
+            md.append(f"| {w} | occupancy {'missing' if occ is None else 'error'} |" + " |" * 10)
             continue
         pn = _paper_name(w)
         t5 = TABLE5.get(pn)
@@ -178,6 +181,8 @@ def _characterise(results, opts, names, md, data) -> None:
         tbs = m.get("lifetimes.tbs", 0)
         rtru = m["lifetimes.rtru_sum"] / tbs if tbs else None
         tb0 = m.get("lifetimes.tb0_rtru")
+        pos = m.get("lifetimes.rtru_positive", 0)
+        gm_rtru = math.exp(m["lifetimes.rtru_log_sum"] / pos) if pos else None
         unused = occ["unused_regs"] / occ["registers_per_sm"]
         if unused > 0:
             unused_all.append(unused)
@@ -186,13 +191,12 @@ def _characterise(results, opts, names, md, data) -> None:
         row = {"workload": w, "paper_name": pn,
                **{k: occ[k] for k in ("kernel", "warps_per_tb", "regs_per_tb", "shared_per_tb",
                                       "tbs_per_sm", "limiters", "unused_regs")}, "unused_fraction": unused,
-               "mean_rtru": rtru, "tb0_rtru": tb0, "table5": t5}
+               "mean_rtru": rtru, "gm_rtru": gm_rtru, "tb0_rtru": tb0, "table5": t5}
         rows.append(row)
         md.append(f"| {w} | {pn} | {occ['warps_per_tb']} | {occ['regs_per_tb']:,} | "
                   f"{occ['shared_per_tb']:,} | {occ['tbs_per_sm']} | {','.join(occ['limiters'])} | "
                   f"{t5s} | {100 * unused:.1f}% | "
-                  f"{'–' if rtru is None else f'{100 * rtru:.1f}%'} | "
-                  f"{'–' if tb0 is None else f'{100 * tb0:.1f}%'} |")
+                  f"{_pct(rtru)} | {_pct(gm_rtru)} | {_pct(tb0)} |")
     gm_all = geomean(unused_all) if unused_all else None
     gm_reg = geomean(unused_reg) if unused_reg else None
     md += ["", f"Unused registers, geometric mean over the workloads that leave some unused: "
