@@ -148,3 +148,39 @@ def test_uv_report_renders_designs_sweeps_and_reliability():
     assert "missing" in md  # unrun sweep points are shown, not hidden
     (lim,) = data["limit_study"]["rows"]
     assert 0 < lim["intra"] <= lim["combined"] < 1 and "41.5%" in md
+
+
+def test_warpman_report_renders_characterisation_variants_and_sensitivity():
+    from golden.report import warpman
+    opts = ReportOptions(size="small")
+    every = [j for j in warpman.jobs(opts) if j.workload == "RAY"]
+    assert {j.config for j in every} == {"gtx480_warpman"}
+    picked = [warpman.OccupancyJob("RAY"), warpman._job("RAY", opts),
+              *(warpman._job("RAY", opts, v) for v in ("temp", "dueling"))]
+    assert {j.key for j in picked} <= {j.key for j in every}
+    results = {j.key: run_job(j) for j in picked}
+    md, data = warpman.render(results, opts)
+    (c,) = [r for r in data["characterisation"]["rows"] if r["workload"] == "RAY"]
+    assert c["warps_per_tb"] == 6 and c["table5"] == (0, 6, 2, 12288)
+    assert 0 <= c["mean_rtru"] < 1 and c["tb0_rtru"] is not None
+    (row,) = data["performance"]["rows"]
+    assert row["outputs_identical"] and row["temp"]["speedup"] > 0
+    assert "1.168" in md and "-7.3%" in md         # the chapter's temp+spatial and energy
+    assert "RAY" in data["lifetimes"] and data["lifetimes"]["RAY"]["histogram"]
+    assert "missing" in md                          # unrun workloads are shown, not hidden
+
+
+def test_coarse_report_renders_locality_and_speedups():
+    from golden.report import coarse
+    opts = ReportOptions(size="small")
+    picked = [coarse.LocalityJob("BTREE"), coarse._job("BTREE", opts),
+              *(coarse._job("BTREE", opts, v) for v in ("coarse4", "coarse4+duel"))]
+    assert {j.key for j in picked} <= {j.key for j in coarse.jobs(opts)}
+    results = {j.key: run_job(j) for j in picked}
+    md, data = coarse.render(results, opts)
+    (loc,) = data["locality"]
+    assert loc["table"]["accesses"] > 0
+    (row,) = data["performance"]["rows"]
+    assert row["outputs_identical"] and row["paper_name"] == "b+tree"
+    assert row["coarse4"]["counters"]["coarse.group_requests"] > 0
+    assert "strong gain" in md and "1.035" in md    # the chapter's outcome and +3.5% average
