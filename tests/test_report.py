@@ -184,3 +184,17 @@ def test_coarse_report_renders_locality_and_speedups():
     assert row["outputs_identical"] and row["paper_name"] == "b+tree"
     assert row["coarse4"]["counters"]["coarse.group_requests"] > 0
     assert "strong gain" in md and "1.035" in md    # the chapter's outcome and +3.5% average
+
+
+def test_capri_report_renders_accuracy_and_opportunity():
+    from golden.report import capri
+    opts = ReportOptions(size="small")
+    job = capri._job("BFS", opts)
+    assert job.key in {j.key for j in capri.jobs(opts)}
+    md, data = capri.render({job.key: run_job(job)}, opts)
+    (row,) = data["rows"]
+    assert row["paper_name"] == "BFS" and row["class"] == "divergent"
+    assert 0 < row["simd_utilisation"] < 1 and row["warps_compacted"] < row["warps_wpdom"]
+    a = row["accuracy"]
+    assert a["WPDOM"] + a["TBC"] == pytest.approx(1.0) and 0 <= a["CAPRI 1bL"] <= 1
+    assert "86.6%" in md and "missing" in md

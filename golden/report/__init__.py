@@ -14,6 +14,7 @@ REPORTS = {
     "uv": "golden.report.uv",
     "warpman": "golden.report.warpman",
     "coarse": "golden.report.coarse",
+    "capri": "golden.report.capri",
 }
 
 

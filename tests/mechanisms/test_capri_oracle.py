@@ -70,3 +70,21 @@ def test_bad_parameters():
         CapriOracleParams(policy="3bit")
     with pytest.raises(ConfigError, match="entries"):
         CapriOracleParams(entries=0)
+
+
+def test_sweep_evaluates_extra_capts_in_one_run():
+    cfg = load_config("quadro_fx5800")
+    run = registry.run_workload("BFS", "small", device=TimingDevice(
+        cfg, mechanisms=[CapriOracle(cfg, CapriOracleParams(sweep=True))]))
+    m = {}
+    for s in run.stats:
+        for k, v in s.timing.mechanism.items():
+            m[k] = m.get(k, 0) + v
+    main = accuracy(m, "capri")
+    for p, n in (("1bS", 32), ("2bit", 32), ("1bL", 2)):
+        a = accuracy(m, f"sweep.{p}_{n}")
+        assert a is not None and 0 <= a <= 1
+    # 1b-Sticky never predicts bypass for a divergent warp: it stalls at least as often
+    stalls = lambda pre: sum(v for k, v in m.items() if k.startswith(pre + ".stall_"))
+    assert stalls("capri.sweep.1bS_32") >= stalls("capri.capri")
+    assert main is not None

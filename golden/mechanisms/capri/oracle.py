@@ -36,8 +36,9 @@ timing model); this measures prediction quality and compaction opportunity.
 Counters (``capri.*``): ``instances``, ``divergent_instances``, ``adequate_instances``;
 ``warps_wpdom`` / ``warps_compacted`` (sum of ``n`` and of ``m`` over paths and instances:
 warp-path executions without and with ideal compaction); ``<scheme>.<decision>_<oracle>``
-for scheme in ``wpdom``, ``tbc``, ``tbcplus``, ``capri`` (e.g. ``capri.tbc.stall_bypass``);
-``capt_hits`` / ``capt_misses``.
+for scheme in ``wpdom``, ``tbc``, ``tbcplus``, ``capri`` (e.g. ``capri.tbc.stall_bypass``),
+and ``sweep.<policy>_<entries>`` for the extra CAPTs of ``sweep=True``; ``capt_hits`` /
+``capt_misses`` (of the main CAPT).
 """
 
 from __future__ import annotations
@@ -52,18 +53,36 @@ POLICIES = ("1bL", "1bS", "2bit")
 SCHEMES = ("wpdom", "tbc", "tbcplus", "capri")
 
 
+#: the CAPT configurations ``sweep=True`` evaluates besides the main one: the three
+#: histories at 32 entries and 1b-Latest from 2 to 16 entries (§5.5)
+SWEEP = (("1bS", 32), ("2bit", 32), ("1bL", 2), ("1bL", 4), ("1bL", 8), ("1bL", 16))
+
+
 @dataclass(frozen=True)
 class CapriOracleParams:
-    """policy: CAPT history (``1bL``, ``1bS``, ``2bit``); entries: CAPT entries per core."""
+    """policy: CAPT history (``1bL``, ``1bS``, ``2bit``); entries: CAPT entries per core;
+    sweep: also evaluate every CAPT configuration of :data:`SWEEP` in the same run
+    (counters ``capri.sweep.<policy>_<entries>.<decision>_<oracle>``)."""
 
     policy: str = "1bL"
     entries: int = 32
+    sweep: bool = False
 
     def __post_init__(self):
         if self.policy not in POLICIES:
             raise ConfigError(f"capri: policy must be one of {POLICIES}, not {self.policy!r}")
         if not isinstance(self.entries, int) or self.entries < 1:
             raise ConfigError(f"capri: entries must be a positive integer, not {self.entries!r}")
+
+    @property
+    def capts(self) -> tuple:
+        """``(counter prefix, policy, entries)`` of every CAPT evaluated; the first is the
+        main one (``capri.capri``)."""
+        out = [("capri.capri", self.policy, self.entries)]
+        if self.sweep:
+            out += [(f"capri.sweep.{p}_{n}", p, n) for p, n in SWEEP
+                    if (p, n) != (self.policy, self.entries)]
+        return tuple(out)
 
 
 class _CAPT:
@@ -130,6 +149,7 @@ class CapriOracle(Mechanism):
 
     def __init__(self, config, params: CapriOracleParams | None = None):
         self.params = params or CapriOracleParams()
+        self._configs = self.params.capts
         self._launch = None
         self._capt: dict = {}        # sm id -> _CAPT
         self._tbs: dict = {}         # (sm id, tb id) -> OrderedDict[(pc, k)] -> _Instance
@@ -157,20 +177,25 @@ class CapriOracle(Mechanism):
             ins = insts[(pc, k)] = _Instance(pc, "uni" in inst.mods)
         taken = record.active_mask
         not_taken = record.mask & ~taken
-        decision = "bypass"
-        if taken and not_taken:   # the warp diverged: CAPRI consults the CAPT
-            capt = self._capt.get(sm.id)
-            if capt is None:
-                capt = self._capt[sm.id] = _CAPT(self.params.entries, self.params.policy)
-            h = capt.lookup(pc)
-            if h is None:
-                sm.stats.count_mechanism("capri.capt_misses")
-                capt.allocate(pc)
-                decision = "stall"
-            else:
-                sm.stats.count_mechanism("capri.capt_hits")
-                decision = "stall" if capt.predicts_adequate(h) else "bypass"
-        ins.warps.append((taken, not_taken, decision))
+        capts = self._capt.get(sm.id)
+        if capts is None:
+            capts = self._capt[sm.id] = [_CAPT(n, p) for _, p, n in self._configs]
+        decisions = []
+        for i, capt in enumerate(capts):
+            decision = "bypass"
+            if taken and not_taken:   # the warp diverged: CAPRI consults the CAPT
+                h = capt.lookup(pc)
+                if h is None:
+                    if i == 0:
+                        sm.stats.count_mechanism("capri.capt_misses")
+                    capt.allocate(pc)
+                    decision = "stall"
+                else:
+                    if i == 0:
+                        sm.stats.count_mechanism("capri.capt_hits")
+                    decision = "stall" if capt.predicts_adequate(h) else "bypass"
+            decisions.append(decision)
+        ins.warps.append((taken, not_taken, decisions))
         if len(ins.warps) >= warp.tb.live:   # every unfinished warp of the CTA executed it
             del insts[(pc, k)]
             self._evaluate(sm, ins)
@@ -185,7 +210,7 @@ class CapriOracle(Mechanism):
 
     def _evaluate(self, sm, ins: _Instance) -> None:
         """The instance is complete: the oracle, every scheme's class, the CAPT update."""
-        capt = self._capt.get(sm.id)
+        capts = self._capt.get(sm.id, ())
         count = sm.stats.count_mechanism
         if True:
             nt, mt = path_counts([t for t, _, _ in ins.warps], sm.warp_size)
@@ -199,17 +224,20 @@ class CapriOracle(Mechanism):
                 count("capri.divergent_instances")
             if adequate:
                 count("capri.adequate_instances")
-            for _, _, dec in ins.warps:
+            prefixes = [c[0] for c in self._configs]
+            for _, _, decs in ins.warps:
                 count(f"capri.wpdom.bypass_{oracle}")
                 count(f"capri.tbc.stall_{oracle}")
                 count(f"capri.tbcplus.{'bypass' if ins.uni else 'stall'}_{oracle}")
-                count(f"capri.capri.{dec}_{oracle}")
-            if capt is not None:
+                for prefix, dec in zip(prefixes, decs):
+                    count(f"{prefix}.{dec}_{oracle}")
+            for capt in capts:
                 capt.update(ins.pc, adequate)
 
 
 def accuracy(counters: dict, scheme: str) -> float | None:
-    """Fraction of ``scheme``'s decisions that agree with the oracle (None if none)."""
+    """Fraction of ``scheme``'s decisions that agree with the oracle (None if none);
+    ``scheme`` is one of :data:`SCHEMES` or ``"sweep.<policy>_<entries>"``."""
     ok = sum(counters.get(f"capri.{scheme}.{d}_{d}", 0) for d in ("stall", "bypass"))
     bad = sum(counters.get(f"capri.{scheme}.{a}_{b}", 0)
               for a, b in (("stall", "bypass"), ("bypass", "stall")))
