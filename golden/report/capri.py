@@ -19,7 +19,8 @@ They need dynamic warps (compaction) in the timing model, which is not built (is
 from __future__ import annotations
 
 from golden.mechanisms.capri.oracle import SWEEP, accuracy
-from golden.report.runner import ReportOptions, TimingJob, succeeded
+from golden.report.runner import (ReportOptions, TimingJob, standing_for,
+                                  stands_for_entry, succeeded)
 
 CONFIG = "quadro_fx5800"
 ORACLE = "capri-oracle:sweep=true"
@@ -52,19 +53,15 @@ How our setup differs from the paper's:
 
 
 def _workloads() -> list[str]:
-    from golden.workloads import registry
-    return sorted(n for n in registry.all_workloads()
-                  if any(s.startswith("CAPRI") for s in registry.get(n).stands_for))
+    return standing_for("CAPRI")
 
 
 def _paper(w: str) -> tuple[str, str]:
     """(Table 2 name, class) of workload ``w``."""
-    from golden.workloads import registry
-    for s in registry.get(w).stands_for:
-        if s.startswith("CAPRI"):
-            name = s.split(":", 1)[1].split()[0]
-            return name, "non-divergent" if "non-divergent" in s else "divergent"
-    return w, "?"
+    s = stands_for_entry(w, "CAPRI")
+    if s is None:
+        return w, "?"
+    return s.split()[0], "non-divergent" if "non-divergent" in s else "divergent"
 
 
 def _job(w: str, opts: ReportOptions) -> TimingJob:

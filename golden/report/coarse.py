@@ -13,10 +13,10 @@ Sections, all on ``gtx480_coarse`` (Table 8: 15 SMs, SIMD 16, L1 4-way 128 B 16 
 
 from __future__ import annotations
 
-import time
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
-from golden.report.runner import ReportOptions, TimingJob, geomean, same_outputs, succeeded
+from golden.report.runner import (ReportOptions, TimingJob, geomean, same_outputs, standing_for,
+                                  stands_for_entry, succeeded, timed_run)
 
 CONFIG = "gtx480_coarse"
 VARIANTS = {"coarse2": "coarse2", "coarse4": "coarse4",
@@ -70,28 +70,22 @@ class LocalityJob:
 
     def run(self) -> dict:
         from golden.analysis.locality import workload_locality
-        t0, c0 = time.perf_counter(), time.process_time()
-        d = workload_locality(self.workload, self.size, self.seed, config_name=self.config,
-                              windows=(1, 2, 4, 8, 16, 32, 64, 128, 256, 1024),
-                              neighbourhoods=(128, 256, 512, 1024, 2048))
-        table = d.pop("table")
-        return {**asdict(self), "key": self.key, **d, "table": table.to_dict(),
-                "wall_seconds": time.perf_counter() - t0,
-                "cpu_seconds": time.process_time() - c0}
+
+        def compute():
+            d = workload_locality(self.workload, self.size, self.seed, config_name=self.config,
+                                  windows=(1, 2, 4, 8, 16, 32, 64, 128, 256, 1024),
+                                  neighbourhoods=(128, 256, 512, 1024, 2048))
+            return {**d, "table": d["table"].to_dict()}
+        return timed_run(self, compute)
 
 
 def _workloads() -> list[str]:
-    from golden.workloads import registry
-    return sorted(n for n in registry.all_workloads()
-                  if any(s.startswith("Locality") for s in registry.get(n).stands_for))
+    return standing_for("Locality")
 
 
 def _paper_name(w: str) -> str:
-    from golden.workloads import registry
-    for s in registry.get(w).stands_for:
-        if s.startswith("Locality"):
-            return s.split(":", 1)[1].split("[", 1)[0].strip()
-    return w
+    s = stands_for_entry(w, "Locality")
+    return w if s is None else s.split("[", 1)[0].strip()
 
 
 def _job(w: str, opts: ReportOptions, variant: str | None = None) -> TimingJob:
@@ -165,7 +159,7 @@ def _performance(results, opts, names, md, data) -> None:
             r = results.get(_job(w, opts, v).key)
             if not succeeded(r):
                 cells.append("error" if r else "missing")
-                same = False
+                same = same and r is None   # a failed run counts, a missing one not yet
                 continue
             same &= same_outputs(r, base)
             s = base["cycles"] / r["cycles"]

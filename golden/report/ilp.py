@@ -21,7 +21,7 @@ The heterogeneous GPU (§4.5) with concurrent kernels is :mod:`golden.report.het
 from __future__ import annotations
 
 from golden.report.runner import (ReportOptions, TimingJob, geomean, same_outputs,
-                                  speedup_sweep, succeeded)
+                                  speedup_sweep, standing_for, succeeded)
 
 CONFIG = "gtx280"
 BYPASS = (("pipelines.bypass", True),)
@@ -79,9 +79,7 @@ How our setup differs from the chapter's:
 
 
 def _workloads() -> list[str]:
-    from golden.workloads import registry
-    return sorted(n for n in registry.all_workloads()
-                  if any(s.startswith("ILP") for s in registry.get(n).stands_for))
+    return standing_for("ILP")
 
 
 def _job(w: str, opts: ReportOptions, variant: str | None = None) -> TimingJob:

@@ -56,6 +56,34 @@ class TimingJob:
         return f"{self.workload}/{self.config}/{mech}/{self.size}/s{self.seed}{ov}"
 
 
+def standing_for(prefix: str) -> list[str]:
+    """Workloads with a ``stands_for`` entry that begins with ``prefix`` (a seed's name as
+    the entries write it: ``"UV"``, ``"WarpMan"``, ``"CAPRI"``...), sorted."""
+    from golden.workloads import registry
+    return sorted(n for n, w in registry.all_workloads().items()
+                  if any(s.startswith(prefix) for s in w.stands_for))
+
+
+def stands_for_entry(workload: str, prefix: str) -> str | None:
+    """The text after the colon of ``workload``'s first ``stands_for`` entry that begins
+    with ``prefix`` (e.g. ``"RayTracing (RAY), 6 warps per TB"``), or None."""
+    from golden.workloads import registry
+    for s in registry.get(workload).stands_for:
+        if s.startswith(prefix):
+            return s.split(":", 1)[1].strip()
+    return None
+
+
+def timed_run(job, compute) -> dict:
+    """Result record of a job kind that is not a :class:`TimingJob` (a functional probe, a
+    recorded timing run...): ``compute()``'s dict with the job's fields, its key and the
+    wall and CPU seconds it took."""
+    t0, c0 = time.perf_counter(), time.process_time()
+    d = compute()
+    return {**asdict(job), "key": job.key, **d, "wall_seconds": time.perf_counter() - t0,
+            "cpu_seconds": time.process_time() - c0}
+
+
 def succeeded(result) -> bool:
     """True for a result that exists and is not an ``error`` record."""
     return result is not None and "error" not in result

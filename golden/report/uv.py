@@ -21,10 +21,10 @@ ALU lanes) + the UV structures' terms (:mod:`golden.mechanisms.uv.energy`).
 from __future__ import annotations
 
 import functools
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 from golden.report.runner import (ReportOptions, TimingJob, geomean, same_outputs,
-                                  speedup_sweep, succeeded)
+                                  speedup_sweep, standing_for, succeeded, timed_run)
 
 CONFIG = "gtx285"
 #: 15 SMs x 16 SPs (§2.6.3: the same ALU-to-memory ratio)
@@ -106,19 +106,12 @@ class LimitJob:
         return f"uv-limit/{self.workload}/{self.size}/s{self.seed}"
 
     def run(self) -> dict:
-        import time
-
         from golden.mechanisms.uv.limit_study import study_workload
-        t0, c0 = time.perf_counter(), time.process_time()
-        d = study_workload(self.workload, self.size, self.seed)
-        return {**asdict(self), "key": self.key, **d,
-                "wall_seconds": time.perf_counter() - t0, "cpu_seconds": time.process_time() - c0}
+        return timed_run(self, lambda: study_workload(self.workload, self.size, self.seed))
 
 
 def _workloads() -> list[str]:
-    from golden.workloads import registry
-    return sorted(n for n in registry.all_workloads()
-                  if any(s.startswith("UV") for s in registry.get(n).stands_for))
+    return standing_for("UV")
 
 
 def _job(w: str, opts: ReportOptions, mech: str | None = None, overrides=()) -> TimingJob:

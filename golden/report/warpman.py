@@ -18,9 +18,10 @@ Sections, all on ``gtx480_warpman`` (Table 4: 15 SMs, RR, 32 k registers, 48 KB 
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
-from golden.report.runner import ReportOptions, TimingJob, geomean, same_outputs, succeeded
+from golden.report.runner import (ReportOptions, TimingJob, geomean, same_outputs, standing_for,
+                                  stands_for_entry, succeeded, timed_run)
 
 CONFIG = "gtx480_warpman"
 LIFETIMES = "warp-lifetimes"
@@ -72,19 +73,12 @@ How our setup differs from the chapter's:
 
 
 def _workloads() -> list[str]:
-    from golden.workloads import registry
-    return sorted(n for n in registry.all_workloads()
-                  if any(s.startswith("WarpMan") for s in registry.get(n).stands_for))
+    return standing_for("WarpMan")
 
 
 def _paper_name(w: str) -> str:
-    from golden.workloads import registry
-    for s in registry.get(w).stands_for:
-        if s.startswith("WarpMan"):
-            tail = s.split(":", 1)[1]
-            if "(" in tail:
-                return tail.split("(", 1)[1].split(")", 1)[0]
-    return w
+    s = stands_for_entry(w, "WarpMan")
+    return s.split("(", 1)[1].split(")", 1)[0] if s and "(" in s else w
 
 
 def _job(w: str, opts: ReportOptions, variant: str | None = None, overrides=()) -> TimingJob:
@@ -132,27 +126,23 @@ class OccupancyJob:
         return f"occupancy/{self.workload}/{self.config}/{self.size}/s{self.seed}"
 
     def run(self) -> dict:
-        import time
-
         from golden.configs import load_config
         from golden.workloads.occupancy import occupancy_of, probe_workload
-        t0, c0 = time.perf_counter(), time.process_time()
-        cfg = load_config(self.config)
-        probe = probe_workload(self.workload, self.size, self.seed)
-        occ = occupancy_of(probe, cfg)
-        k = max(occ.kernels, key=lambda r: r.warp_instructions)
-        core = cfg.core
-        wpt = -(-k.threads_per_tb // core.warp_size)
-        regs_tb = k.regs_per_thread * wpt * core.warp_size
-        return {**asdict(self), "key": self.key, "outputs_match": not probe.mismatches,
-                "kernel": k.kernel,
-                "warps_per_tb": wpt, "regs_per_thread": k.regs_per_thread,
-                "regs_per_tb": regs_tb, "shared_per_tb": k.shared_per_tb,
-                "tbs_per_sm": k.tbs_per_sm, "limiters": list(k.limiters),
-                "registers_per_sm": core.registers_per_sm,
-                "unused_regs": core.registers_per_sm - k.tbs_per_sm * regs_tb,
-                "wall_seconds": time.perf_counter() - t0,
-                "cpu_seconds": time.process_time() - c0}
+
+        def compute():
+            cfg = load_config(self.config)
+            probe = probe_workload(self.workload, self.size, self.seed)
+            k = max(occupancy_of(probe, cfg).kernels, key=lambda r: r.warp_instructions)
+            core = cfg.core
+            wpt = -(-k.threads_per_tb // core.warp_size)
+            regs_tb = k.regs_per_thread * wpt * core.warp_size
+            return {"outputs_match": not probe.mismatches, "kernel": k.kernel,
+                    "warps_per_tb": wpt, "regs_per_thread": k.regs_per_thread,
+                    "regs_per_tb": regs_tb, "shared_per_tb": k.shared_per_tb,
+                    "tbs_per_sm": k.tbs_per_sm, "limiters": list(k.limiters),
+                    "registers_per_sm": core.registers_per_sm,
+                    "unused_regs": core.registers_per_sm - k.tbs_per_sm * regs_tb}
+        return timed_run(self, compute)
 
 
 def _characterise(results, opts, names, md, data) -> None:
@@ -241,7 +231,7 @@ def _performance(results, opts, names, md, data) -> None:
             if not succeeded(r):
                 cells.append("error" if r else "missing")
                 ecells.append("–")
-                same = False
+                same = same and r is None   # a failed run counts, a missing one not yet
                 continue
             same &= same_outputs(r, base)
             s = base["cycles"] / r["cycles"]
