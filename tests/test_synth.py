@@ -109,6 +109,23 @@ def test_warpman_rows_are_at_the_gtx480_warpman_sizes():
     assert check == DispatchCheckParams.from_config(load_config("gtx480_warpman"))
 
 
+def test_capri_rows_are_at_the_paper_sizes():
+    from golden.structures.capri import CaptParams, WcuParams
+    by_name = {t.name: t for t in load_targets()}
+    capt8, capt32 = by_name["capri_capt_8"], by_name["capri_capt_32"]
+    assert CaptParams(**capt8.params).total_bits == 272 and "272 bits" in capt8.paper
+    assert CaptParams(**capt32.params).total_bits == 1088 and "1,088 bits" in capt32.paper
+    assert CaptParams(**capt32.params) == CaptParams()            # the evaluated default
+    assert WcuParams(**by_name["capri_wcu"].params) == WcuParams(warps=8, lanes=32)
+
+
+def test_capri_capt_8_has_paper_bits_plus_lru_flip_flops():
+    """272 storage bits (§5.5) + the 28-bit age matrix of true LRU, nothing else."""
+    from golden.structures.capri import CaptParams
+    t = next(t for t in load_targets() if t.name == "capri_capt_8")
+    assert area.area_of(t).stats.flip_flops == CaptParams(**t.params).state_bits == 300
+
+
 # --- synthesis and the parsed numbers -------------------------------------------------------
 
 def test_accumulator_has_exactly_width_flip_flops():

@@ -1,7 +1,7 @@
 """Every structure that records JSON-lines transaction traces, by trace name.
 
 The trace format (golden/structures/darsie/trace.py) is shared by the DARSIE, ILP,
-uniform-vector (UV) and WarpMan structures; a trace header's ``structure`` must be a key of
+uniform-vector (UV), WarpMan and CAPRI structures; a trace header's ``structure`` must be a key of
 :func:`traced_structures`. (G-Scalar records register-value traces in its own format.)
 """
 
@@ -9,9 +9,10 @@ from __future__ import annotations
 
 
 def traced_structures() -> dict:
-    """``{name: StructureInfo}`` over the DARSIE, ILP, UV and WarpMan structures."""
+    """``{name: StructureInfo}`` over the DARSIE, ILP, UV, WarpMan and CAPRI structures."""
+    from golden.structures.capri import STRUCTURES as CAPRI
     from golden.structures.darsie import STRUCTURES as DARSIE
     from golden.structures.ilp import STRUCTURES as ILP
     from golden.structures.uv import STRUCTURES as UV
     from golden.structures.warpman import STRUCTURES as WARPMAN
-    return {**DARSIE, **ILP, **UV, **WARPMAN}
+    return {**DARSIE, **ILP, **UV, **WARPMAN, **CAPRI}
