@@ -14,9 +14,8 @@
 #define LPS_BX 32
 #define LPS_BY 4
 
-extern "C" __global__ void __launch_bounds__(LPS_BX * LPS_BY)
-laplace3d_jacobi(const float* __restrict__ u, float* __restrict__ u_new,
-                 int nx, int ny, int nz)
+extern "C" __global__ void laplace3d_jacobi(const float* __restrict__ u,
+                                            float* __restrict__ u_new, int nx, int ny, int nz)
 {
     __shared__ float plane[LPS_BY + 2][LPS_BX + 2];
     const int tx = threadIdx.x, ty = threadIdx.y;
