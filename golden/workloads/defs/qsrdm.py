@@ -109,8 +109,8 @@ WORKLOAD = Workload(
     sizes={"small": {"n": 8192, "per_thread": 4},
            # default: 96 x 3 = 288 TBs per launch, more than one wave of 30 SMs
            "default": {"n": 49152, "per_thread": 4},
-           # paper: 160 x 3 = 480 TBs per launch, 2 waves on quadro_fx5800 at 8 TBs/SM;
-           # the SDK's 2^20 points per dimension would be 8x the work
+           # paper: 160 x 3 = 480 TBs per launch, >= 3 waves on quadro_fx5800 (registers
+           # limit it to 2-5 TBs/SM); the SDK's 2^20 points per dimension would be 13x the work
            "paper": {"n": 81920, "per_thread": 4}},
     make_inputs=make_inputs,
     launch=launch,
