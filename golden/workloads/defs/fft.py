@@ -50,12 +50,14 @@ WORKLOAD = Workload(
     tb_dims=(TB, 1, 1),
     stands_for=("ILP (dissertation ch. 4) workloads: FFT (64x1 TBs, 16 warps per SM, "
                 "no conditional branches)",
-                "UV (dissertation ch. 2) Table 3: FFT (input (128,128))"),
+                "UV (dissertation ch. 2) Table 3: FFT (input (128,128))",
+                "CAPRI Table 2: FFT Fast Fourier Transform (non-divergent, 91% WPDOM SIMD "
+                "utilisation)"),
     sizes={"small": {"batch": 32},
            # default: the ILP chapter's 128 TBs of 64 threads (16,384 threads)
            "default": {"batch": 128},
-           # paper: 512 TBs = 2.13 waves on gtx280_ilp and gtx285 (8 TBs/SM x 30 SMs); the
-           # chapter's 128 TBs would be 0.53 waves.
+           # paper: 512 TBs = 2.13 waves on gtx280_ilp, gtx285 and quadro_fx5800 (8 TBs/SM x
+           # 30 SMs); the chapter's 128 TBs would be 0.53 waves.
            "paper": {"batch": 512}},
     make_inputs=make_inputs,
     launch=launch,

@@ -1,7 +1,7 @@
 // MUM: longest exact match of short reads against a reference, via its suffix array.
 //
-// Stands in for MUM / MUM++ (MUMmerGPU) of CAPRI Table 2: one query (read) per thread,
-// a search over an index of the reference whose every step compares characters until
+// Stands in for MUM (MUMmerGPU) of CAPRI Table 2 (MUM++ has its own, mumpp.cu): one
+// query (read) per thread, a search over an index of the reference whose every step compares characters until
 // the first mismatch. Here the index is a suffix array: a binary search finds where
 // the query would be inserted among the sorted suffixes, and the longest prefix of
 // the query that occurs in the reference is the longer of the common prefixes with
