@@ -1,8 +1,8 @@
 """The :class:`tb.common.bench.StructureBench` of each CAPRI structure and the pytest
 launchers shared by tb/capri/test_capt.py and test_wcu.py.
 
-Real-kernel traces come from the CAPRI timing mechanism
-(golden/mechanisms/capri/mechanism.py) through
+Real-kernel traces come from the passive CAPRI oracle
+(golden/mechanisms/capri/oracle.py) through
 :func:`golden.mechanisms.capri.trace.record_capri_trace`. Until that module exists the
 real-kernel tests are skipped (only when *it* is missing: any other import error fails).
 Set ``SIMTLAB_CAPRI_TRACE_DIR`` to a folder of JSON-lines traces to replay every
@@ -42,8 +42,8 @@ TRACE_OVERRIDES = {"core.num_sms": 2}
 #: Folder of real-kernel CAPRI traces to replay (optional).
 ENV_TRACE_DIR = "SIMTLAB_CAPRI_TRACE_DIR"
 
-#: The timing mechanism that records real-kernel traces (written separately).
-MECHANISM_MODULE = "golden.mechanisms.capri.mechanism"
+#: The mechanism that records real-kernel traces (the passive CAPRI oracle).
+MECHANISM_MODULE = "golden.mechanisms.capri.oracle"
 
 
 def _bench(name: str, rtl, prefix: str, env: str, comb: bool = False) -> StructureBench:

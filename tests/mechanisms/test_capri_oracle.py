@@ -4,45 +4,9 @@ import pytest
 
 from golden.configs import load_config
 from golden.errors import ConfigError
-from golden.mechanisms.capri.oracle import (SCHEMES, CapriOracle, CapriOracleParams, _CAPT,
-                                            accuracy, path_counts)
+from golden.mechanisms.capri.oracle import SCHEMES, CapriOracle, CapriOracleParams, accuracy
 from golden.timing.timing_device import TimingDevice
 from golden.workloads import registry
-
-
-def test_fig7_walkthrough_path_counts():
-    # CAPRI Figs. 7-8: 3 warps of 4 lanes on the path: W0 = 0123, W1 = 4xx7, W2 = 89xx
-    masks = [0b1111, 0b1001, 0b0011]
-    n, m = path_counts(masks, lanes=4)
-    assert (n, m) == (3, 3)           # max lane count 3 = active warps: inadequate
-    # compacting only W1 and W2 gives 49x7 and 8xxx: still 2 warps
-    assert path_counts([0b1001, 0b0011], lanes=4) == (2, 2)
-    assert path_counts([0b0001, 0b0010, 0b0100], lanes=4) == (3, 1)   # compactable to one
-
-
-def test_capt_policies_and_lru():
-    c = _CAPT(2, "1bL")
-    assert c.lookup(8) is None
-    c.allocate(8)
-    assert c.predicts_adequate(c.lookup(8))
-    c.update(8, False)
-    assert not c.predicts_adequate(c.lookup(8))
-    c.allocate(16)
-    c.lookup(8)                       # 16 is now least recently used
-    c.allocate(24)
-    assert c.lookup(16) is None and c.lookup(8) is not None
-    s = _CAPT(4, "1bS")
-    s.allocate(8)
-    s.update(8, False)                # sticky: stays adequate
-    assert s.predicts_adequate(s.lookup(8))
-    t = _CAPT(4, "2bit")
-    t.allocate(8)
-    t.update(8, False)
-    assert not t.predicts_adequate(t.lookup(8))
-    t.update(8, True)
-    t.update(8, True)
-    t.update(8, True)
-    assert t.lookup(8) == 3
 
 
 def test_oracle_is_passive_and_classes_every_conditional_branch():

@@ -21,11 +21,16 @@ Bypass/Stall and Stall/Bypass wrong.
 * WPDOM always bypasses, TBC always stalls;
 * TBC+ bypasses unconditional branches and ``bra.uni``, otherwise stalls;
 * CAPRI: a warp that did not diverge bypasses without touching the CAPT; a divergent
-  warp looks up the branch PC in the per-core CAPT (fully associative, LRU, ``entries``):
-  a miss allocates the entry as "adequate" and stalls, a hit stalls or bypasses as the
-  history predicts. The history is updated with the instance's outcome (``1bL``: the
-  outcome; ``2bit``: saturating counter, MSB predicts adequate, starts at 2; ``1bS``: set
-  on allocation, never cleared). Simplification: we run WPDOM, so TBC's CTA-wide WCnt = 0
+  warp looks up the branch PC in the per-core CAPT (the golden
+  :class:`~golden.structures.capri.capt.Capt`: fully associative, LRU, ``entries``): a
+  miss allocates the entry as "adequate" and stalls, a hit stalls or bypasses as the
+  history predicts. When the instance is complete the golden WCU
+  (:class:`~golden.structures.capri.wcu.Wcu`) evaluates both paths (compacting the
+  stalled warps) and the CAPT is updated once with the instance's outcome (``1bL``: the
+  outcome; ``2bit``: saturating counter, MSB predicts adequate, starts at binary 10;
+  ``1bS``: set on allocation, never cleared); the CAPT resets when a kernel completes.
+  These are the structures the RTL benches replay (``recorder_factory``, see
+  :mod:`golden.mechanisms.capri.trace`). Simplification: we run WPDOM, so TBC's CTA-wide WCnt = 0
   point does not exist; an instance is evaluated (and the CAPT updated) once every
   unfinished warp of its CTA executed it, or else when the CTA finishes (warps that left
   a loop earlier never reach its later instances).
@@ -85,60 +90,14 @@ class CapriOracleParams:
         return tuple(out)
 
 
-class _CAPT:
-    """Per-core compaction-adequacy prediction table: branch PC -> history, LRU order."""
-
-    def __init__(self, entries: int, policy: str):
-        self.entries = entries
-        self.policy = policy
-        self.table: OrderedDict = OrderedDict()   # pc -> history, least recently used first
-
-    def lookup(self, pc: int):
-        """History of ``pc`` (refreshing its LRU position) or None on a miss."""
-        h = self.table.get(pc)
-        if h is not None:
-            self.table.move_to_end(pc)
-        return h
-
-    def allocate(self, pc: int) -> None:
-        if len(self.table) >= self.entries:
-            self.table.popitem(last=False)
-        self.table[pc] = 2 if self.policy == "2bit" else 1
-
-    def predicts_adequate(self, h: int) -> bool:
-        return h >= 2 if self.policy == "2bit" else h == 1
-
-    def update(self, pc: int, adequate: bool) -> None:
-        h = self.table.get(pc)
-        if h is None or self.policy == "1bS":
-            return
-        if self.policy == "1bL":
-            self.table[pc] = int(adequate)
-        else:
-            self.table[pc] = min(3, h + 1) if adequate else max(0, h - 1)
-
-
-def path_counts(masks, lanes: int = 32) -> tuple[int, int]:
-    """``(n, m)`` for one path: warps with an active thread and the per-lane maximum of
-    active threads over them (the fewest warps compaction keeping home lanes forms)."""
-    n = 0
-    counts = [0] * lanes
-    for mk in masks:
-        if mk:
-            n += 1
-            for lane in range(lanes):
-                if mk >> lane & 1:
-                    counts[lane] += 1
-    return n, max(counts) if n else 0
-
-
 class _Instance:
     __slots__ = ("pc", "uni", "warps")
 
     def __init__(self, pc: int, uni: bool):
         self.pc = pc
         self.uni = uni
-        self.warps: list = []    # (taken mask, not-taken mask, capri decision "stall"/"bypass")
+        #: (warp index in the CTA, taken mask, not-taken mask, decision of each CAPT)
+        self.warps: list = []
 
 
 class CapriOracle(Mechanism):
@@ -147,20 +106,47 @@ class CapriOracle(Mechanism):
 
     name = "capri"
 
-    def __init__(self, config, params: CapriOracleParams | None = None):
+    def __init__(self, config, params: CapriOracleParams | None = None, recorder_factory=None):
         self.params = params or CapriOracleParams()
         self._configs = self.params.capts
+        self._recorder_factory = recorder_factory
         self._launch = None
-        self._capt: dict = {}        # sm id -> _CAPT
+        self._capt: dict = {}        # sm id -> [Capt per configuration], across launches
+        self._wcu: dict = {}         # sm id -> Wcu sized to the launch's CTAs
         self._tbs: dict = {}         # (sm id, tb id) -> OrderedDict[(pc, k)] -> _Instance
         self._seen: dict = {}        # (sm id, tb id, widx, pc) -> executions so far
 
     def _sync(self, sm) -> None:
         if sm.launch is not self._launch:
+            if self._launch is not None:
+                for capts in self._capt.values():   # the kernel completed: CAPT reset
+                    for capt in capts:
+                        capt.reset()
             self._launch = sm.launch
-            self._capt = {}          # the CAPT is reset when a kernel completes
+            self._wcu = {}
             self._tbs = {}
             self._seen = {}
+
+    def _structures(self, sm):
+        """The SM's CAPTs (one per configuration; the first is the main one, recorded) and
+        its WCU (sized to the launch's CTAs)."""
+        from golden.structures.capri.capt import Capt, CaptParams
+        from golden.structures.capri.wcu import Wcu, WcuParams
+        f = self._recorder_factory
+        capts = self._capt.get(sm.id)
+        if capts is None:
+            capts = []
+            for i, (_, policy, entries) in enumerate(self._configs):
+                cp = CaptParams(entries=max(2, entries), policy=policy)
+                rec = f("capri_capt", sm.id, cp) if f and i == 0 else None
+                capts.append(Capt(cp, recorder=rec, check=rec is not None))
+            self._capt[sm.id] = capts
+        wcu = self._wcu.get(sm.id)
+        if wcu is None:
+            wp = WcuParams(warps=sm.launch.geo.warps_per_tb, lanes=sm.warp_size)
+            rec = f("capri_wcu", sm.id, wp) if f else None
+            wcu = self._wcu[sm.id] = Wcu(wp, recorder=rec, check=rec is not None)
+        return capts, wcu
 
     def on_branch(self, sm, warp, pc: int, record, diverged: bool) -> None:
         inst = sm.launch.program.slots[pc >> 3].inst
@@ -177,25 +163,17 @@ class CapriOracle(Mechanism):
             ins = insts[(pc, k)] = _Instance(pc, "uni" in inst.mods)
         taken = record.active_mask
         not_taken = record.mask & ~taken
-        capts = self._capt.get(sm.id)
-        if capts is None:
-            capts = self._capt[sm.id] = [_CAPT(n, p) for _, p, n in self._configs]
+        capts, _ = self._structures(sm)
         decisions = []
         for i, capt in enumerate(capts):
             decision = "bypass"
             if taken and not_taken:   # the warp diverged: CAPRI consults the CAPT
-                h = capt.lookup(pc)
-                if h is None:
-                    if i == 0:
-                        sm.stats.count_mechanism("capri.capt_misses")
-                    capt.allocate(pc)
-                    decision = "stall"
-                else:
-                    if i == 0:
-                        sm.stats.count_mechanism("capri.capt_hits")
-                    decision = "stall" if capt.predicts_adequate(h) else "bypass"
+                hit, adequate = capt.lookup(pc)   # a miss allocates and predicts adequate
+                if i == 0:
+                    sm.stats.count_mechanism("capri.capt_hits" if hit else "capri.capt_misses")
+                decision = "stall" if adequate else "bypass"
             decisions.append(decision)
-        ins.warps.append((taken, not_taken, decisions))
+        ins.warps.append((warp.widx, taken, not_taken, decisions))
         if len(ins.warps) >= warp.tb.live:   # every unfinished warp of the CTA executed it
             del insts[(pc, k)]
             self._evaluate(sm, ins)
@@ -210,22 +188,31 @@ class CapriOracle(Mechanism):
 
     def _evaluate(self, sm, ins: _Instance) -> None:
         """The instance is complete: the oracle, every scheme's class, the CAPT update."""
-        capts = self._capt.get(sm.id, ())
+        capts, wcu = self._structures(sm)
         count = sm.stats.count_mechanism
         if True:
-            nt, mt = path_counts([t for t, _, _ in ins.warps], sm.warp_size)
-            nn, mn = path_counts([n for _, n, _ in ins.warps], sm.warp_size)
+            # the WCU evaluates both paths (compacting the warps the main CAPT stalled)
+            wpt = wcu.params.warps
+            taken, not_taken = [0] * wpt, [0] * wpt
+            umask = 0
+            for widx, t, n, decs in ins.warps:
+                taken[widx], not_taken[widx] = t, n
+                if decs[0] == "stall":
+                    umask |= 1 << widx
+            rt, rn = wcu.compact(taken, umask), wcu.compact(not_taken, umask)
+            nt, mt = rt.n_active_warps, rt.max_lane_count
+            nn, mn = rn.n_active_warps, rn.max_lane_count
             adequate = mt + mn < nt + nn
             oracle = "stall" if adequate else "bypass"
             count("capri.instances")
             count("capri.warps_wpdom", nt + nn)
             count("capri.warps_compacted", mt + mn)
-            if any(t and n for t, n, _ in ins.warps):
+            if any(t and n for _, t, n, _ in ins.warps):
                 count("capri.divergent_instances")
             if adequate:
                 count("capri.adequate_instances")
             prefixes = [c[0] for c in self._configs]
-            for _, _, decs in ins.warps:
+            for _, _, _, decs in ins.warps:
                 count(f"capri.wpdom.bypass_{oracle}")
                 count(f"capri.tbc.stall_{oracle}")
                 count(f"capri.tbcplus.{'bypass' if ins.uni else 'stall'}_{oracle}")

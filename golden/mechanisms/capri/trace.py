@@ -6,12 +6,14 @@ attached and records the first ``max_cycles`` structure cycles of one core's CAP
 (golden/structures/darsie/trace.py format); the cocotb benches (tb/capri/) replay them on
 the RTL. A prefix of a trace is itself a valid trace (it starts from reset).
 
-Contract with the mechanism (golden/mechanisms/capri/mechanism.py)
-------------------------------------------------------------------
-This module imports, lazily, ``CapriMechanism`` and ``CapriParams`` from
-:mod:`golden.mechanisms.capri.mechanism` and builds::
+Contract with the mechanism (golden/mechanisms/capri/oracle.py)
+---------------------------------------------------------------
+The structures are driven by the passive CAPRI oracle (the CAPRI timing mechanism needs
+dynamic warps, which are not built yet). This module imports, lazily,
+``CapriOracle`` and ``CapriOracleParams`` from :mod:`golden.mechanisms.capri.oracle` and
+builds::
 
-    CapriMechanism(cfg, CapriParams(**params), recorder_factory=factory)
+    CapriOracle(cfg, CapriOracleParams(**params), recorder_factory=factory)
 
 where ``cfg`` is the loaded GPU config and ``params`` are this function's extra keyword
 arguments (e.g. ``policy="2bit"``, ``entries=8``). ``factory(name, sm_id, params)`` -- the
@@ -45,9 +47,10 @@ same contract as the WarpMan, UV and ILP mechanisms -- returns a recorder (an ob
     within the CTA), ``umask`` bit w = warp w stalled for compaction. The result's warps
     (``warps``, thread-to-warp mapping ``src``) are the compacted warps and
     ``n_formed`` is added to the new TOS's WCnt;
-  - ``Capt.update(branch_pc, result.adequate)`` right after each such evaluation (§3.3
-    step 6c), with the WCU's own verdict (update returns False when the entry was
-    evicted meanwhile);
+  - ``Capt.update(branch_pc, adequate)`` once per dynamic branch instance, after the WCU
+    evaluated both its paths (the oracle's verdict: compaction of both paths forms fewer
+    warps than WPDOM runs; a per-path update with each path's verdict is the other
+    reading of §3.3 step 6c; update returns False when the entry was evicted meanwhile);
   - ``Capt.reset()`` when a kernel completes on the core (the CAPT's kernel-end reset;
     the 1b-Sticky bits clear only here);
   - to look at the CAPT without a cycle use ``history_of(pc)`` / ``pc in capt`` /
@@ -82,7 +85,8 @@ def record_capri_trace(structure: str, workload: str, path: str | Path, *,
     if structure not in STRUCTURES:
         raise SimtlabError(f"record_capri_trace: unknown structure {structure!r}; "
                            f"known: {', '.join(STRUCTURES)}")
-    from golden.mechanisms.capri.mechanism import CapriMechanism, CapriParams
+    from golden.mechanisms.capri.oracle import CapriOracle as CapriMechanism
+    from golden.mechanisms.capri.oracle import CapriOracleParams as CapriParams
 
     cp = CapriParams(**params)
 
