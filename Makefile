@@ -89,6 +89,7 @@ ptx: setup
 	    echo "nvcc -ptx -arch=sm_75 -o $${f%.cu}.ptx $$f"; nvcc -ptx -arch=sm_75 -o "$${f%.cu}.ptx" "$$f" || exit 1; done
 	cd tests/simt/kernels/sm80 && for f in *.cu; do \
 	    echo "nvcc -ptx -arch=sm_80 -o $${f%.cu}.ptx $$f"; nvcc -ptx -arch=sm_80 -o "$${f%.cu}.ptx" "$$f" || exit 1; done
+	cd tests/bad_inputs/kernels && nvcc -ptx -arch=sm_75 -o launch.ptx launch.cu
 
 bench: setup
 	$(PY) -m golden.bench
