@@ -6,7 +6,7 @@
 #   make verilog   export every RTL component listed in synth/targets.yaml to build/verilog/
 #   make synth     Yosys area estimates -> build/synth/area.md and area.json
 #   make ptx       regenerate the committed PTX next to each .cu: workloads, PTX samples,
-#                  SIMT test kernels (needs nvcc)
+#                  SIMT test kernels (needs nvcc; tests/simt/kernels/sm80 with -arch=sm_80)
 #   make speedups  THE MAIN JOB: baseline, DARSIE and G-Scalar reports in timing mode over the
 #                  workload suite at paper sizes -> build/results/speedups.md (+ .md/.json)
 #   make bench     print functional- and timing-mode throughput of the golden model
@@ -87,6 +87,9 @@ ptx: setup
 	    echo "nvcc -ptx -arch=sm_75 -o $${f%.cu}.ptx $$f"; nvcc -ptx -arch=sm_75 -o "$${f%.cu}.ptx" "$$f" || exit 1; done
 	cd tests/simt/kernels && for f in *.cu; do \
 	    echo "nvcc -ptx -arch=sm_75 -o $${f%.cu}.ptx $$f"; nvcc -ptx -arch=sm_75 -o "$${f%.cu}.ptx" "$$f" || exit 1; done
+	cd tests/simt/kernels/sm80 && for f in *.cu; do \
+	    echo "nvcc -ptx -arch=sm_80 -o $${f%.cu}.ptx $$f"; nvcc -ptx -arch=sm_80 -o "$${f%.cu}.ptx" "$$f" || exit 1; done
+	cd tests/bad_inputs/kernels && nvcc -ptx -arch=sm_75 -o launch.ptx launch.cu
 
 bench: setup
 	$(PY) -m golden.bench

@@ -39,9 +39,11 @@ class KernelFault(SimtlabError):
     """
 
     def __init__(self, message: str, *, kernel: str | None = None, pc: int | None = None,
-                 loc=None, warp=None, lane=None, address=None, nearest: str | None = None):
+                 loc=None, warp=None, lane=None, address=None, nearest: str | None = None,
+                 lanes: str | None = None):
         self.kernel, self.pc, self.loc = kernel, pc, loc
         self.warp, self.lane, self.address, self.nearest = warp, lane, address, nearest
+        self.lanes = lanes
         where = []
         if kernel is not None:
             where.append(f"kernel {kernel}")
@@ -51,7 +53,9 @@ class KernelFault(SimtlabError):
             where.append(f"PTX {loc}")
         if warp is not None:
             where.append(f"warp {warp}")
-        if lane is not None:
+        if lanes is not None:
+            where.append(("lanes " if "," in lanes or "-" in lanes else "lane ") + lanes)
+        elif lane is not None:
             where.append(f"lane {lane}")
         if address is not None:
             where.append(f"address 0x{address:x}")

@@ -96,6 +96,12 @@ class _UniqueKeyLoader(yaml.SafeLoader):
         seen: dict = {}
         for key_node, _ in node.value:
             key = self.construct_object(key_node, deep=deep)
+            try:
+                hash(key)
+            except TypeError:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"a mapping key must be a plain name, not a "
+                    f"{type(key).__name__}", key_node.start_mark) from None
             if key in seen:
                 raise yaml.constructor.ConstructorError(
                     None, None, f"duplicate key {key!r} (first given on line {seen[key]})",

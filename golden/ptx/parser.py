@@ -60,8 +60,32 @@ SUPPORTED_OPCODES = frozenset({
     "bra", "ret", "exit", "call", "bar", "barrier", "membar", "fence", "trap",
     "nanosleep",
     # warp level
-    "vote", "activemask", "shfl", "match",
+    "vote", "activemask", "shfl", "match", "redux",
 })
+
+#: PTX ISA versions CUDA 13.0's ptxas accepts (it rejects newer or unknown ones)
+PTX_VERSIONS = frozenset(
+    [(1, m) for m in range(6)] + [(2, m) for m in range(4)] + [(3, m) for m in range(3)]
+    + [(4, m) for m in range(4)] + [(5, 0)] + [(6, m) for m in range(6)]
+    + [(7, m) for m in range(9)] + [(8, m) for m in range(9)] + [(9, 0)])
+MAX_PTX_VERSION = max(PTX_VERSIONS)
+#: ``.target`` architectures ptxas knows -> the first PTX ISA version that supports each
+#: (PTX ISA manual, "PTX Module Directives: .target"; checked against ptxas 13.0)
+TARGET_MIN_VERSION = {
+    "sm_10": (1, 0), "sm_11": (1, 0), "sm_12": (1, 2), "sm_13": (1, 2), "sm_20": (2, 0),
+    "sm_30": (3, 0), "sm_32": (4, 0), "sm_35": (3, 1), "sm_37": (4, 1), "sm_50": (4, 0),
+    "sm_52": (4, 1), "sm_53": (4, 2), "sm_60": (5, 0), "sm_61": (5, 0), "sm_62": (5, 0),
+    "sm_70": (6, 0), "sm_72": (6, 1), "sm_75": (6, 3), "sm_80": (7, 0), "sm_86": (7, 1),
+    "sm_87": (7, 4), "sm_88": (9, 0), "sm_89": (7, 8), "sm_90": (7, 8), "sm_90a": (8, 0),
+    "sm_100": (8, 6), "sm_100a": (8, 6), "sm_100f": (8, 8), "sm_101": (8, 6),
+    "sm_101a": (8, 6), "sm_101f": (8, 8), "sm_103": (8, 8), "sm_103a": (8, 8),
+    "sm_103f": (8, 8), "sm_110": (9, 0), "sm_110a": (9, 0), "sm_110f": (9, 0),
+    "sm_120": (8, 7), "sm_120a": (8, 7), "sm_120f": (8, 8), "sm_121": (8, 8),
+    "sm_121a": (8, 8), "sm_121f": (8, 8),
+}
+TARGET_OPTIONS = frozenset({"texmode_unified", "texmode_independent", "debug", "map_f64_to_f32"})
+#: instructions that need a minimum ``.target`` (ptxas: "requires .target sm_XX or higher")
+OPCODE_MIN_TARGET = {"redux": 80, "match": 70}
 
 #: special registers: name -> allowed components (empty set = no component)
 SPECIAL_REGS = {
@@ -91,6 +115,19 @@ MAX_REG_RANGE = 1 << 20
 _WS_RE = re.compile(r"\s+")
 _BRACKET_WS_RE = re.compile(r"\( | \)| ,")
 _COMMENT_RE = re.compile(r"//[^\n]*|/\*.*?\*/", re.DOTALL)
+
+
+def _mov_compatible(t: str, rt: str) -> bool:
+    """PTX operand type checking: can a register of type ``rt`` be an operand of an
+    instruction of type ``t``? (same size; ``.b`` matches anything, ``.u``/``.s`` match
+    each other; ``.pred`` and floats only themselves)."""
+    if t == rt:
+        return True
+    if "pred" in (t, rt) or TYPE_SIZE.get(t) != TYPE_SIZE.get(rt):
+        return False
+    if t[0] == "b" or rt[0] == "b":
+        return True
+    return t[0] in "us" and rt[0] in "us"
 
 
 def _supported_list(items) -> str:
@@ -225,6 +262,46 @@ class Parser:
             self.i += 1
         self.i += 1
 
+    # ------------------------------------------------------------------ version / target
+    def version_tuple(self) -> tuple[int, int] | None:
+        v = self.module.version
+        major, _, minor = v.partition(".")
+        return (int(major), int(minor or 0)) if major.isdigit() and (minor or "0").isdigit() else None
+
+    def check_version(self, tok: Token) -> None:
+        """Reject a ``.version`` ptxas would: newer than it supports, or no such version."""
+        major, _, minor = tok.text.partition(".")
+        newest = "%d.%d" % MAX_PTX_VERSION
+        if not (major.isdigit() and minor.isdigit()) or len(minor) != 1:
+            raise self.error(f"malformed .version {tok.text} (expected major.minor, e.g. 9.0)", tok)
+        v = (int(major), int(minor))
+        if v > MAX_PTX_VERSION:
+            raise self.error(f"unsupported .version {tok.text}: the newest PTX ISA version "
+                             f"supported is {newest} (CUDA 13.0); produce the PTX with an "
+                             f"nvcc that is not newer, or lower .version", tok,
+                             f"PTX ISA versions up to {newest}")
+        if v not in PTX_VERSIONS:
+            raise self.error(f"unsupported .version {tok.text}: there is no PTX ISA version "
+                             f"{tok.text}", tok, f"PTX ISA versions up to {newest}")
+
+    def check_target(self, tok: Token) -> None:
+        """Reject an unknown ``.target`` or one the module's ``.version`` does not support."""
+        name = tok.text
+        need = TARGET_MIN_VERSION.get(name)
+        if need is None:
+            raise self.error(f"unsupported .target '{name}'", tok,
+                             "sm_XX targets up to sm_121 (" + _supported_list(TARGET_MIN_VERSION)
+                             + ")")
+        have = self.version_tuple()
+        if have is not None and have < need:
+            raise self.error(f"PTX .version {self.module.version} does not support .target "
+                             f"{name} (it needs .version {need[0]}.{need[1]} or newer)", tok)
+
+    def target_sm(self) -> int | None:
+        t = self.module.target
+        digits = t[3:].rstrip("af") if t.startswith("sm_") else ""
+        return int(digits) if digits.isdigit() else None
+
     # ------------------------------------------------------------------ module level
     def parse_module(self) -> Module:
         m = self.module
@@ -244,12 +321,19 @@ class Parser:
                 v = self.next()
                 if v.kind not in (FLT, INT):
                     raise self.error("malformed .version (expected e.g. 9.0)", v)
+                self.check_version(v)
                 m.version = v.text
             elif d == ".target":
                 self.next()
-                targets = [self.expect(WORD, what="a target name such as sm_75").text]
+                tt = self.expect(WORD, what="a target name such as sm_75")
+                targets = [tt.text]
                 while self.accept(PUNCT, ","):
-                    targets.append(self.expect(WORD, what="a target option").text)
+                    o = self.expect(WORD, what="a target option")
+                    if o.text not in TARGET_OPTIONS and o.text not in TARGET_MIN_VERSION:
+                        raise self.error(f"unknown .target option '{o.text}'", o,
+                                         _supported_list(TARGET_OPTIONS))
+                    targets.append(o.text)
+                self.check_target(tt)
                 m.target = targets[0]
             elif d == ".address_size":
                 self.next()
@@ -708,8 +792,10 @@ class Parser:
                                                  ".calltargets"):
             d = self.next()
             if d.text != ".callprototype":
-                raise self.error(f"{d.text} (indirect branch tables) is not supported", d,
-                                 ".callprototype")
+                raise self.error(f"{d.text} (indirect branch tables, brx.idx) is not supported"
+                                 if d.text == ".branchtargets" else
+                                 f"{d.text} (indirect call tables) is not supported", d,
+                                 ".callprototype (brx.idx and indirect calls are not modelled)")
             fb.prototypes.add(t.text)
             self.skip_statement()
             return
@@ -815,6 +901,11 @@ class Parser:
         if opcode not in SUPPORTED_OPCODES:
             raise self.error(f"unsupported PTX opcode '{opcode}' (in '{op_tok.text}')", op_tok,
                              "opcodes " + _supported_list(SUPPORTED_OPCODES))
+        need = OPCODE_MIN_TARGET.get(opcode)
+        sm = self.target_sm()
+        if need is not None and sm is not None and sm < need:
+            raise self.error(f"instruction '{op_tok.text}' requires .target sm_{need} or higher "
+                             f"(the module's .target is {self.module.target})", op_tok)
         mods = tuple(parts[1:])
         types = tuple(m for m in mods if m in TYPE_SUFFIXES)
         if opcode == "call":
@@ -838,9 +929,40 @@ class Parser:
         if "\n" in raw:  # multi-line statements (nvcc's call sequences): tidy brackets
             text = _BRACKET_WS_RE.sub(lambda m: m.group().strip(), text)
         func = fb.func
+        if opcode == "mov":
+            self.check_mov(func, types, operands, op_tok)
         func.instructions.append(Instruction(
             opcode=opcode, mods=mods, types=types, operands=operands, guard=guard,
             pc=8 * len(func.instructions), loc=self.loc(start), text=text))
+
+    def check_mov(self, func: Function, types: tuple, operands: tuple, op_tok: Token) -> None:
+        """Reject ``mov`` operands whose type does not match the instruction type, as ptxas
+        does ("Arguments mismatch for instruction 'mov'"): registers must have the same
+        size, and floats match only floats or ``.b`` types; integer immediates are not
+        floats and float immediates are not integers."""
+        if len(types) != 1 or len(operands) != 2:
+            return
+        t = types[0]
+        for o in operands:
+            why = None
+            if isinstance(o, Reg):
+                rt = func.regs.get(o.name)
+                if rt is not None and not _mov_compatible(t, rt):
+                    why = f"register {o.name} is .{rt}"
+            elif isinstance(o, Imm) and t != "pred":
+                if o.kind == "int" and t[0] == "f":
+                    why = f"integer immediate {o.value} (write a float as 0f/0d hex or 1.0)"
+                elif o.kind == "float" and t[0] != "f":
+                    why = f"floating-point immediate {o.value}"
+                elif o.kind in ("f32", "f64") and t[0] in "us":
+                    why = "floating-point immediate (0f/0d hex)"
+            if why:
+                raise self.error(f"operand type mismatch in '{op_tok.text}': {why}, the "
+                                 f"instruction type is .{t} (ptxas: Arguments mismatch for "
+                                 f"instruction 'mov')", op_tok,
+                                 "operands of the instruction's size; .b types match any type "
+                                 "of their size, .u and .s match each other, floats match only "
+                                 "their own type")
 
     def parse_call_operands(self, fb: _FunctionBuilder) -> tuple:
         """``[(rets),] target [, (args)] [, prototype]``."""

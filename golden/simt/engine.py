@@ -26,7 +26,7 @@ from golden.exec.types import DTYPE, imm_as, read_as, write_as
 from golden.ptx.ir import Addr, Imm, Reg, SpecialReg, Sym, Vec, TYPE_SIZE
 from golden.simt.memory import GLOBAL_BASE, LOCAL_WINDOW, SHARED_WINDOW, WINDOW_SIZE
 from golden.simt.observer import ExecEvent
-from golden.simt.printf import format_printf
+from golden.simt.printf import _cstring, format_printf
 from golden.simt.program import Program, Slot
 from golden.simt.stack import SimtStacks
 from golden.simt.stats import OPCODE_CLASS, LaunchStats
@@ -54,7 +54,10 @@ class _AluPlan:
 
 _NO_PLAN = object()
 #: opcodes with their own executor paths in FunctionalLaunch._execute
-_EXECUTOR_PATH = frozenset({"ld", "ldu", "st", "atom", "red", "cvta", "vote", "activemask", "shfl"})
+_EXECUTOR_PATH = frozenset({"ld", "ldu", "st", "atom", "red", "cvta", "vote", "activemask", "shfl",
+                            "match", "redux", "trap"})
+#: warp-wide operations (:meth:`FunctionalLaunch._warp_op`)
+_WARP_OPS = frozenset({"vote", "activemask", "shfl", "match", "redux"})
 
 
 def _alu_plan(program: Program, s: Slot, compiled) -> "_AluPlan | None":
@@ -102,6 +105,20 @@ def _store_lanes(arr: np.ndarray, lanes: slice, vals: np.ndarray, active: np.nda
         arr[lanes][active] = vals
     else:
         np.copyto(arr[lanes], vals, where=active)
+
+
+def lane_ranges(lanes) -> str:
+    """``[0, 1, 2, 5, 7, 8]`` -> ``"0-2, 5, 7-8"``."""
+    out: list[str] = []
+    lanes = [int(x) for x in lanes]
+    i = 0
+    while i < len(lanes):
+        j = i
+        while j + 1 < len(lanes) and lanes[j + 1] == lanes[j] + 1:
+            j += 1
+        out.append(str(lanes[i]) if i == j else f"{lanes[i]}-{lanes[j]}")
+        i = j + 1
+    return ", ".join(out)
 
 
 def _MASK_BITS(mask: int) -> np.ndarray:
@@ -481,6 +498,11 @@ class FunctionalLaunch:
                 self._vprintf(w, s, lanes, active, g)
             st.advance(g, pc + 8)
             st.reconverge(g)
+        elif op == "call" and s.callee == "__assertfail":
+            if nact:
+                self._assertfail(w, s, lanes, active, g)
+            st.advance(g, pc + 8)
+            st.reconverge(g)
         elif op == "call":
             self._call(w, g, s, lanes, active, path)
         elif op in ("bar", "barrier"):
@@ -654,8 +676,10 @@ class FunctionalLaunch:
         elif op == "mov" and isinstance(inst.operands[1], (SpecialReg, Sym)):
             t = inst.types[-1]
             self._write(w, s, inst.operands[0], self._read(w, s, inst.operands[1], t, lanes), t, lanes, active)
-        elif op in ("vote", "activemask", "shfl"):
+        elif op in _WARP_OPS:
             self._warp_op(w, s, lanes, active, path)
+        elif op == "trap":
+            self._trap(w, s, active, g)
         elif op in _NOPS:
             return
         else:
@@ -891,12 +915,69 @@ class FunctionalLaunch:
         if dst is not None:
             self._write(w, s, dst, old_all, t, lanes, active)
 
+    # ------------------------------------------------------------------ trap / assert
+    def _first_warp(self, w, g, active):
+        """(warp index in the wave, its active lanes, 'warp w of thread block t') of the
+        first warp of group ``g`` with an active lane."""
+        k = int(np.flatnonzero(active)[0]) // 32
+        warp = int(g[k])
+        lanes = np.flatnonzero(active[k * 32:(k + 1) * 32])
+        tb = int(w.tb_ids[warp // w.wpt])
+        return warp, lanes, f"{warp % w.wpt} of thread block {tb}"
+
+    def _thread_coords(self, w, slot: int) -> str:
+        t = ",".join(str(int(c[slot])) for c in w.tid)
+        b = ",".join(str(int(c[slot])) for c in w.ctaid)
+        return f"block [{b}], thread [{t}]"
+
+    def _trap(self, w, s, active, g):
+        """``trap`` (``__trap()``): the kernel aborts with a :class:`KernelFault`."""
+        warp, lanes, where = self._first_warp(w, g, active)
+        raise KernelFault(f"trap instruction executed (__trap() or asm(\"trap;\")): the kernel "
+                          f"aborted; first trapping thread: "
+                          f"{self._thread_coords(w, warp * 32 + int(lanes[0]))}",
+                          kernel=self.name, pc=s.pc, loc=s.inst.loc, warp=where,
+                          lanes=lane_ranges(lanes))
+
+    def _assertfail(self, w, s, lanes, active, g):
+        """``assert()`` failed: nvcc calls ``__assertfail(message, file, line, function,
+        charSize)``; report them as a :class:`KernelFault` (CUDA aborts the kernel)."""
+        inst = s.inst
+        args = [a.name for a in inst.operands[2].elems] if isinstance(inst.operands[2], Vec) else []
+        warp, wl, where = self._first_warp(w, g, active)
+        li = int(wl[0])
+        slot = warp * 32 + int(wl[0])
+        base = slot * w.local_size
+
+        def arg(i: int, size: int) -> int | None:
+            if i >= len(args):
+                return None
+            off = base + self._local_param(s, args[i])
+            return int(w.local[off:off + size].view(np.uint64 if size == 8 else np.uint32)[0])
+
+        def text(ptr) -> str:
+            if not ptr:
+                return "?"
+            try:
+                return _cstring(lambda a, n: self._read_generic(w, s, g, li, a, n, slot), ptr)
+            except KernelFault:
+                return f"<unreadable string at 0x{ptr:x}>"
+
+        msg, file, line, func = text(arg(0, 8)), text(arg(1, 8)), arg(2, 4), text(arg(3, 8))
+        raise KernelFault(f"assertion `{msg}` failed at {file}:{line} in {func}: "
+                          f"{self._thread_coords(w, slot)}",
+                          kernel=self.name, pc=s.pc, loc=inst.loc, warp=where,
+                          lanes=lane_ranges(wl))
+
     # ------------------------------------------------------------------ warp-level ops
     def _warp_op(self, w, s, lanes, active, path):
         inst = s.inst
         op = inst.opcode
         n = active.size // 32
         act2 = active.reshape(n, 32)
+        if op in ("match", "redux"):
+            self._match_redux(w, s, lanes, active, n, act2)
+            return
         if op == "activemask":
             m = pack_bits(active).astype(np.uint32)
             self._write(w, s, inst.operands[0], np.repeat(m, 32), "b32", lanes, active)
@@ -947,6 +1028,68 @@ class FunctionalLaunch:
         self._write(w, s, dregs[0], out, "b32", lanes, active)
         if len(dregs) > 1 and dregs[1] is not None:
             self._write(w, s, dregs[1], ok, "pred", lanes, active)
+
+    def _match_redux(self, w, s, lanes, active, n, act2):
+        """``match.{any,all}.sync.{b32,b64} d[|p], a, membermask`` and
+        ``redux.sync.{add,min,max}.{u32,s32}`` / ``redux.sync.{and,or,xor}.b32 d, a,
+        membermask``. A lane takes part when it is active and in its ``membermask``; every
+        active lane receives the result of the lanes taking part in its warp."""
+        inst = s.inst
+        op = inst.opcode
+        ops = inst.operands
+        if len(ops) != 3:
+            raise PTXError(f"'{op}' expects 3 operands (d, a, membermask), got {len(ops)}",
+                           inst.loc, inst.text)
+        mods = set(inst.mods)
+        t = inst.types[-1] if inst.types else None
+        lane = np.tile(LANES, n)
+        mm = np.broadcast_to(self._read(w, s, ops[2], "b32", lanes), active.shape).astype(np.int64)
+        part = (active & (((mm >> lane) & 1) == 1)).reshape(n, 32)
+        d = ops[0]
+        if op == "match":
+            mode = "any" if "any" in mods else "all" if "all" in mods else None
+            if mode is None or t not in ("b32", "b64"):
+                raise PTXError("unsupported form of match", inst.loc, inst.text,
+                               supported="match.any.sync.b32/.b64 d, a, membermask; "
+                               "match.all.sync.b32/.b64 d[|p], a, membermask")
+            a = np.broadcast_to(self._read(w, s, ops[1], t, lanes), active.shape).reshape(n, 32)
+            if mode == "any":
+                eq = (a[:, :, None] == a[:, None, :]) & part[:, None, :]
+                res = (eq.astype(np.int64) << LANES).sum(axis=2).astype(np.uint32).ravel()
+                self._write(w, s, d, np.where(part.ravel(), res, 0), "b32", lanes, active)
+                return
+            first = a[np.arange(n), np.argmax(part, axis=1)]
+            same = ((a == first[:, None]) | ~part).all(axis=1)
+            pm = (part.astype(np.int64) << LANES).sum(axis=1)
+            res = np.repeat(np.where(same, pm, 0).astype(np.uint32), 32)
+            dregs = list(d.elems) if isinstance(d, Vec) else [d]
+            self._write(w, s, dregs[0], res, "b32", lanes, active)
+            if len(dregs) > 1 and dregs[1] is not None:
+                self._write(w, s, dregs[1], np.repeat(same, 32), "pred", lanes, active)
+            return
+        kind = next((m for m in inst.mods if m in ("add", "min", "max", "and", "or", "xor")), None)
+        ok = (kind in ("add", "min", "max") and t in ("u32", "s32")) or \
+             (kind in ("and", "or", "xor") and t == "b32")
+        if not ok:
+            raise PTXError("unsupported form of redux", inst.loc, inst.text,
+                           supported="redux.sync.{add,min,max}.{u32,s32} and "
+                           "redux.sync.{and,or,xor}.b32")
+        a = np.broadcast_to(self._read(w, s, ops[1], t, lanes), active.shape).reshape(n, 32)
+        a = a.astype(np.int64)
+        if kind == "add":
+            r = np.where(part, a, 0).sum(axis=1)
+        elif kind == "min":
+            r = np.where(part, a, np.iinfo(np.int64).max).min(axis=1)
+        elif kind == "max":
+            r = np.where(part, a, np.iinfo(np.int64).min).max(axis=1)
+        elif kind == "and":
+            r = np.bitwise_and.reduce(np.where(part, a, 0xFFFFFFFF), axis=1)
+        elif kind == "or":
+            r = np.bitwise_or.reduce(np.where(part, a, 0), axis=1)
+        else:
+            r = np.bitwise_xor.reduce(np.where(part, a, 0), axis=1)
+        r = (r & 0xFFFFFFFF).astype(np.uint32)
+        self._write(w, s, d, np.repeat(r, 32).view(DTYPE[t]), t, lanes, active)
 
     # ------------------------------------------------------------------ calls
     def _call(self, w, g, s, lanes, active, path):

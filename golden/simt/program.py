@@ -21,7 +21,8 @@ from golden.exec.carry_ops import CARRY_REG, CARRY_TYPE
 from golden.ptx.ir import Addr, Function, Instruction, Module, Sym, TYPE_SIZE
 
 NO_RECONVERGENCE = -1
-BUILTIN_EXTERNS = frozenset({"vprintf"})  # external functions the executor implements itself  # rpc of the base stack entry: paths meet only at kernel exit
+#: external functions the executor implements itself: printf and assert's failure handler
+BUILTIN_EXTERNS = frozenset({"vprintf", "__assertfail"})
 
 
 @dataclass
@@ -80,7 +81,7 @@ def _reachable_functions(module: Module, kernel: Function) -> list[Function]:
                 if name not in module.functions:
                     raise PTXError(f"call to function '{name}' which has no body in this module",
                                    inst.loc, inst.text, supported="direct calls to .func defined in "
-                                   "the module, and vprintf (printf)")
+                                   "the module, vprintf (printf) and __assertfail (assert)")
                 if name not in seen and name != kernel.name:
                     seen.append(name)
                     work.append(module.functions[name])

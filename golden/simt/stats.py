@@ -11,7 +11,7 @@ OPCODE_CLASS = {
         "add", "sub", "mul", "mad", "mul24", "mad24", "sad", "div", "rem", "abs", "neg", "min",
         "max", "fma", "and", "or", "xor", "not", "cnot", "shl", "shr", "shf", "bfe", "bfi",
         "bfind", "prmt", "popc", "clz", "brev", "setp", "selp", "set", "slct", "cvt", "cvta",
-        "mov", "copysign", "testp", "vote", "activemask", "shfl", "isspacep")},
+        "mov", "copysign", "testp", "vote", "activemask", "shfl", "match", "redux", "isspacep")},
     **{op: "sfu" for op in ("sqrt", "rsqrt", "rcp", "ex2", "lg2", "sin", "cos", "tanh")},
     **{op: "mem" for op in ("ld", "ldu", "st", "atom", "red", "prefetch")},
     **{op: "ctrl" for op in ("bra", "ret", "exit", "call", "bar", "barrier", "membar", "fence",

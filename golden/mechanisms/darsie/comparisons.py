@@ -43,7 +43,7 @@ from golden.timing.hooks import Mechanism
 #: opcodes never eliminated by UV or DAC (memory, atomics, sync, control)
 _NEVER = frozenset({"ld", "ldu", "st", "atom", "red", "bar", "barrier", "membar", "fence", "bra",
                     "call", "ret", "exit", "trap", "prefetch", "nanosleep", "vote", "activemask",
-                    "match", "shfl", "tex", "tld4", "suld", "sust"})
+                    "match", "redux", "shfl", "tex", "tld4", "suld", "sust"})
 _UNIFORM_SPECIALS = frozenset({"ctaid", "ntid", "nctaid", "smid", "nsmid", "gridid", "nwarpid",
                                "clock", "clock64", "globaltimer"})
 _LANES = np.arange(32, dtype=np.int64)

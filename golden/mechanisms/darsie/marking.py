@@ -65,6 +65,7 @@ NEVER_SKIPPED = {
     "prefetch": "prefetch", "nanosleep": "nanosleep",
     "vote": "warp vote (depends on the active mask)",
     "activemask": "active mask read", "match": "warp match (depends on the active mask)",
+    "redux": "warp reduction (depends on the active mask)",
 }
 
 #: state spaces that name a load's memory explicitly
@@ -281,7 +282,7 @@ class _KernelAnalysis:
         if op in ("mov", "cvt") and any(isinstance(o, SpecialReg) and o.name in ("clock", "clock64", "globaltimer")
                                          for o in srcs):
             kind, reason = "v", "clock read"
-        if op in ("vote", "activemask", "match"):
+        if op in ("vote", "activemask", "match", "redux"):
             kind = "v"
         return _InstInfo(uses=uses, defs=defs, guarded=inst.guard is not None, fixed=fixed,
                          kind=kind, fixed_reason=reason)
