@@ -52,4 +52,6 @@ def test_affine_and_unstructured_redundancy_come_from_2d_tbs(suite):
     non_uniform_1d = mean(one, "tb_affine") + mean(one, "tb_unstructured")
     assert non_uniform_2d > 0.10
     assert non_uniform_1d < 0.02
-    assert mean(one, "tb_affine") == 0.0
+    # nearly none in 1D TBs: RS (radix sort's per-warp count scan) is the one 1D workload
+    # with some (0.9% of its instructions), a mean of 0.03% over the 1D workloads
+    assert mean(one, "tb_affine") < 0.002
