@@ -39,6 +39,15 @@ NULL_PAGE = 4096  # a faulting global address below this is reported as a null-p
 _NOPS = {"membar", "fence", "prefetch", "nanosleep", "pragma"}
 #: Opcodes that change the SIMT stack or need the vectorised step (:meth:`FunctionalLaunch._step`).
 _CONTROL_OPS = frozenset({"bra", "exit", "ret", "call", "bar", "barrier"})
+#: Functional scheduling: every FAIR_PERIOD-th step runs the ready warp group at the next PC
+#: (round robin over the PCs of ready warps) instead of the lowest-PC group, so a warp that a
+#: spin-wait at a lower PC waits for (a lock holder, a flag setter) still makes progress.
+FAIR_PERIOD = 16
+#: Default watchdogs (issue 19): warp instructions of one functional launch, cycles of one
+#: timing-mode launch. The largest shipped workload at `paper` size executes 8.8M warp
+#: instructions in all its launches (LUD) and runs 5.2M cycles (BFS on gtx285).
+DEFAULT_MAX_INSTRUCTIONS = 20_000_000
+DEFAULT_MAX_CYCLES = 50_000_000
 
 
 @dataclass(frozen=True)
@@ -93,6 +102,17 @@ def _alu_plan(program: Program, s: Slot, compiled) -> "_AluPlan | None":
             return None
         dsts.append((key, t, program.reg_types[key]))
     return _AluPlan(c.fn_raw, tuple(srcs), tuple(dsts))
+
+
+def _src_range(head: Slot, br: Slot) -> str:
+    """``file:first-last`` source lines of the loop from ``head`` to the back edge ``br``,
+    with both instructions' text."""
+    hi, bi = head.inst, br.inst
+    if bi is None or bi.loc is None:
+        return f"pc 0x{br.pc:x}"
+    first = hi.loc.line if hi is not None and hi.loc is not None else bi.loc.line
+    text = f"`{hi.text.strip()}` .. " if hi is not None and hi is not bi else ""
+    return f"{bi.loc.file}:{first}-{bi.loc.line} ({text}`{bi.text.strip()}`)"
 
 
 def _store_lanes(arr: np.ndarray, lanes: slice, vals: np.ndarray, active: np.ndarray) -> None:
@@ -191,6 +211,9 @@ class Wave:
         self.at_barrier = np.zeros(self.nwarps, dtype=bool)
         self.call_stack = np.zeros((self.nwarps, 0), dtype=np.int64)
         self.call_depth = np.zeros(self.nwarps, dtype=np.int64)
+        #: per warp: backward branches taken (loop iterations) and the PC of the last one
+        self.loop_iters = np.zeros(self.nwarps, dtype=np.int64)
+        self.loop_pc = np.full(self.nwarps, -1, dtype=np.int64)
         self.sh_size = launch.shared_bytes
         self.shared = np.zeros(self.ntb * self.sh_size + 16, dtype=np.uint8)
         self.local_size = p.local_size
@@ -207,7 +230,7 @@ class FunctionalLaunch:
 
     def __init__(self, device, program: Program, geo: LaunchGeometry, params: bytes,
                  dyn_shared: int = 0, observers=(), max_wave_threads: int = 1 << 16,
-                 watchdog: int = 200_000_000):
+                 watchdog: int | None = None):
         self.device = device
         self.gmem = device.memory
         self.program = program
@@ -216,7 +239,8 @@ class FunctionalLaunch:
         self.shared_bytes = -(-(program.shared_static + dyn_shared) // 16) * 16
         self.observers = list(observers)
         self.max_wave_threads = max_wave_threads
-        self.watchdog = watchdog
+        #: warp instructions after which :meth:`run` stops the launch (``max_instructions``)
+        self.watchdog = DEFAULT_MAX_INSTRUCTIONS if watchdog is None else int(watchdog)
         self.name = program.kernel.name
         self.stats = LaunchStats(kernel=self.name, grid=geo.grid, block=geo.block)
         self._ops: dict[int, object] = {}
@@ -372,7 +396,8 @@ class FunctionalLaunch:
 
     def _run_wave(self, w: Wave) -> None:
         st = w.stacks
-        steps = 0
+        fair_at = FAIR_PERIOD   # clock of the next round-robin step
+        rr_pc = -1              # PC of the group the last round-robin step ran
         while True:
             tos = st.tos_pc()
             runnable = (st.depth > 0) & ~w.at_barrier
@@ -383,17 +408,59 @@ class FunctionalLaunch:
                         raise DeadlockError(self._deadlock_report(w))
                     continue
                 return
-            pc = int(tos[runnable].min())
+            if self.clock < fair_at:
+                pc = int(tos[runnable].min())
+            else:
+                # fairness: the ready group at the next PC after the last one this rule ran
+                # (wrapping around), so warps above the lowest PC are never starved
+                fair_at = self.clock + FAIR_PERIOD
+                ready = tos[runnable]
+                above = ready[ready > rr_pc]
+                pc = rr_pc = int(above.min() if above.size else ready.min())
             g = np.flatnonzero(runnable & (tos == pc))
             self._step(w, g, pc)
-            steps += g.size
             self.clock += 1
-            if steps > self.watchdog:
-                raise DeadlockError(
-                    f"kernel {self.name}: watchdog: more than {self.watchdog} warp instructions in one "
-                    f"wave; warps appear stuck in a loop. Current PCs: {self._pcs_report(w)}")
+            if self.stats.warp_instructions > self.watchdog:
+                raise DeadlockError(self._watchdog_report(
+                    w, f"more than {self.watchdog:,} warp instructions (max_instructions)"))
 
     # ------------------------------------------------------------------ reports
+    def _watchdog_report(self, w: Wave, why: str) -> str:
+        live = np.flatnonzero(w.stacks.depth > 0)
+        lines = [f"kernel {self.name}: watchdog: {why}; warps appear stuck in a loop "
+                 f"(if the kernel is only long, raise the limit: max_instructions= of the "
+                 f"launch, --max-instructions of simtlab run)"]
+        lines += self.loop_report([(w, int(x)) for x in live])
+        lines.append(f"  current PCs: {self._pcs_report(w)}")
+        return "\n".join(lines)
+
+    def loop_report(self, warps, max_loops: int = 4) -> list[str]:
+        """Lines describing the loops ``warps`` (``(wave, warp index)`` pairs) run: per loop
+        (backward branch), its PTX source lines and instructions, and its warps with their
+        iteration counts (backward branches taken), most iterated first."""
+        p = self.program
+        loops: dict[int, list] = {}
+        for w, x in warps:
+            pc = int(w.loop_pc[x])
+            if pc >= 0:
+                loops.setdefault(pc, []).append((int(w.loop_iters[x]), w, x))
+        if not loops:
+            return ["  no warp has taken a backward branch (no loop iterations counted)"]
+        out = []
+        ranked = sorted(loops.items(), key=lambda kv: -max(n for n, _, _ in kv[1]))
+        for pc, ws in ranked[:max_loops]:
+            br = p.slot_at(pc)
+            head = p.slot_at(br.target) if br.target is not None else br
+            where = _src_range(head, br)
+            ws.sort(key=lambda t: (-t[0], int(t[1].tb_ids[t[2] // t[1].wpt]), t[2]))
+            items = [f"tb {int(wv.tb_ids[x // wv.wpt])} warp {x % wv.wpt} ({n:,} iterations)"
+                     for n, wv, x in ws[:6]]
+            more = f" (+{len(ws) - 6} more warps)" if len(ws) > 6 else ""
+            out.append(f"  loop {where}: {len(ws)} warp(s): {', '.join(items)}{more}")
+        if len(ranked) > max_loops:
+            out.append(f"  (+{len(ranked) - max_loops} more loops)")
+        return out
+
     def _pcs_report(self, w: Wave) -> str:
         tos = w.stacks.tos_pc()
         parts = []
@@ -465,6 +532,11 @@ class FunctionalLaunch:
 
         if op == "bra":
             taken = pack_bits(active)
+            if s.target is not None and s.target <= pc:  # a loop's back edge: count the warps' iterations
+                back = (taken & masks) != 0
+                if back.any():
+                    w.loop_iters[g] += back
+                    w.loop_pc[g[back]] = pc
             div = st.branch(g, taken, s.target, pc + 8, s.rpc)
             stats.branches += g.size
             stats.divergent_branches += int(div.sum())
