@@ -22,7 +22,7 @@ import numpy as np
 from golden.errors import DeadlockError, KernelFault, PTXError
 from golden.exec.atomics import atomic_fn
 from golden.exec.ops import compile_op
-from golden.exec.types import DTYPE, imm_as, read_as, write_as
+from golden.exec.types import DTYPE, UINT, imm_as, read_as, write_as
 from golden.ptx.ir import Addr, Imm, Reg, SpecialReg, Sym, Vec, TYPE_SIZE
 from golden.simt.memory import GLOBAL_BASE, LOCAL_WINDOW, SHARED_WINDOW, WINDOW_SIZE
 from golden.simt.observer import ExecEvent
@@ -181,6 +181,103 @@ class LaunchGeometry:
     @property
     def num_tbs(self) -> int:
         return self.grid[0] * self.grid[1] * self.grid[2]
+
+
+def _serial_atomic(kind: str, fn, dt, view: np.ndarray, el: np.ndarray, start: np.ndarray,
+                   bv: np.ndarray, cv) -> np.ndarray:
+    """Apply atomics one after another in array order, where ``el`` (element indices into
+    ``view``, grouped: equal addresses adjacent, in lane order; ``start`` marks each group's
+    first) may repeat. Updates ``view``; returns the old value each atomic saw. Integer
+    add, exch, cas and the order-independent min/max/and/or/xor are vectorised (cost
+    independent of how many lanes share an address); inc/dec and float add (rounding
+    depends on the order) run in rounds that touch every address once."""
+    n = el.size
+    heads = np.flatnonzero(start)
+    seg = np.cumsum(start) - 1
+    first_el = el[heads]
+    init = view[first_el]             # fancy indexing: a copy
+    last = np.empty_like(heads)       # each address's last lane
+    last[:-1] = heads[1:] - 1
+    last[-1] = n - 1
+    if kind == "add" and dt.kind in "iu":
+        # exclusive prefix sums per address (wrap-around arithmetic)
+        csum = np.cumsum(bv, dtype=dt)
+        before = (csum - bv).astype(dt)
+        old = (init[seg] + (before - before[heads][seg])).astype(dt)
+        view[first_el] = (old[last] + bv[last]).astype(dt)
+        return old
+    if kind == "exch":
+        # each lane sees the previous lane's value; the first sees memory; the last stays
+        old = np.empty(n, dt)
+        old[1:] = bv[:-1]
+        old[heads] = init
+        view[first_el] = bv[last]
+        return old
+    if kind == "cas":
+        return _serial_cas(dt, view, first_el, init, seg, heads, last, bv, cv)
+    if kind in ("min", "max", "and", "or", "xor"):
+        # associative and commutative: a segmented inclusive scan (Hillis-Steele), then
+        # old = init (op) scan of the lanes before
+        x = bv.copy()
+        f = start.copy()
+        k = 1
+        while k < n:
+            x[k:] = np.where(f[k:], x[k:], fn(x[:-k], x[k:]))
+            f[k:] |= f[:-k]
+            k *= 2
+        old = init[seg]
+        nh = ~start
+        old[nh] = fn(old[nh], x[:-1][nh[1:]])
+        view[first_el] = fn(init, x[last])
+        return old
+    # rounds in which every address is touched once, in lane order
+    rank = np.arange(n) - heads[seg]
+    old = np.empty(n, dt)
+    for r in range(int(rank.max()) + 1):
+        m = rank == r
+        e = el[m]
+        o = view[e].copy()
+        view[e] = fn(o, bv[m], None if cv is None else cv[m])
+        old[m] = o
+    return old
+
+
+def _serial_cas(dt, view, first_el, init, seg, heads, last, bv, cv) -> np.ndarray:
+    """Lane-ordered ``atom.cas`` on shared addresses, one iteration per *successful* swap of
+    an address (a contended compare-and-swap loop has one winner per address): each
+    iteration finds, per address, the next lane whose compare value equals the current
+    word (bitwise); the lanes up to it see the current word, then it stores its value."""
+    if cv is None:
+        raise PTXError("atom.cas needs the new value operand c")
+    udt = UINT[dt.itemsize]
+    n = bv.size
+    bu = bv.view(udt)
+    cur = init
+    pos = heads.copy()                         # next lane to process, per address
+    end = last + 1                             # one past the address's last lane
+    k = np.arange(n)
+    old = np.empty(n, dt)
+    todo = pos < end
+    while todo.any():
+        live = k >= pos[seg]
+        hit = live & (bu == cur.view(udt)[seg])
+        lim = end - 1                          # no hit: every remaining lane sees cur
+        hk = np.flatnonzero(hit)
+        if hk.size:   # the first hit of each address (lanes are grouped by address)
+            hseg = seg[hk]
+            firsts = np.empty(hk.size, dtype=bool)
+            firsts[0] = True
+            np.not_equal(hseg[1:], hseg[:-1], out=firsts[1:])
+            hk, hs = hk[firsts], hseg[firsts]
+            lim[hs] = hk
+        upto = live & (k <= lim[seg])
+        old[upto] = cur[seg[upto]]
+        if hk.size:
+            cur[hs] = cv[hk]
+        pos = np.where(todo, lim + 1, pos)
+        todo = pos < end
+    view[first_el] = cur
+    return old
 
 
 class Wave:
@@ -928,38 +1025,27 @@ class FunctionalLaunch:
         old_all = np.zeros(active.size, dtype=dt)
         for sel, buf, offs in self._resolve(w, s, g, lanes, active, addrs, space, size):
             idx = np.flatnonzero(sel)
-            o = offs[idx]
-            # serialise lanes that hit the same address, in lane order
-            order = np.argsort(o, kind="stable")
-            idx, o = idx[order], o[order]
-            view = buf[: buf.size - buf.size % size].view(dt)
-            el = o // size
             if not idx.size:
                 continue
-            start = np.r_[True, el[1:] != el[:-1]]
-            if kind == "add" and dt.kind in "iu":
-                # integer add: exclusive prefix sums per address (wrap-around arithmetic)
-                seg = np.cumsum(start) - 1
-                bv = b[idx].astype(dt)
+            view = buf[: buf.size - buf.size % size].view(dt)
+            el = offs[idx] // size
+            # serialise lanes that hit the same address, in lane order
+            if idx.size > 1:
+                order = np.argsort(el, kind="stable")
+                idx, el = idx[order], el[order]
+            start = np.empty(idx.size, dtype=bool)
+            start[0] = True
+            np.not_equal(el[1:], el[:-1], out=start[1:])
+            if start.all():  # every lane its own address: one vectorised update
+                old = view[el].copy()
                 with np.errstate(all="ignore"):
-                    csum = np.cumsum(bv, dtype=dt)
-                    before = (csum - bv).astype(dt)
-                    seg_first = before[start]
-                    old = (view[el[start]][seg] + (before - seg_first[seg])).astype(dt)
-                    last = np.r_[np.flatnonzero(start)[1:] - 1, idx.size - 1]
-                    view[el[start]] = (old[last] + bv[last]).astype(dt)
+                    view[el] = fn(old, b[idx], None if c is None else c[idx])
                 old_all[idx] = old
                 continue
-            # everything else: rounds in which every address is touched once, in lane order
-            first = np.maximum.accumulate(np.where(start, np.arange(idx.size), 0))
-            rank = np.arange(idx.size) - first
-            for r in range(int(rank.max()) + 1):
-                m = rank == r
-                e = el[m]
-                old = view[e].copy()
-                with np.errstate(all="ignore"):
-                    view[e] = fn(old, b[idx[m]], None if c is None else c[idx[m]])
-                old_all[idx[m]] = old
+            bv = b[idx].astype(dt)
+            cv = None if c is None else c[idx].astype(dt)
+            with np.errstate(all="ignore"):
+                old_all[idx] = _serial_atomic(kind, fn, dt, view, el, start, bv, cv)
         if dst is not None:
             self._write(w, s, dst, old_all, t, lanes, active)
 
