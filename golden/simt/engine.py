@@ -466,6 +466,38 @@ class FunctionalLaunch:
                 self._execute(w, s, lanes, active, path, g)
         w.stacks.advance_one(warp, pc + 8)
 
+    def _branch_one(self, w: Wave, x: int, pc: int, s: Slot) -> bool:
+        """:meth:`_step` of a branch for warp ``x`` alone when the branch is uniform (every
+        active lane goes the same way): scalar SIMT-stack update. Returns False, changing
+        nothing, when it diverges."""
+        st = w.stacks
+        d = int(st.depth[x]) - 1
+        mask = int(st.mask[x, d])
+        inst = s.inst
+        if s.target is None:
+            return False
+        taken = mask
+        if inst.guard is not None:
+            pv = w.regs[s.regs[inst.guard.reg.name]][x * 32: x * 32 + 32]
+            bits = int(np.packbits(pv, bitorder="little").view(np.uint32)[0])
+            taken = mask & ((~bits if inst.guard.negated else bits) & 0xFFFFFFFF)
+            if taken and taken != mask:
+                return False
+        stats = self.stats
+        stats.warp_instructions += 1
+        stats.thread_instructions += taken.bit_count()
+        stats.by_opcode["bra"] += 1
+        stats.by_class[OPCODE_CLASS.get("bra", "other")] += 1
+        stats.branches += 1
+        if taken:
+            if s.target <= pc:
+                w.loop_iters[x] += 1
+                w.loop_pc[x] = pc
+            st.advance_one(x, s.target)
+        else:
+            st.advance_one(x, pc + 8)
+        return True
+
     @staticmethod
     def _run_plan(w: Wave, plan: "_AluPlan", lanes: slice, active: np.ndarray, full: bool) -> None:
         """Execute an ALU instruction of one warp from its precompiled :class:`_AluPlan`
@@ -515,11 +547,54 @@ class FunctionalLaunch:
                 above = ready[ready > rr_pc]
                 pc = rr_pc = int(above.min() if above.size else ready.min())
             g = np.flatnonzero(runnable & (tos == pc))
+            if g.size == 1 and not self.observers:
+                fair_at = self._run_alone(w, int(g[0]), pc, runnable, tos, fair_at)
+                continue
             self._step(w, g, pc)
             self.clock += 1
             if self.stats.warp_instructions > self.watchdog:
                 raise DeadlockError(self._watchdog_report(
                     w, f"more than {self.watchdog:,} warp instructions (max_instructions)"))
+
+    def _run_alone(self, w: Wave, x: int, pc: int, runnable, tos, fair_at: int) -> int:
+        """Step warp ``x`` (alone at ``pc``) for as long as the scheduling rule of
+        :meth:`_run_wave` would pick it again, without rescanning every warp: until its PC
+        reaches the lowest PC of the other ready warps (they would join its group or run
+        first), it leaves a branch-free path (barrier, exit, call, return), finishes, or the
+        next round-robin step is due. Returns the clock of that round-robin step."""
+        st = w.stacks
+        others = runnable.copy()
+        others[x] = False
+        lim = int(tos[others].min()) if others.any() else 1 << 62
+        slots = self.program.slots
+        g = self._one.get(x)
+        if g is None:
+            g = self._one[x] = np.array([x], dtype=np.int64)
+        while True:
+            s = slots[pc >> 3]
+            inst = s.inst
+            if inst is not None and inst.opcode == "bra" and not s.func_end:
+                if not self._branch_one(w, x, pc, s):
+                    self._step(w, g, pc)   # divergent: push the paths
+                cont = True
+            elif inst is None or s.func_end or inst.opcode in _CONTROL_OPS:
+                self._step(w, g, pc)
+                cont = False
+            else:
+                d = int(st.depth[x])
+                self._last_active = None
+                self._step_one(w, x, pc, int(st.mask[x, d - 1]), s)
+                cont = True
+            self.clock += 1
+            if self.stats.warp_instructions > self.watchdog:
+                raise DeadlockError(self._watchdog_report(
+                    w, f"more than {self.watchdog:,} warp instructions (max_instructions)"))
+            d = int(st.depth[x])
+            if not cont or d == 0 or self.clock >= fair_at:
+                return fair_at
+            pc = int(st.pc[x, d - 1])
+            if pc >= lim:
+                return fair_at
 
     # ------------------------------------------------------------------ reports
     def _watchdog_report(self, w: Wave, why: str) -> str:
@@ -558,14 +633,21 @@ class FunctionalLaunch:
             out.append(f"  (+{len(ranked) - max_loops} more loops)")
         return out
 
+    def pc_where(self, pc: int | None) -> str:
+        """``pc 0x.. (file:line:col `instruction`)`` for reports; ``exited`` for None."""
+        if pc is None:
+            return "exited"
+        s = self.program.slot_at(int(pc))
+        if s.inst is None:
+            return f"pc 0x{int(pc):x} (end of function {s.func})"
+        return f"pc 0x{int(pc):x} ({s.inst.loc} `{s.inst.text.strip()}`)"
+
     def _pcs_report(self, w: Wave) -> str:
         tos = w.stacks.tos_pc()
         parts = []
         for pc in np.unique(tos[tos >= 0])[:8]:
             ws = np.flatnonzero(tos == pc)
-            s = w.launch.program.slot_at(int(pc))
-            where = f"{s.inst.loc}" if s.inst is not None else "function end"
-            parts.append(f"pc 0x{int(pc):x} ({where}): warps {self._warp_list(w, ws)}")
+            parts.append(f"{self.pc_where(int(pc))}: warps {self._warp_list(w, ws)}")
         return "; ".join(parts)
 
     def _warp_list(self, w: Wave, ws: np.ndarray) -> str:
