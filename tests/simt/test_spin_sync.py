@@ -134,3 +134,97 @@ def test_contended_cas_loop_timing_mode():
     st = tdev.load_module(PTX).get_function("cas_add")(2, 256, (counter, np.int32(n)))
     assert counter.get()[0] == n * (n - 1) // 2
     assert st.cycles > 0
+
+
+# ------------------------------------------------------------------ watchdogs (item 6)
+
+def _tdev(**kw):
+    from golden.configs import load_config
+    from golden.timing.timing_device import TimingDevice
+    return TimingDevice(load_config("pascal"), echo_printf=False, **kw)
+
+
+def test_default_watchdogs_fire_within_minutes():
+    """200M warp instructions / 2e9 cycles took hours; the defaults are 20M / 50M, above
+    every shipped workload at `paper` size (8.1M warp instructions in one launch, LUD; 5.2M
+    cycles, BFS on gtx285) and settable per device and per launch."""
+    from golden.simt.engine import DEFAULT_MAX_CYCLES, DEFAULT_MAX_INSTRUCTIONS
+    from golden.timing.gpu import GPU
+    from golden.configs import load_config
+    assert DEFAULT_MAX_INSTRUCTIONS == 20_000_000 and DEFAULT_MAX_CYCLES == 50_000_000
+    assert Device().max_instructions == DEFAULT_MAX_INSTRUCTIONS
+    assert Device(max_instructions=123).max_instructions == 123
+    t = _tdev()
+    assert t.max_cycles == DEFAULT_MAX_CYCLES and t.gpu.max_cycles == DEFAULT_MAX_CYCLES
+    assert _tdev(max_cycles=77).gpu.max_cycles == 77
+    assert GPU(load_config("pascal")).max_cycles == DEFAULT_MAX_CYCLES
+
+
+def test_functional_watchdog_reports_loop_lines_and_iterations(dev, mod):
+    k = mod.get_function("wait_forever")
+    out = dev.zeros(4 * 64, np.int32)
+    with pytest.raises(DeadlockError) as e:
+        k(4, 64, (dev.zeros(1, np.int32), out), max_instructions=30_000)
+    msg = str(e.value)
+    assert "more than 30,000 warp instructions (max_instructions)" in msg
+    assert "stuck in a loop" in msg and "--max-instructions" in msg
+    # the loop: its PTX lines (head .. back edge) with their text, the warp, its iterations
+    assert "loop " in msg and "spin_sync.ptx:" in msg and "ld.volatile.global.u32" in msg
+    assert "bra $L__BB3_2" in msg
+    it = int(msg.split("tb 0 warp 0 (")[1].split(" iterations")[0].replace(",", ""))
+    assert 9_000 < it <= 10_000        # 3 instructions per iteration
+    # every other warp went on and stored its 1s; warp 0 of tb 0 waits for its lane 0
+    assert out.get()[32:].tolist() == [1] * 224 and not out.get()[:32].any()
+
+
+def test_device_default_watchdog_applies(mod):
+    dev = Device(echo_printf=False, max_instructions=5_000)
+    m = dev.load_module(PTX)
+    with pytest.raises(DeadlockError, match="more than 5,000 warp instructions"):
+        m.get_function("wait_forever")(1, 32, (dev.zeros(1, np.int32), dev.zeros(32, np.int32)))
+
+
+def test_watchdog_arguments_are_checked(dev, mod):
+    from golden.errors import LaunchError, SimtlabError
+    k = mod.get_function("wait_forever")
+    args = (dev.zeros(1, np.int32), dev.zeros(32, np.int32))
+    for bad in (0, -5, 2.5, True, "10"):
+        with pytest.raises(LaunchError, match="max_instructions must be a positive integer"):
+            k(1, 32, args, max_instructions=bad)
+    with pytest.raises(LaunchError, match="max_cycles applies to timing-mode launches"):
+        k(1, 32, args, max_cycles=1000)
+    with pytest.raises(SimtlabError, match="max_instructions"):
+        Device(max_instructions=0)
+
+
+def test_timing_watchdog_reports_loop_lines_and_iterations():
+    tdev = _tdev()
+    k = tdev.load_module(PTX).get_function("wait_forever")
+    with pytest.raises(DeadlockError) as e:
+        k(4, 64, (tdev.zeros(1, np.int32), tdev.zeros(256, np.int32)), max_cycles=100_000)
+    msg = str(e.value)
+    assert "more than 100,000 cycles (max_cycles)" in msg and "--max-cycles" in msg
+    assert "spin_sync.ptx:" in msg and "ld.volatile.global.u32" in msg
+    assert "tb 0 warp 0 (" in msg and " iterations)" in msg
+    assert "next pc 0x" in msg and "SM 0 TB 0 warp 0" in msg
+    # the instruction watchdog also stops a timing-mode launch
+    with pytest.raises(DeadlockError, match="more than 2,000 warp instructions"):
+        k(1, 32, (tdev.zeros(1, np.int32), tdev.zeros(32, np.int32)), max_instructions=2_000)
+
+
+def test_timing_deadlock_report_gives_ptx_lines():
+    tdev = _tdev()
+    m = tdev.load_module(Path(__file__).parent / "kernels" / "simt_cases.ptx")
+    with pytest.raises(DeadlockError) as e:
+        m.get_function("barrier_deadlock")(1, 128, (tdev.zeros(32, np.int32),))
+    msg = str(e.value)
+    assert "no warp can ever progress" in msg and "waits at a barrier" in msg
+    assert "simt_cases.ptx:" in msg       # the source line of the warp's next instruction
+
+
+def test_timing_spinlock_and_flag():
+    tdev = _tdev()
+    m = tdev.load_module(PTX)
+    lock, counter, seen = tdev.zeros(1, np.int32), tdev.zeros(1, np.int32), tdev.zeros(8, np.int32)
+    m.get_function("lock_counter")(8, 64, (lock, counter, seen))
+    assert counter.get()[0] == 8 and sorted(seen.get().tolist()) == list(range(8))
