@@ -7,9 +7,16 @@ threads' registers are numpy arrays indexed by *slot* =
 
 Scheduling: each step picks the smallest TOS PC among runnable warps and executes that
 instruction for *all* runnable warps at that PC as one numpy operation (each warp with
-its own active mask). Reconvergence follows the per-warp PDOM stacks of
+its own active mask). While that lowest-PC group is in a synchronising loop (an atomic,
+volatile/relaxed/acquire load or fence in the loop body: spin-waits, locks, CAS loops),
+every :data:`FAIR_PERIOD`-th step instead runs the ready group at the next PC, round
+robin, so lock holders and flag setters at higher PCs progress. A warp alone at the
+lowest PC runs several instructions per scan (:meth:`FunctionalLaunch._run_alone`, same
+order). Reconvergence follows the per-warp PDOM stacks of
 :mod:`golden.simt.stack`; a warp at ``bar.sync`` waits until every live warp of its TB
-arrived. If no warp can run but some wait, that is a deadlock and is reported.
+arrived. If no warp can run but some wait, that is a deadlock and is reported. A launch
+that executes more than its watchdog's warp instructions (``max_instructions``, default
+:data:`DEFAULT_MAX_INSTRUCTIONS`) stops with a report of the loops its warps run.
 """
 
 from __future__ import annotations
@@ -39,10 +46,13 @@ NULL_PAGE = 4096  # a faulting global address below this is reported as a null-p
 _NOPS = {"membar", "fence", "prefetch", "nanosleep", "pragma"}
 #: Opcodes that change the SIMT stack or need the vectorised step (:meth:`FunctionalLaunch._step`).
 _CONTROL_OPS = frozenset({"bra", "exit", "ret", "call", "bar", "barrier"})
-#: Functional scheduling: every FAIR_PERIOD-th step runs the ready warp group at the next PC
-#: (round robin over the PCs of ready warps) instead of the lowest-PC group, so a warp that a
-#: spin-wait at a lower PC waits for (a lock holder, a flag setter) still makes progress.
-FAIR_PERIOD = 16
+#: Functional scheduling: the lowest-PC warp group runs first (the most batching), except
+#: that while that group is inside a *synchronising loop* (a loop whose body has an atomic,
+#: a volatile / relaxed / acquire load or a fence: a spin-wait, a lock, a compare-and-swap
+#: loop), every FAIR_PERIOD-th step runs the ready group at the next PC (round robin over
+#: the ready PCs), so the warps a spin-wait waits for (a lock holder, a flag setter) make
+#: progress. Kernels without such loops keep the pure lowest-PC order.
+FAIR_PERIOD = 8
 #: Default watchdogs (issue 19): warp instructions of one functional launch, cycles of one
 #: timing-mode launch. The largest shipped workload at `paper` size executes 8.8M warp
 #: instructions in all its launches (LUD) and runs 5.2M cycles (BFS on gtx285).
@@ -102,6 +112,32 @@ def _alu_plan(program: Program, s: Slot, compiled) -> "_AluPlan | None":
             return None
         dsts.append((key, t, program.reg_types[key]))
     return _AluPlan(c.fn_raw, tuple(srcs), tuple(dsts))
+
+
+def _sync_loops(program: Program) -> np.ndarray:
+    """Per slot (and one past the end): whether it lies in a loop (from a backward branch's
+    target to the branch) whose body synchronises with other warps: ``atom``, a volatile,
+    relaxed or acquire load, or a fence / membar (see FAIR_PERIOD)."""
+    slots = program.slots
+    n = len(slots)
+    sync = np.zeros(n + 1, dtype=np.int64)
+    for i, s in enumerate(slots):
+        inst = s.inst
+        if inst is None:
+            continue
+        op = inst.opcode
+        if op in ("atom", "membar", "fence") or (
+                op in ("ld", "ldu") and any(m in inst.mods for m in ("volatile", "relaxed", "acquire"))):
+            sync[i + 1] = 1
+    count = np.cumsum(sync)   # count[i]: synchronising instructions before slot i
+    out = np.zeros(n + 1, dtype=bool)
+    for i, s in enumerate(slots):
+        if (s.inst is not None and s.inst.opcode == "bra" and s.target is not None
+                and s.target <= s.pc):
+            t = s.target >> 3
+            if count[i + 1] > count[t]:
+                out[t:i + 1] = True
+    return out
 
 
 def _src_range(head: Slot, br: Slot) -> str:
@@ -346,6 +382,7 @@ class FunctionalLaunch:
         self._one: dict[int, np.ndarray] = {}  # warp -> np.array([warp]) for single-warp steps
         self._plans: dict[int, _AluPlan | None] = {}  # pc -> single-warp ALU plan (None: no plan)
         self._mask_bits: dict[int, np.ndarray] = {}  # lane mask -> read-only bool (32,) lanes
+        self._sync_loop = _sync_loops(program)  # per slot: inside a synchronising loop
         self.clock = 0
 
     # ------------------------------------------------------------------ driver
@@ -537,9 +574,10 @@ class FunctionalLaunch:
                         raise DeadlockError(self._deadlock_report(w))
                     continue
                 return
-            if self.clock < fair_at:
-                pc = int(tos[runnable].min())
-            else:
+            pc = int(tos[runnable].min())
+            if self.clock >= fair_at and not self._sync_loop[pc >> 3]:
+                fair_at = self.clock + FAIR_PERIOD
+            elif self.clock >= fair_at:
                 # fairness: the ready group at the next PC after the last one this rule ran
                 # (wrapping around), so warps above the lowest PC are never starved
                 fair_at = self.clock + FAIR_PERIOD

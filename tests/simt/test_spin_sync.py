@@ -228,3 +228,21 @@ def test_timing_spinlock_and_flag():
     lock, counter, seen = tdev.zeros(1, np.int32), tdev.zeros(1, np.int32), tdev.zeros(8, np.int32)
     m.get_function("lock_counter")(8, 64, (lock, counter, seen))
     assert counter.get()[0] == 8 and sorted(seen.get().tolist()) == list(range(8))
+
+
+def test_round_robin_steps_only_in_synchronising_loops(dev, mod):
+    """The fairness rule applies only while the lowest-PC warps are in a loop with an
+    atomic / volatile load / fence; other kernels keep the pure lowest-PC order (and its
+    batching)."""
+    from golden.simt.engine import _sync_loops
+    p = mod.get_function("lock_counter").program
+    flags = _sync_loops(p)
+    cas = next(s.pc for s in p.slots if s.inst is not None and s.inst.opcode == "atom"
+               and "cas" in s.inst.mods)
+    exch = next(s.pc for s in p.slots if s.inst is not None and "exch" in s.inst.mods)
+    assert flags[cas >> 3] and not flags[exch >> 3]   # the acquire loop, not the release
+    assert not _sync_loops(mod.get_function("flag_wait").program)[
+        [s.pc >> 3 for s in mod.get_function("flag_wait").program.slots
+         if s.inst is not None and s.inst.opcode == "xor"]].any()   # the setter's work loop
+    simt = dev.load_module(Path(__file__).parent / "kernels" / "simt_cases.ptx")
+    assert not _sync_loops(simt.get_function("diverge").program).any()
