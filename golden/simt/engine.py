@@ -603,7 +603,8 @@ class FunctionalLaunch:
         st = w.stacks
         others = runnable.copy()
         others[x] = False
-        lim = int(tos[others].min()) if others.any() else 1 << 62
+        alone = not others.any()      # no other ready warp: no round-robin step to make
+        lim = 1 << 62 if alone else int(tos[others].min())
         slots = self.program.slots
         g = self._one.get(x)
         if g is None:
@@ -628,7 +629,7 @@ class FunctionalLaunch:
                 raise DeadlockError(self._watchdog_report(
                     w, f"more than {self.watchdog:,} warp instructions (max_instructions)"))
             d = int(st.depth[x])
-            if not cont or d == 0 or self.clock >= fair_at:
+            if not cont or d == 0 or (self.clock >= fair_at and not alone):
                 return fair_at
             pc = int(st.pc[x, d - 1])
             if pc >= lim:
