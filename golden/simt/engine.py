@@ -54,8 +54,9 @@ _CONTROL_OPS = frozenset({"bra", "exit", "ret", "call", "bar", "barrier"})
 #: progress. Kernels without such loops keep the pure lowest-PC order.
 FAIR_PERIOD = 8
 #: Default watchdogs (issue 19): warp instructions of one functional launch, cycles of one
-#: timing-mode launch. The largest shipped workload at `paper` size executes 8.8M warp
-#: instructions in all its launches (LUD) and runs 5.2M cycles (BFS on gtx285).
+#: timing-mode launch. At `paper` size the largest single launch of a shipped workload
+#: executes 7.5M warp instructions (LAVAMD; LUD's 31 launches total 8.1M, its whole run
+#: 8.8M) and the longest timing run is 5.2M cycles (BFS on gtx285, all 14 launches).
 DEFAULT_MAX_INSTRUCTIONS = 20_000_000
 DEFAULT_MAX_CYCLES = 50_000_000
 

@@ -146,8 +146,8 @@ def _tdev(**kw):
 
 def test_default_watchdogs_fire_within_minutes():
     """200M warp instructions / 2e9 cycles took hours; the defaults are 20M / 50M, above
-    every shipped workload at `paper` size (8.1M warp instructions in one launch, LUD; 5.2M
-    cycles, BFS on gtx285) and settable per device and per launch."""
+    every shipped workload at `paper` size (largest launch 7.5M warp instructions, LAVAMD;
+    longest run 5.2M cycles, BFS on gtx285) and settable per device and per launch."""
     from golden.simt.engine import DEFAULT_MAX_CYCLES, DEFAULT_MAX_INSTRUCTIONS
     from golden.timing.gpu import GPU
     from golden.configs import load_config
