@@ -51,7 +51,8 @@ _CONTROL_OPS = frozenset({"bra", "exit", "ret", "call", "bar", "barrier"})
 #: a volatile / relaxed / acquire load or a fence: a spin-wait, a lock, a compare-and-swap
 #: loop), every FAIR_PERIOD-th step runs the ready group at the next PC (round robin over
 #: the ready PCs), so the warps a spin-wait waits for (a lock holder, a flag setter) make
-#: progress. Kernels without such loops keep the pure lowest-PC order.
+#: progress. Kernels without such loops, and launches with observers (whose statistics
+#: depend on the warp groups), keep the pure lowest-PC order.
 FAIR_PERIOD = 8
 #: Default watchdogs (issue 19): warp instructions of one functional launch, cycles of one
 #: timing-mode launch. At `paper` size the largest single launch of a shipped workload
@@ -383,7 +384,11 @@ class FunctionalLaunch:
         self._one: dict[int, np.ndarray] = {}  # warp -> np.array([warp]) for single-warp steps
         self._plans: dict[int, _AluPlan | None] = {}  # pc -> single-warp ALU plan (None: no plan)
         self._mask_bits: dict[int, np.ndarray] = {}  # lane mask -> read-only bool (32,) lanes
-        self._sync_loop = _sync_loops(program)  # per slot: inside a synchronising loop
+        # per slot: inside a synchronising loop (round-robin steps there, see FAIR_PERIOD).
+        # Observed launches keep the pure lowest-PC order: observers (DARSIE limit study,
+        # G-Scalar statistics) see warp groups, which that order fixes.
+        self._sync_loop = (_sync_loops(program) if not self.observers
+                           else np.zeros(len(program.slots) + 1, dtype=bool))
         self.clock = 0
 
     # ------------------------------------------------------------------ driver
