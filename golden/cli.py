@@ -29,7 +29,7 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 
 from golden.cli_args import (
-    jobs as jobs_arg, output_dir, output_file, pow2_list, seed as seed_arg,
+    jobs as jobs_arg, output_dir, output_file, positive_count, pow2_list, seed as seed_arg,
 )
 from golden.errors import SimtlabError
 
@@ -44,10 +44,14 @@ def _registry():
     return registry
 
 
-def _summarise(name: str, size: str, seed: int) -> dict:
+def _summarise(name: str, size: str, seed: int, max_instructions: int | None = None) -> dict:
     reg = _registry()
     w = reg.get(name)
-    run = reg.run_workload(w, size=size, seed=seed)
+    device = None
+    if max_instructions is not None:
+        from golden.host import Device
+        device = Device(max_instructions=max_instructions)
+    run = reg.run_workload(w, size=size, seed=seed, device=device)
     bad = reg.check_outputs(w, run.outputs, run.reference)
     from golden.simt.stats import LaunchStats
     total = LaunchStats(kernel="+".join(sorted({s.kernel for s in run.stats})), grid=(0, 0, 0), block=w.tb_dims)
@@ -130,13 +134,15 @@ def _print_run(d: dict) -> None:
 def cmd_run(args) -> int:
     if args.mode == "timing":
         from golden.timing.timing_device import format_timing_summary, run_timing_workload
+        limits = {k: v for k, v in (("max_cycles", args.max_cycles),
+                                    ("max_instructions", args.max_instructions)) if v}
         d = run_timing_workload(args.workload, args.size, args.seed, args.config or "pascal",
-                                mechanisms=tuple(args.mechanism or ()))
+                                mechanisms=tuple(args.mechanism or ()), **limits)
         print(format_timing_summary(d))
         if args.json:
             _atomic_write(Path(args.json), json.dumps(d, indent=2))
         return 0 if d["outputs_match"] else 1
-    d = _summarise(args.workload, args.size, args.seed)
+    d = _summarise(args.workload, args.size, args.seed, args.max_instructions)
     _print_run(d)
     if args.json:
         _atomic_write(Path(args.json), json.dumps(d, indent=2))
@@ -257,6 +263,13 @@ def main(argv=None) -> int:
     r.add_argument("--config", help="GPU configuration (timing mode; default pascal)")
     r.add_argument("--mechanism", action="append", metavar="NAME",
                    help="attach a registered mechanism (timing mode; repeatable), e.g. darsie, gscalar")
+    from golden.simt.engine import DEFAULT_MAX_CYCLES, DEFAULT_MAX_INSTRUCTIONS
+    r.add_argument("--max-instructions", type=positive_count, metavar="N",
+                   help="watchdog: stop a launch after N warp instructions and report the loops "
+                        f"its warps run (default {DEFAULT_MAX_INSTRUCTIONS:,})")
+    r.add_argument("--max-cycles", type=positive_count, metavar="N",
+                   help="watchdog (timing mode): stop a launch after N cycles and report the "
+                        f"loops its warps run (default {DEFAULT_MAX_CYCLES:,})")
     r.set_defaults(fn=cmd_run)
     c = sub.add_parser("characterise", help="run the whole suite, write build/results/characterisation.md")
     c.add_argument("--size", default="default", choices=SIZES)
@@ -305,10 +318,11 @@ def main(argv=None) -> int:
     add_validate_subcommand(sub)
     args = ap.parse_args(argv)
     if args.cmd == "run" and args.mode != "timing":
-        given = [o for o, v in (("--config", args.config), ("--mechanism", args.mechanism)) if v]
+        given = [o for o, v in (("--config", args.config), ("--mechanism", args.mechanism),
+                                ("--max-cycles", args.max_cycles)) if v]
         if given:
             r.error(f"{' and '.join(given)} need{'s' if len(given) == 1 else ''} --mode timing "
-                    f"(functional mode has no GPU configuration or mechanisms)")
+                    f"(functional mode has no GPU configuration, mechanisms or cycles)")
     try:
         return args.fn(args)
     except SimtlabError as e:

@@ -7,7 +7,7 @@ import argparse
 import os
 from pathlib import Path
 
-__all__ = ["seed", "jobs", "output_file", "output_dir", "pow2_list"]
+__all__ = ["seed", "jobs", "output_file", "output_dir", "pow2_list", "positive_count"]
 
 
 def seed(text: str) -> int:
@@ -30,6 +30,25 @@ def jobs(text: str) -> int:
         raise argparse.ArgumentTypeError(f"jobs must be a positive integer, not {text!r}") from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"jobs must be a positive integer (>= 1), not {value}")
+    return value
+
+
+def positive_count(text: str) -> int:
+    """A positive integer limit (``--max-cycles``, ``--max-instructions``); underscores and
+    a power-of-ten suffix are accepted: ``50_000_000``, ``5e7``."""
+    t = text.strip().replace("_", "")
+    try:
+        value = int(t)
+    except ValueError:
+        try:
+            f = float(t)
+        except ValueError:
+            f = None
+        if f is None or not f.is_integer():
+            raise argparse.ArgumentTypeError(f"expected a positive integer, not {text!r}") from None
+        value = int(f)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer (>= 1), not {text!r}")
     return value
 
 

@@ -23,7 +23,7 @@ import numpy as np
 from golden.errors import LaunchError, SimtlabError
 from golden.ptx import load_ptx, parse_ptx
 from golden.ptx.ir import Function, Module, TYPE_SIZE
-from golden.simt.engine import FunctionalLaunch, LaunchGeometry
+from golden.simt.engine import DEFAULT_MAX_INSTRUCTIONS, FunctionalLaunch, LaunchGeometry
 from golden.simt.memory import GlobalMemory
 from golden.simt.program import Program, link
 from golden.simt.stats import LaunchStats
@@ -172,12 +172,38 @@ class Kernel:
                               f"block is {limit} bytes ({dev.shared_limit_source})")
         return geo, dyn
 
-    def __call__(self, grid, block, args=(), shared_mem: int = 0, observers=()) -> LaunchStats:
+    def watchdog_limits(self, max_instructions, max_cycles) -> tuple[int, int | None]:
+        """The launch's watchdogs: ``max_instructions`` (warp instructions of the launch) and
+        ``max_cycles`` (timing mode), each the argument if given, else the device's default.
+        A kernel that reaches one stops with a DeadlockError naming the loops its warps run."""
+        dev = self.module.device
+        out = []
+        for name, v, default in (("max_instructions", max_instructions, dev.max_instructions),
+                                 ("max_cycles", max_cycles, getattr(dev, "max_cycles", None))):
+            if v is None:
+                out.append(default)
+                continue
+            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
+                raise LaunchError(f"kernel {self.name}: {name} must be a positive integer, "
+                                  f"got {v!r}")
+            out.append(int(v))
+        if max_cycles is not None and getattr(dev, "mode", "functional") != "timing":
+            raise LaunchError(f"kernel {self.name}: max_cycles applies to timing-mode launches "
+                              f"(a TimingDevice); a functional launch is bounded by "
+                              f"max_instructions")
+        return out[0], out[1]
+
+    def __call__(self, grid, block, args=(), shared_mem: int = 0, observers=(),
+                 max_instructions: int | None = None, max_cycles: int | None = None) -> LaunchStats:
+        """Launch on ``grid`` x ``block`` with ``args``; ``max_instructions`` overrides the
+        device's watchdog (``Device.max_instructions`` warp instructions per launch)."""
+        max_instructions, _ = self.watchdog_limits(max_instructions, max_cycles)
         geo, dyn = self.launch_geometry(grid, block, shared_mem)
         params = self.pack_args(args)
         launch = FunctionalLaunch(self.module.device, self.program, geo, params,
                                   dyn_shared=dyn, observers=observers,
-                                  max_wave_threads=self.module.device.max_wave_threads)
+                                  max_wave_threads=self.module.device.max_wave_threads,
+                                  watchdog=max_instructions)
         for o in observers:
             if hasattr(o, "on_launch_begin"):
                 o.on_launch_begin(launch)
@@ -275,16 +301,25 @@ class Device:
     """A simulated GPU in functional mode: global memory, loaded modules, launch log.
 
     ``num_sms`` and ``max_warps_per_sm`` only feed ``%smid`` / ``%nwarpid``;
-    ``max_wave_threads`` bounds how many threads run as one numpy batch.
+    ``max_wave_threads`` bounds how many threads run as one numpy batch;
+    ``max_instructions`` is the watchdog of every launch (warp instructions; default
+    :data:`golden.simt.engine.DEFAULT_MAX_INSTRUCTIONS`, a launch may override it).
     """
 
+    mode = "functional"
+
     def __init__(self, num_sms: int = 1, max_warps_per_sm: int = 64, max_threads_per_tb: int = 1024,
-                 max_wave_threads: int = 1 << 16, echo_printf: bool = True):
+                 max_wave_threads: int = 1 << 16, echo_printf: bool = True,
+                 max_instructions: int = DEFAULT_MAX_INSTRUCTIONS):
         self.memory = GlobalMemory()
         self.num_sms = num_sms
         self.max_warps_per_sm = max_warps_per_sm
         self.max_threads_per_tb = max_threads_per_tb
         self.max_wave_threads = max_wave_threads
+        if isinstance(max_instructions, bool) or not isinstance(max_instructions, (int, np.integer)) \
+                or max_instructions < 1:
+            raise SimtlabError(f"max_instructions must be a positive integer, got {max_instructions!r}")
+        self.max_instructions = int(max_instructions)
         self.max_shared_per_tb = MAX_SHARED_PER_TB
         self.shared_limit_source = "CUDA's 48 KB per block"
         self.launches: list[LaunchStats] = []

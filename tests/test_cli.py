@@ -187,3 +187,21 @@ def test_locality_unknown_config_is_a_clean_error(capsys):
     assert main(["locality", "VA", "--config", "nope"]) == 2
     err = capsys.readouterr().err
     assert "nope" in err and "Traceback" not in err
+
+
+def test_run_watchdog_options(capsys):
+    """Issue 19 item 6: --max-instructions / --max-cycles stop a run with the watchdog's
+    report (a clean error, no traceback); --max-cycles needs timing mode."""
+    assert main(["run", "MM", "--max-instructions", "5_000"]) == 2
+    err = capsys.readouterr().err
+    assert "more than 5,000 warp instructions" in err and "mm.ptx:" in err
+    assert "Traceback" not in err
+    assert main(["run", "MM", "--mode", "timing", "--max-cycles", "2e3"]) == 2
+    err = capsys.readouterr().err
+    assert "more than 2,000 cycles" in err and "mm.ptx:" in err and "Traceback" not in err
+    for argv, msg in ((["--max-cycles", "100"], "--max-cycles needs --mode timing"),
+                      (["--max-instructions", "0"], "expected a positive integer")):
+        with pytest.raises(SystemExit) as ei:
+            main(["run", "MM", *argv])
+        assert ei.value.code == 2
+        assert msg in capsys.readouterr().err

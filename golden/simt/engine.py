@@ -7,9 +7,16 @@ threads' registers are numpy arrays indexed by *slot* =
 
 Scheduling: each step picks the smallest TOS PC among runnable warps and executes that
 instruction for *all* runnable warps at that PC as one numpy operation (each warp with
-its own active mask). Reconvergence follows the per-warp PDOM stacks of
+its own active mask). While that lowest-PC group is in a synchronising loop (an atomic,
+volatile/relaxed/acquire load or fence in the loop body: spin-waits, locks, CAS loops),
+every :data:`FAIR_PERIOD`-th step instead runs the ready group at the next PC, round
+robin, so lock holders and flag setters at higher PCs progress. A warp alone at the
+lowest PC runs several instructions per scan (:meth:`FunctionalLaunch._run_alone`, same
+order). Reconvergence follows the per-warp PDOM stacks of
 :mod:`golden.simt.stack`; a warp at ``bar.sync`` waits until every live warp of its TB
-arrived. If no warp can run but some wait, that is a deadlock and is reported.
+arrived. If no warp can run but some wait, that is a deadlock and is reported. A launch
+that executes more than its watchdog's warp instructions (``max_instructions``, default
+:data:`DEFAULT_MAX_INSTRUCTIONS`) stops with a report of the loops its warps run.
 """
 
 from __future__ import annotations
@@ -22,7 +29,7 @@ import numpy as np
 from golden.errors import DeadlockError, KernelFault, PTXError
 from golden.exec.atomics import atomic_fn
 from golden.exec.ops import compile_op
-from golden.exec.types import DTYPE, imm_as, read_as, write_as
+from golden.exec.types import DTYPE, UINT, imm_as, read_as, write_as
 from golden.ptx.ir import Addr, Imm, Reg, SpecialReg, Sym, Vec, TYPE_SIZE
 from golden.simt.memory import GLOBAL_BASE, LOCAL_WINDOW, SHARED_WINDOW, WINDOW_SIZE
 from golden.simt.observer import ExecEvent
@@ -39,6 +46,20 @@ NULL_PAGE = 4096  # a faulting global address below this is reported as a null-p
 _NOPS = {"membar", "fence", "prefetch", "nanosleep", "pragma"}
 #: Opcodes that change the SIMT stack or need the vectorised step (:meth:`FunctionalLaunch._step`).
 _CONTROL_OPS = frozenset({"bra", "exit", "ret", "call", "bar", "barrier"})
+#: Functional scheduling: the lowest-PC warp group runs first (the most batching), except
+#: that while that group is inside a *synchronising loop* (a loop whose body has an atomic,
+#: a volatile / relaxed / acquire load or a fence: a spin-wait, a lock, a compare-and-swap
+#: loop), every FAIR_PERIOD-th step runs the ready group at the next PC (round robin over
+#: the ready PCs), so the warps a spin-wait waits for (a lock holder, a flag setter) make
+#: progress. Kernels without such loops, and launches with observers (whose statistics
+#: depend on the warp groups), keep the pure lowest-PC order.
+FAIR_PERIOD = 8
+#: Default watchdogs (issue 19): warp instructions of one functional launch, cycles of one
+#: timing-mode launch. At `paper` size the largest single launch of a shipped workload
+#: executes 7.5M warp instructions (LAVAMD; LUD's 31 launches total 8.1M, its whole run
+#: 8.8M) and the longest timing run is 5.2M cycles (BFS on gtx285, all 14 launches).
+DEFAULT_MAX_INSTRUCTIONS = 20_000_000
+DEFAULT_MAX_CYCLES = 50_000_000
 
 
 @dataclass(frozen=True)
@@ -96,6 +117,43 @@ def _alu_plan(program: Program, s: Slot, compiled) -> "_AluPlan | None":
             return None
         dsts.append((key, t, program.reg_types[key]))
     return _AluPlan(c.fn_raw, tuple(srcs), tuple(dsts))
+
+
+def _sync_loops(program: Program) -> np.ndarray:
+    """Per slot (and one past the end): whether it lies in a loop (from a backward branch's
+    target to the branch) whose body synchronises with other warps: ``atom``, a volatile,
+    relaxed or acquire load, or a fence / membar (see FAIR_PERIOD)."""
+    slots = program.slots
+    n = len(slots)
+    sync = np.zeros(n + 1, dtype=np.int64)
+    for i, s in enumerate(slots):
+        inst = s.inst
+        if inst is None:
+            continue
+        op = inst.opcode
+        if op in ("atom", "membar", "fence") or (
+                op in ("ld", "ldu") and any(m in inst.mods for m in ("volatile", "relaxed", "acquire"))):
+            sync[i + 1] = 1
+    count = np.cumsum(sync)   # count[i]: synchronising instructions before slot i
+    out = np.zeros(n + 1, dtype=bool)
+    for i, s in enumerate(slots):
+        if (s.inst is not None and s.inst.opcode == "bra" and s.target is not None
+                and s.target <= s.pc):
+            t = s.target >> 3
+            if count[i + 1] > count[t]:
+                out[t:i + 1] = True
+    return out
+
+
+def _src_range(head: Slot, br: Slot) -> str:
+    """``file:first-last`` source lines of the loop from ``head`` to the back edge ``br``,
+    with both instructions' text."""
+    hi, bi = head.inst, br.inst
+    if bi is None or bi.loc is None:
+        return f"pc 0x{br.pc:x}"
+    first = hi.loc.line if hi is not None and hi.loc is not None else bi.loc.line
+    text = f"`{hi.text.strip()}` .. " if hi is not None and hi is not bi else ""
+    return f"{bi.loc.file}:{first}-{bi.loc.line} ({text}`{bi.text.strip()}`)"
 
 
 def _store_lanes(arr: np.ndarray, lanes: slice, vals: np.ndarray, active: np.ndarray) -> None:
@@ -180,6 +238,103 @@ class LaunchGeometry:
         return self.grid[0] * self.grid[1] * self.grid[2]
 
 
+def _serial_atomic(kind: str, fn, dt, view: np.ndarray, el: np.ndarray, start: np.ndarray,
+                   bv: np.ndarray, cv) -> np.ndarray:
+    """Apply atomics one after another in array order, where ``el`` (element indices into
+    ``view``, grouped: equal addresses adjacent, in lane order; ``start`` marks each group's
+    first) may repeat. Updates ``view``; returns the old value each atomic saw. Integer
+    add, exch, cas and the order-independent min/max/and/or/xor are vectorised (cost
+    independent of how many lanes share an address); inc/dec and float add (rounding
+    depends on the order) run in rounds that touch every address once."""
+    n = el.size
+    heads = np.flatnonzero(start)
+    seg = np.cumsum(start) - 1
+    first_el = el[heads]
+    init = view[first_el]             # fancy indexing: a copy
+    last = np.empty_like(heads)       # each address's last lane
+    last[:-1] = heads[1:] - 1
+    last[-1] = n - 1
+    if kind == "add" and dt.kind in "iu":
+        # exclusive prefix sums per address (wrap-around arithmetic)
+        csum = np.cumsum(bv, dtype=dt)
+        before = (csum - bv).astype(dt)
+        old = (init[seg] + (before - before[heads][seg])).astype(dt)
+        view[first_el] = (old[last] + bv[last]).astype(dt)
+        return old
+    if kind == "exch":
+        # each lane sees the previous lane's value; the first sees memory; the last stays
+        old = np.empty(n, dt)
+        old[1:] = bv[:-1]
+        old[heads] = init
+        view[first_el] = bv[last]
+        return old
+    if kind == "cas":
+        return _serial_cas(dt, view, first_el, init, seg, heads, last, bv, cv)
+    if kind in ("min", "max", "and", "or", "xor"):
+        # associative and commutative: a segmented inclusive scan (Hillis-Steele), then
+        # old = init (op) scan of the lanes before
+        x = bv.copy()
+        f = start.copy()
+        k = 1
+        while k < n:
+            x[k:] = np.where(f[k:], x[k:], fn(x[:-k], x[k:]))
+            f[k:] |= f[:-k]
+            k *= 2
+        old = init[seg]
+        nh = ~start
+        old[nh] = fn(old[nh], x[:-1][nh[1:]])
+        view[first_el] = fn(init, x[last])
+        return old
+    # rounds in which every address is touched once, in lane order
+    rank = np.arange(n) - heads[seg]
+    old = np.empty(n, dt)
+    for r in range(int(rank.max()) + 1):
+        m = rank == r
+        e = el[m]
+        o = view[e].copy()
+        view[e] = fn(o, bv[m], None if cv is None else cv[m])
+        old[m] = o
+    return old
+
+
+def _serial_cas(dt, view, first_el, init, seg, heads, last, bv, cv) -> np.ndarray:
+    """Lane-ordered ``atom.cas`` on shared addresses, one iteration per *successful* swap of
+    an address (a contended compare-and-swap loop has one winner per address): each
+    iteration finds, per address, the next lane whose compare value equals the current
+    word (bitwise); the lanes up to it see the current word, then it stores its value."""
+    if cv is None:
+        raise PTXError("atom.cas needs the new value operand c")
+    udt = UINT[dt.itemsize]
+    n = bv.size
+    bu = bv.view(udt)
+    cur = init
+    pos = heads.copy()                         # next lane to process, per address
+    end = last + 1                             # one past the address's last lane
+    k = np.arange(n)
+    old = np.empty(n, dt)
+    todo = pos < end
+    while todo.any():
+        live = k >= pos[seg]
+        hit = live & (bu == cur.view(udt)[seg])
+        lim = end - 1                          # no hit: every remaining lane sees cur
+        hk = np.flatnonzero(hit)
+        if hk.size:   # the first hit of each address (lanes are grouped by address)
+            hseg = seg[hk]
+            firsts = np.empty(hk.size, dtype=bool)
+            firsts[0] = True
+            np.not_equal(hseg[1:], hseg[:-1], out=firsts[1:])
+            hk, hs = hk[firsts], hseg[firsts]
+            lim[hs] = hk
+        upto = live & (k <= lim[seg])
+        old[upto] = cur[seg[upto]]
+        if hk.size:
+            cur[hs] = cv[hk]
+        pos = np.where(todo, lim + 1, pos)
+        todo = pos < end
+    view[first_el] = cur
+    return old
+
+
 class Wave:
     """State of the thread blocks ``tb_ids`` running together."""
 
@@ -208,6 +363,9 @@ class Wave:
         self.at_barrier = np.zeros(self.nwarps, dtype=bool)
         self.call_stack = np.zeros((self.nwarps, 0), dtype=np.int64)
         self.call_depth = np.zeros(self.nwarps, dtype=np.int64)
+        #: per warp: backward branches taken (loop iterations) and the PC of the last one
+        self.loop_iters = np.zeros(self.nwarps, dtype=np.int64)
+        self.loop_pc = np.full(self.nwarps, -1, dtype=np.int64)
         self.sh_size = launch.shared_bytes
         self.shared = np.zeros(self.ntb * self.sh_size + 16, dtype=np.uint8)
         self.local_size = p.local_size
@@ -224,7 +382,7 @@ class FunctionalLaunch:
 
     def __init__(self, device, program: Program, geo: LaunchGeometry, params: bytes,
                  dyn_shared: int = 0, observers=(), max_wave_threads: int = 1 << 16,
-                 watchdog: int = 200_000_000):
+                 watchdog: int | None = None):
         self.device = device
         self.gmem = device.memory
         self.program = program
@@ -233,7 +391,8 @@ class FunctionalLaunch:
         self.shared_bytes = -(-(program.shared_static + dyn_shared) // 16) * 16
         self.observers = list(observers)
         self.max_wave_threads = max_wave_threads
-        self.watchdog = watchdog
+        #: warp instructions after which :meth:`run` stops the launch (``max_instructions``)
+        self.watchdog = DEFAULT_MAX_INSTRUCTIONS if watchdog is None else int(watchdog)
         self.name = program.kernel.name
         self.stats = LaunchStats(kernel=self.name, grid=geo.grid, block=geo.block)
         self._ops: dict[int, object] = {}
@@ -242,6 +401,11 @@ class FunctionalLaunch:
         self._one: dict[int, np.ndarray] = {}  # warp -> np.array([warp]) for single-warp steps
         self._plans: dict[int, _AluPlan | None] = {}  # pc -> single-warp ALU plan (None: no plan)
         self._mask_bits: dict[int, np.ndarray] = {}  # lane mask -> read-only bool (32,) lanes
+        # per slot: inside a synchronising loop (round-robin steps there, see FAIR_PERIOD).
+        # Observed launches keep the pure lowest-PC order: observers (DARSIE limit study,
+        # G-Scalar statistics) see warp groups, which that order fixes.
+        self._sync_loop = (_sync_loops(program) if not self.observers
+                           else np.zeros(len(program.slots) + 1, dtype=bool))
         self.clock = 0
 
     # ------------------------------------------------------------------ driver
@@ -362,6 +526,38 @@ class FunctionalLaunch:
                 self._execute(w, s, lanes, active, path, g)
         w.stacks.advance_one(warp, pc + 8)
 
+    def _branch_one(self, w: Wave, x: int, pc: int, s: Slot) -> bool:
+        """:meth:`_step` of a branch for warp ``x`` alone when the branch is uniform (every
+        active lane goes the same way): scalar SIMT-stack update. Returns False, changing
+        nothing, when it diverges."""
+        st = w.stacks
+        d = int(st.depth[x]) - 1
+        mask = int(st.mask[x, d])
+        inst = s.inst
+        if s.target is None:
+            return False
+        taken = mask
+        if inst.guard is not None:
+            pv = w.regs[s.regs[inst.guard.reg.name]][x * 32: x * 32 + 32]
+            bits = int(np.packbits(pv, bitorder="little").view(np.uint32)[0])
+            taken = mask & ((~bits if inst.guard.negated else bits) & 0xFFFFFFFF)
+            if taken and taken != mask:
+                return False
+        stats = self.stats
+        stats.warp_instructions += 1
+        stats.thread_instructions += taken.bit_count()
+        stats.by_opcode["bra"] += 1
+        stats.by_class[OPCODE_CLASS.get("bra", "other")] += 1
+        stats.branches += 1
+        if taken:
+            if s.target <= pc:
+                w.loop_iters[x] += 1
+                w.loop_pc[x] = pc
+            st.advance_one(x, s.target)
+        else:
+            st.advance_one(x, pc + 8)
+        return True
+
     @staticmethod
     def _run_plan(w: Wave, plan: "_AluPlan", lanes: slice, active: np.ndarray, full: bool) -> None:
         """Execute an ALU instruction of one warp from its precompiled :class:`_AluPlan`
@@ -389,7 +585,8 @@ class FunctionalLaunch:
 
     def _run_wave(self, w: Wave) -> None:
         st = w.stacks
-        steps = 0
+        fair_at = FAIR_PERIOD   # clock of the next round-robin step
+        rr_pc = -1              # PC of the group the last round-robin step ran
         while True:
             tos = st.tos_pc()
             runnable = (st.depth > 0) & ~w.at_barrier
@@ -401,24 +598,118 @@ class FunctionalLaunch:
                     continue
                 return
             pc = int(tos[runnable].min())
+            if self.clock >= fair_at and not self._sync_loop[pc >> 3]:
+                fair_at = self.clock + FAIR_PERIOD
+            elif self.clock >= fair_at:
+                # fairness: the ready group at the next PC after the last one this rule ran
+                # (wrapping around), so warps above the lowest PC are never starved
+                fair_at = self.clock + FAIR_PERIOD
+                ready = tos[runnable]
+                above = ready[ready > rr_pc]
+                pc = rr_pc = int(above.min() if above.size else ready.min())
             g = np.flatnonzero(runnable & (tos == pc))
+            if g.size == 1 and not self.observers:
+                fair_at = self._run_alone(w, int(g[0]), pc, runnable, tos, fair_at)
+                continue
             self._step(w, g, pc)
-            steps += g.size
             self.clock += 1
-            if steps > self.watchdog:
-                raise DeadlockError(
-                    f"kernel {self.name}: watchdog: more than {self.watchdog} warp instructions in one "
-                    f"wave; warps appear stuck in a loop. Current PCs: {self._pcs_report(w)}")
+            if self.stats.warp_instructions > self.watchdog:
+                raise DeadlockError(self._watchdog_report(
+                    w, f"more than {self.watchdog:,} warp instructions (max_instructions)"))
+
+    def _run_alone(self, w: Wave, x: int, pc: int, runnable, tos, fair_at: int) -> int:
+        """Step warp ``x`` (alone at ``pc``) for as long as the scheduling rule of
+        :meth:`_run_wave` would pick it again, without rescanning every warp: until its PC
+        reaches the lowest PC of the other ready warps (they would join its group or run
+        first), it leaves a branch-free path (barrier, exit, call, return), finishes, or the
+        next round-robin step is due. Returns the clock of that round-robin step."""
+        st = w.stacks
+        others = runnable.copy()
+        others[x] = False
+        alone = not others.any()      # no other ready warp: no round-robin step to make
+        lim = 1 << 62 if alone else int(tos[others].min())
+        slots = self.program.slots
+        g = self._one.get(x)
+        if g is None:
+            g = self._one[x] = np.array([x], dtype=np.int64)
+        while True:
+            s = slots[pc >> 3]
+            inst = s.inst
+            if inst is not None and inst.opcode == "bra" and not s.func_end:
+                if not self._branch_one(w, x, pc, s):
+                    self._step(w, g, pc)   # divergent: push the paths
+                cont = True
+            elif inst is None or s.func_end or inst.opcode in _CONTROL_OPS:
+                self._step(w, g, pc)
+                cont = False
+            else:
+                d = int(st.depth[x])
+                self._last_active = None
+                self._step_one(w, x, pc, int(st.mask[x, d - 1]), s)
+                cont = True
+            self.clock += 1
+            if self.stats.warp_instructions > self.watchdog:
+                raise DeadlockError(self._watchdog_report(
+                    w, f"more than {self.watchdog:,} warp instructions (max_instructions)"))
+            d = int(st.depth[x])
+            if not cont or d == 0 or (self.clock >= fair_at and not alone):
+                return fair_at
+            pc = int(st.pc[x, d - 1])
+            if pc >= lim:
+                return fair_at
 
     # ------------------------------------------------------------------ reports
+    def _watchdog_report(self, w: Wave, why: str) -> str:
+        live = np.flatnonzero(w.stacks.depth > 0)
+        lines = [f"kernel {self.name}: watchdog: {why}; warps appear stuck in a loop "
+                 f"(if the kernel is only long, raise the limit: max_instructions= of the "
+                 f"launch, --max-instructions of simtlab run)"]
+        lines += self.loop_report([(w, int(x)) for x in live])
+        lines.append(f"  current PCs: {self._pcs_report(w)}")
+        return "\n".join(lines)
+
+    def loop_report(self, warps, max_loops: int = 4) -> list[str]:
+        """Lines describing the loops ``warps`` (``(wave, warp index)`` pairs) run: per loop
+        (backward branch), its PTX source lines and instructions, and its warps with their
+        iteration counts (backward branches taken), most iterated first."""
+        p = self.program
+        loops: dict[int, list] = {}
+        for w, x in warps:
+            pc = int(w.loop_pc[x])
+            if pc >= 0:
+                loops.setdefault(pc, []).append((int(w.loop_iters[x]), w, x))
+        if not loops:
+            return ["  no warp has taken a backward branch (no loop iterations counted)"]
+        out = []
+        ranked = sorted(loops.items(), key=lambda kv: -max(n for n, _, _ in kv[1]))
+        for pc, ws in ranked[:max_loops]:
+            br = p.slot_at(pc)
+            head = p.slot_at(br.target) if br.target is not None else br
+            where = _src_range(head, br)
+            ws.sort(key=lambda t: (-t[0], int(t[1].tb_ids[t[2] // t[1].wpt]), t[2]))
+            items = [f"tb {int(wv.tb_ids[x // wv.wpt])} warp {x % wv.wpt} ({n:,} iterations)"
+                     for n, wv, x in ws[:6]]
+            more = f" (+{len(ws) - 6} more warps)" if len(ws) > 6 else ""
+            out.append(f"  loop {where}: {len(ws)} warp(s): {', '.join(items)}{more}")
+        if len(ranked) > max_loops:
+            out.append(f"  (+{len(ranked) - max_loops} more loops)")
+        return out
+
+    def pc_where(self, pc: int | None) -> str:
+        """``pc 0x.. (file:line:col `instruction`)`` for reports; ``exited`` for None."""
+        if pc is None:
+            return "exited"
+        s = self.program.slot_at(int(pc))
+        if s.inst is None:
+            return f"pc 0x{int(pc):x} (end of function {s.func})"
+        return f"pc 0x{int(pc):x} ({s.inst.loc} `{s.inst.text.strip()}`)"
+
     def _pcs_report(self, w: Wave) -> str:
         tos = w.stacks.tos_pc()
         parts = []
         for pc in np.unique(tos[tos >= 0])[:8]:
             ws = np.flatnonzero(tos == pc)
-            s = w.launch.program.slot_at(int(pc))
-            where = f"{s.inst.loc}" if s.inst is not None else "function end"
-            parts.append(f"pc 0x{int(pc):x} ({where}): warps {self._warp_list(w, ws)}")
+            parts.append(f"{self.pc_where(int(pc))}: warps {self._warp_list(w, ws)}")
         return "; ".join(parts)
 
     def _warp_list(self, w: Wave, ws: np.ndarray) -> str:
@@ -482,6 +773,11 @@ class FunctionalLaunch:
 
         if op == "bra":
             taken = pack_bits(active)
+            if s.target is not None and s.target <= pc:  # a loop's back edge: count the warps' iterations
+                back = (taken & masks) != 0
+                if back.any():
+                    w.loop_iters[g] += back
+                    w.loop_pc[g[back]] = pc
             div = st.branch(g, taken, s.target, pc + 8, s.rpc)
             stats.branches += g.size
             stats.divergent_branches += int(div.sum())
@@ -880,38 +1176,27 @@ class FunctionalLaunch:
         old_all = np.zeros(active.size, dtype=dt)
         for sel, buf, offs in self._resolve(w, s, g, lanes, active, addrs, space, size):
             idx = np.flatnonzero(sel)
-            o = offs[idx]
-            # serialise lanes that hit the same address, in lane order
-            order = np.argsort(o, kind="stable")
-            idx, o = idx[order], o[order]
-            view = buf[: buf.size - buf.size % size].view(dt)
-            el = o // size
             if not idx.size:
                 continue
-            start = np.r_[True, el[1:] != el[:-1]]
-            if kind == "add" and dt.kind in "iu":
-                # integer add: exclusive prefix sums per address (wrap-around arithmetic)
-                seg = np.cumsum(start) - 1
-                bv = b[idx].astype(dt)
+            view = buf[: buf.size - buf.size % size].view(dt)
+            el = offs[idx] // size
+            # serialise lanes that hit the same address, in lane order
+            if idx.size > 1:
+                order = np.argsort(el, kind="stable")
+                idx, el = idx[order], el[order]
+            start = np.empty(idx.size, dtype=bool)
+            start[0] = True
+            np.not_equal(el[1:], el[:-1], out=start[1:])
+            if start.all():  # every lane its own address: one vectorised update
+                old = view[el].copy()
                 with np.errstate(all="ignore"):
-                    csum = np.cumsum(bv, dtype=dt)
-                    before = (csum - bv).astype(dt)
-                    seg_first = before[start]
-                    old = (view[el[start]][seg] + (before - seg_first[seg])).astype(dt)
-                    last = np.r_[np.flatnonzero(start)[1:] - 1, idx.size - 1]
-                    view[el[start]] = (old[last] + bv[last]).astype(dt)
+                    view[el] = fn(old, b[idx], None if c is None else c[idx])
                 old_all[idx] = old
                 continue
-            # everything else: rounds in which every address is touched once, in lane order
-            first = np.maximum.accumulate(np.where(start, np.arange(idx.size), 0))
-            rank = np.arange(idx.size) - first
-            for r in range(int(rank.max()) + 1):
-                m = rank == r
-                e = el[m]
-                old = view[e].copy()
-                with np.errstate(all="ignore"):
-                    view[e] = fn(old, b[idx[m]], None if c is None else c[idx[m]])
-                old_all[idx[m]] = old
+            bv = b[idx].astype(dt)
+            cv = None if c is None else c[idx].astype(dt)
+            with np.errstate(all="ignore"):
+                old_all[idx] = _serial_atomic(kind, fn, dt, view, el, start, bv, cv)
         if dst is not None:
             self._write(w, s, dst, old_all, t, lanes, active)
 

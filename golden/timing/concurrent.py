@@ -134,7 +134,10 @@ class _StreamPort:
     def occupancy(self, launch, config=None):
         return self._gpu.occupancy(launch, config)
 
-    def run(self, launch) -> TimingStats:
+    def run(self, launch, max_cycles: int | None = None) -> TimingStats:
+        """Submit ``launch`` to the session. ``max_cycles`` does not apply to one launch
+        here: the session's GPU limit (``GPU.max_cycles``) bounds the whole session; the
+        launch's instruction watchdog still applies."""
         return self._stream.submit(launch)
 
 

@@ -41,6 +41,7 @@ Deterministic: no randomness; SMs tick in id order.
 from __future__ import annotations
 
 from golden.errors import DeadlockError, LaunchError
+from golden.simt.engine import DEFAULT_MAX_CYCLES
 from golden.timing.hooks import Mechanism
 from golden.timing.memory.hierarchy import MemoryHierarchy
 from golden.timing.occupancy import Occupancy, tb_occupancy
@@ -202,10 +203,11 @@ class GPU:
     on disjoint sets of SMs (:meth:`run_partitions`)."""
 
     def __init__(self, config, mechanisms=(), regs_per_thread: int | None = None,
-                 max_cycles: int = 2_000_000_000):
+                 max_cycles: int = DEFAULT_MAX_CYCLES):
         self.config = config
         self.mechanisms = tuple(mechanisms)
         self.regs_per_thread = regs_per_thread
+        #: cycles after which a launch (or a concurrent session) stops with a DeadlockError
         self.max_cycles = max_cycles
         #: host-to-device copies since the last launch, ``(address, bytes)`` in order
         self.host_copies: list[tuple[int, int]] = []
@@ -237,13 +239,15 @@ class GPU:
         self.host_copies = []
         return memory
 
-    def run(self, launch) -> TimingStats:
+    def run(self, launch, max_cycles: int | None = None) -> TimingStats:
         """Simulate ``launch`` (a :class:`golden.simt.engine.FunctionalLaunch`) on every SM;
-        return its :class:`TimingStats` (memory counters included)."""
+        return its :class:`TimingStats` (memory counters included). The launch stops with a
+        DeadlockError after ``max_cycles`` cycles (default: the GPU's) or its functional
+        watchdog's warp instructions."""
         memory = self._memory()
         kr = KernelRun(self, launch, range(self.config.core.num_sms), self.config,
                        self.mechanisms, memory)
-        self._simulate([kr], lambda run, now: None)
+        self._simulate([kr], lambda run, now: None, max_cycles)
         stats = kr.stats
         self._memory_stats(stats, memory)
         self._l2_state = memory.l2_snapshot()
@@ -303,11 +307,14 @@ class GPU:
         self._l2_state = memory.l2_snapshot()
         return session
 
-    def _simulate(self, runs: list, on_done) -> int:
+    def _simulate(self, runs: list, on_done, max_cycles: int | None = None) -> int:
         """The cycle loop over every SM of the active :class:`KernelRun` s. When a run's last
         TB retires, its in-flight writes are drained, its ``stats.cycles`` set (its own
         duration), its mechanisms' ``on_complete`` called, and ``on_done(run, now)`` may
-        return the run to start next on the same SMs. Returns the last cycle used."""
+        return the run to start next on the same SMs. Returns the last cycle used.
+        Watchdogs: more than ``max_cycles`` (default the GPU's) cycles, or a launch's
+        functional watchdog (warp instructions), raise a DeadlockError naming the loops."""
+        max_cycles = self.max_cycles if max_cycles is None else max_cycles
         for kr in runs:
             kr.dispatch(kr.start)
             if kr.next_tb == 0 and kr.n_tbs:
@@ -386,10 +393,15 @@ class GPU:
                         if sm.warps and sm.sleep_since is None:
                             sm.account_idle(target - now - 1)
                 now = target
-            if now > self.max_cycles:
-                names = ", ".join(kr.launch.name for kr in active)
-                raise DeadlockError(f"kernel {names}: more than {self.max_cycles} cycles; "
-                                    f"the kernel appears not to terminate")
+            if now > max_cycles:
+                raise DeadlockError(self._watchdog_report(
+                    active, now, f"more than {max_cycles:,} cycles (max_cycles)"))
+            for kr in active:
+                ln = kr.launch
+                if ln.stats.warp_instructions > ln.watchdog:
+                    raise DeadlockError(self._watchdog_report(
+                        active, now, f"more than {ln.watchdog:,} warp instructions "
+                                     f"(max_instructions)"))
         return end
 
     @staticmethod
@@ -437,6 +449,14 @@ class GPU:
     def _deadlock_report(runs, now) -> str:
         names = ", ".join(kr.launch.name for kr in runs)
         lines = [f"deadlock in kernel {names} at cycle {now}: no warp can ever progress"]
+        lines += GPU._warp_lines(runs)
+        return "\n".join(lines)
+
+    @staticmethod
+    def _warp_lines(runs, per_sm: int = 8) -> list[str]:
+        """Per SM: partially dispatched TBs and the first ``per_sm`` resident warps with the
+        PTX source line of their next instruction."""
+        lines = []
         for kr in runs:
             launch = kr.launch
             for sm in kr.sms:
@@ -445,9 +465,32 @@ class GPU:
                     lines.append(f"  SM {sm.id} TB {tb.tb_id}: {len(tb.pending)} warp(s) "
                                  f"dispatched but unissued, waiting for a scheduler entry and "
                                  f"{tb.regs_per_warp} registers")
-                for w in sm.warps[:8]:
+                for w in sm.warps[:per_sm]:
                     bar = bool(w.wave.at_barrier[w.widx])
-                    lines.append(f"  SM {sm.id} TB {w.tb.tb_id} warp {w.widx}: next pc "
-                                 f"{launch.next_pc(w.wave, w.widx)}, "
+                    pc = launch.next_pc(w.wave, w.widx)
+                    lines.append(f"  SM {sm.id} TB {w.tb.tb_id} warp {w.widx}: next "
+                                 f"{launch.pc_where(pc)}, "
                                  f"{'waits at a barrier' if bar else 'stalled'}")
+                if len(sm.warps) > per_sm:
+                    lines.append(f"  SM {sm.id}: +{len(sm.warps) - per_sm} more resident warps")
+        return lines
+
+    @staticmethod
+    def _watchdog_report(runs, now, why: str) -> str:
+        names = ", ".join(kr.launch.name for kr in runs)
+        lines = [f"kernel {names}: watchdog: {why} at cycle {now:,}; warps appear stuck in a "
+                 f"loop (if the kernel is only long, raise the limits: max_cycles= / "
+                 f"max_instructions= of the launch or TimingDevice, --max-cycles / "
+                 f"--max-instructions of simtlab run)"]
+        for kr in runs:
+            lines += kr.launch.loop_report([(w.wave, w.widx) for sm in kr.sms for w in sm.warps])
+        for kr in runs:   # where the resident warps are, by next instruction
+            at: dict = {}
+            for sm in kr.sms:
+                for w in sm.warps:
+                    at.setdefault(kr.launch.next_pc(w.wave, w.widx), []).append(
+                        f"SM {sm.id} TB {w.tb.tb_id} warp {w.widx}")
+            for pc, ws in sorted(at.items(), key=lambda kv: -len(kv[1]))[:6]:
+                more = f" (+{len(ws) - 4} more)" if len(ws) > 4 else ""
+                lines.append(f"  next {kr.launch.pc_where(pc)}: {', '.join(ws[:4])}{more}")
         return "\n".join(lines)

@@ -18,8 +18,9 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
+from golden.errors import SimtlabError
 from golden.host import Device, Kernel, RawModule
-from golden.simt.engine import FunctionalLaunch
+from golden.simt.engine import DEFAULT_MAX_CYCLES, DEFAULT_MAX_INSTRUCTIONS, FunctionalLaunch
 from golden.simt.stats import LaunchStats
 from golden.timing.energy import EnergyModel, EnergyReport
 from golden.timing.gpu import GPU
@@ -63,14 +64,18 @@ class TimingLaunchStats:
 class TimingKernel(Kernel):
     """A kernel whose launches run on the timing model of its device."""
 
-    def __call__(self, grid, block, args=(), shared_mem: int = 0, observers=()):
+    def __call__(self, grid, block, args=(), shared_mem: int = 0, observers=(),
+                 max_instructions: int | None = None, max_cycles: int | None = None):
+        """Simulate the launch; it stops with a DeadlockError after ``max_cycles`` cycles or
+        ``max_instructions`` warp instructions (defaults: the device's)."""
         dev = self.module.device
+        max_instructions, max_cycles = self.watchdog_limits(max_instructions, max_cycles)
         geo, dyn = self.launch_geometry(grid, block, shared_mem)
         params = self.pack_args(args)
         t0 = time.perf_counter()
         launch = FunctionalLaunch(dev, self.program, geo, params, dyn_shared=dyn,
-                                  observers=observers)
-        timing = dev.gpu.run(launch)
+                                  observers=observers, watchdog=max_instructions)
+        timing = dev.gpu.run(launch, max_cycles=max_cycles)
         wall = time.perf_counter() - t0
         launch.stats.wall_seconds = wall
         launch.stats.thread_blocks = geo.num_tbs
@@ -93,21 +98,29 @@ class TimingDevice(Device):
 
     ``mechanisms`` are :class:`golden.timing.hooks.Mechanism` instances plugged into every
     SM; ``regs_per_thread`` overrides the PTX register count used for occupancy.
+    ``max_cycles`` / ``max_instructions``: the watchdogs of every launch (a launch may
+    override them); defaults :data:`golden.simt.engine.DEFAULT_MAX_CYCLES` and
+    ``DEFAULT_MAX_INSTRUCTIONS``.
     """
 
     mode = "timing"
 
     def __init__(self, config, mechanisms=(), regs_per_thread: int | None = None,
-                 echo_printf: bool = True):
+                 echo_printf: bool = True, max_cycles: int = DEFAULT_MAX_CYCLES,
+                 max_instructions: int = DEFAULT_MAX_INSTRUCTIONS):
         core = config.core
         super().__init__(num_sms=core.num_sms, max_warps_per_sm=core.max_warps_per_sm,
                          max_threads_per_tb=min(1024, core.max_threads_per_sm),
-                         echo_printf=echo_printf)
+                         echo_printf=echo_printf, max_instructions=max_instructions)
+        if isinstance(max_cycles, bool) or not isinstance(max_cycles, int) or max_cycles < 1:
+            raise SimtlabError(f"max_cycles must be a positive integer, got {max_cycles!r}")
+        self.max_cycles = max_cycles
         self.config = config
         if core.shared_mem_per_sm < self.max_shared_per_tb:
             self.max_shared_per_tb = core.shared_mem_per_sm
             self.shared_limit_source = f"core.shared_mem_per_sm of {config.name}"
-        self.gpu = GPU(config, mechanisms=mechanisms, regs_per_thread=regs_per_thread)
+        self.gpu = GPU(config, mechanisms=mechanisms, regs_per_thread=regs_per_thread,
+                       max_cycles=max_cycles)
         self.energy_model = EnergyModel(config.energy)
 
     def host_copied(self, ptr: int, nbytes: int) -> None:
@@ -120,17 +133,20 @@ class TimingDevice(Device):
 
 
 def run_timing_workload(name: str, size: str, seed: int, config_name: str,
-                        mechanisms: tuple = ()) -> dict:
+                        mechanisms: tuple = (), max_cycles: int = DEFAULT_MAX_CYCLES,
+                        max_instructions: int = DEFAULT_MAX_INSTRUCTIONS) -> dict:
     """Run workload ``name`` in timing mode on configuration ``config_name`` with the
     registered ``mechanisms`` (names); return a JSON-ready summary (merged counters of
-    every launch, energy, per-launch statistics)."""
+    every launch, energy, per-launch statistics). ``max_cycles`` / ``max_instructions``:
+    the watchdogs of each launch."""
     from golden.configs import load_config
     from golden.mechanisms.registry import make_mechanisms
     from golden.workloads import registry
 
     cfg = load_config(config_name)
     w = registry.get(name)
-    dev = TimingDevice(cfg, mechanisms=make_mechanisms(mechanisms, cfg), echo_printf=False)
+    dev = TimingDevice(cfg, mechanisms=make_mechanisms(mechanisms, cfg), echo_printf=False,
+                       max_cycles=max_cycles, max_instructions=max_instructions)
     t0 = time.perf_counter()
     run = registry.run_workload(w, size=size, seed=seed, device=dev)
     wall = time.perf_counter() - t0

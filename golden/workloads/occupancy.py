@@ -53,12 +53,15 @@ class LaunchProbe:
 class _ProbeKernel(Kernel):
     """A functional kernel that records each launch into its device's ``probes``."""
 
-    def __call__(self, grid, block, args=(), shared_mem: int = 0, observers=()):
+    def __call__(self, grid, block, args=(), shared_mem: int = 0, observers=(),
+                 max_instructions: int | None = None, max_cycles: int | None = None):
         dev = self.module.device
+        max_instructions, _ = self.watchdog_limits(max_instructions, max_cycles)
         geo, dyn = self.launch_geometry(grid, block, shared_mem)
         launch = FunctionalLaunch(dev, self.program, geo, self.pack_args(args),
                                   dyn_shared=dyn, observers=observers,
-                                  max_wave_threads=dev.max_wave_threads)
+                                  max_wave_threads=dev.max_wave_threads,
+                                  watchdog=max_instructions)
         stats = launch.run()
         dev.launches.append(stats)
         dev.probes.append(LaunchProbe(self.name, launch, stats.warp_instructions))
