@@ -190,36 +190,35 @@ class CapriOracle(Mechanism):
         """The instance is complete: the oracle, every scheme's class, the CAPT update."""
         capts, wcu = self._structures(sm)
         count = sm.stats.count_mechanism
-        if True:
-            # the WCU evaluates both paths (compacting the warps the main CAPT stalled)
-            wpt = wcu.params.warps
-            taken, not_taken = [0] * wpt, [0] * wpt
-            umask = 0
-            for widx, t, n, decs in ins.warps:
-                taken[widx], not_taken[widx] = t, n
-                if decs[0] == "stall":
-                    umask |= 1 << widx
-            rt, rn = wcu.compact(taken, umask), wcu.compact(not_taken, umask)
-            nt, mt = rt.n_active_warps, rt.max_lane_count
-            nn, mn = rn.n_active_warps, rn.max_lane_count
-            adequate = mt + mn < nt + nn
-            oracle = "stall" if adequate else "bypass"
-            count("capri.instances")
-            count("capri.warps_wpdom", nt + nn)
-            count("capri.warps_compacted", mt + mn)
-            if any(t and n for _, t, n, _ in ins.warps):
-                count("capri.divergent_instances")
-            if adequate:
-                count("capri.adequate_instances")
-            prefixes = [c[0] for c in self._configs]
-            for _, _, _, decs in ins.warps:
-                count(f"capri.wpdom.bypass_{oracle}")
-                count(f"capri.tbc.stall_{oracle}")
-                count(f"capri.tbcplus.{'bypass' if ins.uni else 'stall'}_{oracle}")
-                for prefix, dec in zip(prefixes, decs):
-                    count(f"{prefix}.{dec}_{oracle}")
-            for capt in capts:
-                capt.update(ins.pc, adequate)
+        # the WCU evaluates both paths (compacting the warps the main CAPT stalled)
+        wpt = wcu.params.warps
+        taken, not_taken = [0] * wpt, [0] * wpt
+        umask = 0
+        for widx, t, n, decs in ins.warps:
+            taken[widx], not_taken[widx] = t, n
+            if decs[0] == "stall":
+                umask |= 1 << widx
+        rt, rn = wcu.compact(taken, umask), wcu.compact(not_taken, umask)
+        nt, mt = rt.n_active_warps, rt.max_lane_count
+        nn, mn = rn.n_active_warps, rn.max_lane_count
+        adequate = mt + mn < nt + nn
+        oracle = "stall" if adequate else "bypass"
+        count("capri.instances")
+        count("capri.warps_wpdom", nt + nn)
+        count("capri.warps_compacted", mt + mn)
+        if any(t and n for _, t, n, _ in ins.warps):
+            count("capri.divergent_instances")
+        if adequate:
+            count("capri.adequate_instances")
+        prefixes = [c[0] for c in self._configs]
+        for _, _, _, decs in ins.warps:
+            count(f"capri.wpdom.bypass_{oracle}")
+            count(f"capri.tbc.stall_{oracle}")
+            count(f"capri.tbcplus.{'bypass' if ins.uni else 'stall'}_{oracle}")
+            for prefix, dec in zip(prefixes, decs):
+                count(f"{prefix}.{dec}_{oracle}")
+        for capt in capts:
+            capt.update(ins.pc, adequate)
 
 
 def accuracy(counters: dict, scheme: str) -> float | None:

@@ -30,7 +30,7 @@ same contract as the WarpMan, UV and ILP mechanisms -- returns a recorder (an ob
   :class:`~golden.structures.capri.Wcu`. Only the first instance created for core ``sm``
   records; a structure rebuilt per launch records its first launch only. The CAPT is one
   per core and lives across launches: ``CaptParams(entries=..., policy=...)`` from
-  ``CapriParams`` (32 entries, ``"1bL"`` by default; ``pc_bits`` 32). The WCU is one per
+  ``CapriOracleParams`` (32 entries, ``"1bL"`` by default; ``pc_bits`` 32). The WCU is one per
   core: ``WcuParams(warps=<warps per CTA of the launch>, lanes=cfg.core.warp_size)``
   (stateless, so it may be rebuilt per launch; sizing it to the launch keeps the replayed
   RTL small);
@@ -77,7 +77,7 @@ def record_capri_trace(structure: str, workload: str, path: str | Path, *,
     """Record core ``sm``'s ``structure`` (``"capri_capt"`` or ``"capri_wcu"``) during
     ``workload`` with the CAPRI mechanism on ``config`` (with config ``overrides``, e.g.
     ``{"core.num_sms": 2}`` so small inputs put many CTAs on core 0); extra keyword
-    arguments go to ``CapriParams``. Return the path.
+    arguments go to ``CapriOracleParams``. Return the path.
 
     Raises SimtlabError for an unknown structure, when the run's outputs differ from the
     reference, or when core ``sm`` recorded nothing (e.g. no warp ever diverged on it).
@@ -85,14 +85,13 @@ def record_capri_trace(structure: str, workload: str, path: str | Path, *,
     if structure not in STRUCTURES:
         raise SimtlabError(f"record_capri_trace: unknown structure {structure!r}; "
                            f"known: {', '.join(STRUCTURES)}")
-    from golden.mechanisms.capri.oracle import CapriOracle as CapriMechanism
-    from golden.mechanisms.capri.oracle import CapriOracleParams as CapriParams
+    from golden.mechanisms.capri.oracle import CapriOracle, CapriOracleParams
 
-    cp = CapriParams(**params)
+    cp = CapriOracleParams(**params)
 
     def mechs(cfg, factory):
-        return [CapriMechanism(cfg, cp, recorder_factory=lambda name, sm_id, p:
-                               factory(sm_id, p) if name == structure else None)]
+        return [CapriOracle(cfg, cp, recorder_factory=lambda name, sm_id, p:
+                            factory(sm_id, p) if name == structure else None)]
 
     return _record(structure, mechs, workload, path, config=config, overrides=overrides,
                    size=size, seed=seed, sm=sm, max_cycles=max_cycles,

@@ -16,9 +16,9 @@ This mechanism decides, per SM and over time, which SMs use the coarse groups:
   e.g. before either leader issued, keep the baseline). Followers switch as the winner
   changes; lines already in their L1 stay.
 
-Counters (``coarse.*``): ``switches`` (times the followers changed group size),
-``follower_coarse_cycles`` is not kept; ``coarse_issued`` / ``base_issued`` count the
-warp instructions the followers issued under each policy. The memory system's
+Counters (``coarse.*``): ``switches`` (times the followers changed group size);
+``coarse_issued`` / ``base_issued``: the warp instructions the followers issued under
+each policy. The memory system's
 ``l1_group_requests`` / ``l1_group_extra_lines`` are added to the run's counters as
 ``coarse.group_requests`` / ``coarse.extra_lines`` when the launch ends.
 """

@@ -201,10 +201,9 @@ class _SMState:
 
     def warp_started(self, sm, warp) -> None:
         tb = warp.tb
-        if warp.widx == 0 or tb.tb_id not in self.slots:
-            if tb.tb_id not in self.slots:
-                used = set(self.slots.values())
-                self.slots[tb.tb_id] = min(s for s in range(self.max_tbs) if s not in used)
+        if tb.tb_id not in self.slots:   # the TB's first warp: lowest free physical slot
+            used = set(self.slots.values())
+            self.slots[tb.tb_id] = min(s for s in range(self.max_tbs) if s not in used)
         p_tbid = self.slots[tb.tb_id]
         wb = self.wb
         if wb.valid and wb.l_tbid == tb.tb_id and warp.widx >= wb.start_wid:
@@ -216,9 +215,8 @@ class _SMState:
             wb.load(p_tbid, tb.tb_id, tb.pending[0], tb.pending[-1])
         if self.check and bool(wb.valid) != bool(sm.partial_tb is not None
                                                  and sm.partial_tb.pending):
-            if not (warp.widx == 0 and tb.pending):
-                self._fail(sm, f"workload buffer valid={wb.valid} but the SM "
-                               f"{'has' if sm.partial_tb else 'has no'} unissued warps")
+            self._fail(sm, f"workload buffer valid={wb.valid} but the SM "
+                           f"{'has' if sm.partial_tb else 'has no'} unissued warps")
 
     def warp_exited(self, sm, warp) -> None:
         tb = warp.tb
