@@ -41,6 +41,7 @@ class KernelFault(SimtlabError):
     def __init__(self, message: str, *, kernel: str | None = None, pc: int | None = None,
                  loc=None, warp=None, lane=None, address=None, nearest: str | None = None,
                  lanes: str | None = None):
+        self.message = message
         self.kernel, self.pc, self.loc = kernel, pc, loc
         self.warp, self.lane, self.address, self.nearest = warp, lane, address, nearest
         self.lanes = lanes

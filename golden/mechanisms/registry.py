@@ -45,6 +45,8 @@ MECHANISMS: dict[str, str] = {
     "coarse2-duel": "golden.mechanisms.coarse_l1.mechanism:make_coarse2_duel",
     "coarse4-duel": "golden.mechanisms.coarse_l1.mechanism:make_coarse4_duel",
     "capri-oracle": "golden.mechanisms.capri.oracle:make_capri_oracle",
+    "tbc": "golden.mechanisms.capri.tbc:make_tbc",
+    "tbc-plus": "golden.mechanisms.capri.tbc:make_tbc_plus",
 }
 
 

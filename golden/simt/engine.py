@@ -218,6 +218,10 @@ class StepRecord:
     finished: bool
     at_barrier: bool
     active_mask: int = 0  # lanes that executed (TOS mask and guard)
+    #: dynamic warps (:meth:`FunctionalLaunch.step_threads`): lanes whose ``bra`` is taken,
+    #: and lanes whose thread exited
+    taken: int = 0
+    exited: int = 0
 
 
 @dataclass
@@ -486,6 +490,82 @@ class FunctionalLaunch:
             np.copyto(w.regs[key][lanes], vals, where=written)
         st.advance_one(warp, pc + 8)
         return pc
+
+    def step_threads(self, w: Wave, slots: np.ndarray, mask: int, pc: int) -> StepRecord:
+        """Execute the instruction at ``pc`` for a *dynamic warp*: an arbitrary set of the
+        threads of one thread block of ``w``, at most one per lane, each in its home lane
+        (``slots[l]`` is the wave slot of the thread in lane ``l``, ``slots[l] % 32 ==
+        l``; lanes without a thread are off in ``mask``). Thread block compaction forms
+        such warps (seed 004 §2.2); executing them changes only which threads run
+        together, never a thread's semantics, so with race-free kernels the results are
+        bit-identical to static warps.
+
+        The SIMT stacks are neither read nor changed: the caller (a warp-formation
+        policy, :mod:`golden.timing.dynamic_warps`) owns PCs, masks and reconvergence.
+        ``bra`` evaluates its guard and returns the taken lanes (``record.taken``);
+        ``exit`` / kernel-level ``ret`` return the lanes that exited
+        (``record.exited``); ``bar.sync`` returns ``at_barrier=True`` for the caller to
+        synchronise. Instructions whose meaning depends on which threads form a warp
+        (``shfl``, ``vote``, ``activemask``, ``match``, ``redux``), device-function
+        calls and returns, and ``bar.arrive`` are refused with a :class:`PTXError`.
+        """
+        s = self.program.slots[pc >> 3]
+        inst = s.inst
+        self._last_mem = None
+        if s.func_end or inst is None:
+            raise PTXError("dynamic warps: device functions are not supported (the program "
+                           f"reached the end of function {s.func} at pc 0x{pc:x})")
+        op = inst.opcode
+        if (op in _WARP_OPS or op == "call" or (op == "ret" and s.target is not None)
+                or (op in ("bar", "barrier") and ("arrive" in inst.mods or len(inst.operands) > 1))
+                or (op == "bra" and s.target is None)):
+            raise PTXError(f"dynamic warps cannot execute '{op}': its meaning depends on "
+                           "which threads form a warp (or it needs a per-warp call stack)",
+                           inst.loc, inst.text)
+        path = _MASK_BITS(mask)
+        lanes = slots
+        active = path
+        if inst.guard is not None:
+            pv = w.regs[s.regs[inst.guard.reg.name]][lanes]
+            active = path & (~pv if inst.guard.negated else pv)
+        act = int(pack_bits(active)[0]) if inst.guard is not None else mask
+        stats = self.stats
+        stats.warp_instructions += 1
+        stats.thread_instructions += act.bit_count()
+        stats.by_opcode[op] += 1
+        stats.by_class[OPCODE_CLASS.get(op, "other")] += 1
+        taken = exited = 0
+        at_bar = False
+        diverged = False
+        if op == "bra":
+            stats.branches += 1
+            taken = act
+            diverged = taken != 0 and taken != mask
+            stats.divergent_branches += int(diverged)
+        elif op in ("exit", "ret"):
+            exited = act
+        elif op in ("bar", "barrier"):
+            if act and act != mask:
+                raise PTXError("predicated bar.sync with a divergent guard is not supported",
+                               inst.loc, inst.text)
+            stats.barriers += 1
+            at_bar = True
+        elif act:
+            g = np.unique(slots[active] // 32)
+            try:
+                self._execute(w, s, lanes, active, path, g)
+            except KernelFault as e:
+                if e.lane is None:
+                    raise
+                home = int(slots[e.lane]) // 32   # _fault named the group's first warp
+                raise KernelFault(e.message, kernel=e.kernel, pc=e.pc, loc=e.loc,
+                                  warp=(f"{home % w.wpt} of thread block "
+                                        f"{int(w.tb_ids[home // w.wpt])} (the thread's home "
+                                        "warp; it ran in a dynamic warp)"),
+                                  lane=e.lane, address=e.address, nearest=e.nearest) from None
+        return StepRecord(pc=pc, slot=s, mask=mask, mem=self._last_mem, diverged=diverged,
+                          finished=False, at_barrier=at_bar, active_mask=act, taken=taken,
+                          exited=exited)
 
     def _step_one(self, w: Wave, warp: int, pc: int, mask: int, s: Slot) -> None:
         """:meth:`_step` for one warp and a non-control instruction (the timing model's

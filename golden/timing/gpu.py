@@ -467,10 +467,15 @@ class GPU:
                                  f"{tb.regs_per_warp} registers")
                 for w in sm.warps[:per_sm]:
                     bar = bool(w.wave.at_barrier[w.widx])
-                    pc = launch.next_pc(w.wave, w.widx)
+                    if w.dyn is not None:   # a dynamic warp (golden/timing/dynamic_warps.py)
+                        pc = w.dyn.pc
+                        state = (f"dynamic warp of {w.dyn.mask.bit_count()} threads, "
+                                 + ("held by its warp-formation policy" if w.hold else "stalled"))
+                    else:
+                        pc = launch.next_pc(w.wave, w.widx)
+                        state = "waits at a barrier" if bar else "stalled"
                     lines.append(f"  SM {sm.id} TB {w.tb.tb_id} warp {w.widx}: next "
-                                 f"{launch.pc_where(pc)}, "
-                                 f"{'waits at a barrier' if bar else 'stalled'}")
+                                 f"{launch.pc_where(pc)}, {state}")
                 if len(sm.warps) > per_sm:
                     lines.append(f"  SM {sm.id}: +{len(sm.warps) - per_sm} more resident warps")
         return lines
@@ -488,7 +493,8 @@ class GPU:
             at: dict = {}
             for sm in kr.sms:
                 for w in sm.warps:
-                    at.setdefault(kr.launch.next_pc(w.wave, w.widx), []).append(
+                    pc = w.dyn.pc if w.dyn is not None else kr.launch.next_pc(w.wave, w.widx)
+                    at.setdefault(pc, []).append(
                         f"SM {sm.id} TB {w.tb.tb_id} warp {w.widx}")
             for pc, ws in sorted(at.items(), key=lambda kv: -len(kv[1]))[:6]:
                 more = f" (+{len(ws) - 4} more)" if len(ws) > 4 else ""

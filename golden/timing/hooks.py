@@ -78,6 +78,10 @@ Hook points and what a return value means:
 * :meth:`make_tracker` -- a warp became resident; return an object that follows the
   dependence-tracker protocol of :mod:`golden.timing.scoreboard` to replace the config's
   per-warp tracker (e.g. a scoreboard shared by the SM's warps), or None.
+* :meth:`form_warps` -- thread block ``tb`` became resident on ``sm`` (all its warps);
+  return a :class:`~golden.timing.dynamic_warps.WarpFormation` to own the TB's
+  thread-to-warp mapping (dynamic warps: thread block compaction), or None for static
+  warps. The first mechanism that returns one owns the TB.
 * :meth:`on_complete` -- a launch finished; ``stats`` is the merged TimingStats.
 """
 
@@ -203,6 +207,10 @@ class Mechanism:
     def make_tracker(self, sm, warp):
         """Dependence tracker for ``warp`` (a new resident warp of ``sm``), or None to keep
         the configuration's (``pipelines.dependence_tracking``)."""
+        return None
+
+    def form_warps(self, sm, tb):
+        """Return a WarpFormation that forms ``tb``'s warps, or None (static warps)."""
         return None
 
     def on_complete(self, stats) -> None:

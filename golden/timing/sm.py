@@ -58,6 +58,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from golden.errors import ConfigError
 from golden.simt.liveness import operand_regs as _regs_of
 from golden.simt.memory import LOCAL_WINDOW, SHARED_WINDOW, WINDOW_SIZE
 from golden.timing.fetch import IBuffer, InstructionCache
@@ -146,7 +147,7 @@ class WarpSlot:
     """A resident warp: its functional state handle, I-buffer, scoreboard and fetch PC."""
 
     __slots__ = ("tb", "wave", "widx", "slot", "gid", "sched", "ibuf", "sb", "fetch_pc",
-                 "done", "age", "hold", "mem_wait")
+                 "done", "age", "hold", "mem_wait", "dyn")
 
     def __init__(self, tb, widx: int, slot: int, gid: int, ibuf_entries: int, age: int,
                  tracker=Scoreboard):
@@ -167,6 +168,9 @@ class WarpSlot:
         #: the instruction at the I-buffer head waited on a memory (long-latency)
         #: dependence before it issued; read by mechanisms in their issue hooks
         self.mem_wait = False
+        #: None for a static warp; a :class:`~golden.timing.dynamic_warps.DynWarp` when a
+        #: warp-formation policy chooses its threads (golden/timing/dynamic_warps.py)
+        self.dyn = None
 
 
 class ResidentTB:
@@ -178,7 +182,8 @@ class ResidentTB:
     TB slot are held by the TB until its last warp finishes."""
 
     __slots__ = ("tb_id", "wave", "warps", "live", "threads", "regs", "shared", "pending",
-                 "regs_per_warp", "held_regs", "held_threads", "held_warps", "dispatched")
+                 "regs_per_warp", "held_regs", "held_threads", "held_warps", "dispatched",
+                 "formation")
 
     def __init__(self, tb_id, wave, threads, regs, shared):
         self.tb_id = tb_id
@@ -194,6 +199,9 @@ class ResidentTB:
         self.held_threads = 0
         self.held_warps = 0
         self.dispatched = 0   # cycle the TB was dispatched
+        #: the warp-formation policy that owns the TB's thread-to-warp mapping, or None
+        #: (static warps); see golden/timing/dynamic_warps.py
+        self.formation = None
 
     def warp_threads(self, widx: int) -> int:
         """Threads of warp ``widx`` (the last warp of a TB may be partly filled)."""
@@ -230,6 +238,12 @@ class SM:
         #: mechanisms that free a finished warp's resources early (hooks.py: reclaim_warp)
         self.reclaimers = tuple(m for m in self.mechanisms
                                 if type(m).reclaim_warp is not Mechanism.reclaim_warp)
+        #: mechanisms that form the warps of a TB themselves (hooks.py: form_warps)
+        self.formers = tuple(m for m in self.mechanisms
+                             if type(m).form_warps is not Mechanism.form_warps)
+        if self.formers and self.predictors:
+            raise ConfigError("dynamic warps (form_warps) cannot be combined with a mechanism "
+                              "that predicts branches at fetch (it reads per-warp SIMT stacks)")
         #: mechanisms told when warps become resident / finish
         self.warp_observers = tuple(
             m for m in self.mechanisms if type(m).on_warp_start is not Mechanism.on_warp_start
@@ -305,6 +319,15 @@ class SM:
             self.partial_tb = tb
         for widx in range(n):
             self._start_warp(tb, widx)
+        for m in self.formers:
+            f = m.form_warps(self, tb)
+            if f is not None:
+                if tb.pending:
+                    raise ConfigError(f"{type(m).__name__}: dynamic warps need whole thread "
+                                      "blocks (no partial-TB dispatch)")
+                tb.formation = f
+                f.start()
+                break
 
     def _start_warp(self, tb: ResidentTB, widx: int) -> None:
         """Give warp ``widx`` of ``tb`` a scheduler entry and registers: it becomes resident."""
@@ -366,6 +389,10 @@ class SM:
         self.used_threads -= nt
         self.used_warps -= 1
         self.freed = True
+
+    def finish_warp(self, w: WarpSlot) -> None:
+        """Warp ``w`` is done (for warp-formation policies: every thread of its TB exited)."""
+        self._finish_warp(w)
 
     def _finish_warp(self, w: WarpSlot) -> None:
         w.done = True
@@ -557,7 +584,11 @@ class SM:
                 space = "global"
         if space == "local":
             threads = np.uint64(self.launch.geo.num_tbs * self.launch.geo.warps_per_tb * 32)
-            t = np.uint64(w.gid * 32) + np.arange(32, dtype=np.uint64)
+            if w.dyn is None:
+                t = np.uint64(w.gid * 32) + np.arange(32, dtype=np.uint64)
+            else:  # a dynamic warp: lane l holds thread slot dyn.slots[l] of the TB's wave
+                t = (np.uint64(w.tb.tb_id * w.wave.nwarps * 32)
+                     + w.dyn.slots.astype(np.uint64))
             addrs = (np.uint64(LOCAL_TIMING_BASE) + ((addrs // np.uint64(4)) * threads + t)
                      * np.uint64(4) + addrs % np.uint64(4))
             return space, (addrs, active, mem.is_store, mem.is_atomic), mem.size
@@ -635,8 +666,12 @@ class SM:
                 action = a
         wave = w.wave
         self.launch.clock = now
-        rec = self.launch.step_warp(wave, w.widx)
         w.ibuf.entries.popleft()
+        sb = w.sb  # the tracker of the threads that issue (a formation policy may re-form w)
+        if w.dyn is None:
+            rec = self.launch.step_warp(wave, w.widx)
+        else:
+            rec = w.dyn.policy.step(w)
         for m in self.mechanisms:
             m.after_step(self, w, pc, rec)
         st.instructions_issued += 1
@@ -676,12 +711,12 @@ class SM:
             if d.is_mem and rec.mem is not None and rec.mem.active.any():
                 # ``done``: the request reaches the memory system (writeback_delay is added
                 # when its data returns, in _memory_port)
-                tok = w.sb.reserve(d.dsts, True, rec.active_mask)
+                tok = sb.reserve(d.dsts, True, rec.active_mask)
                 regs = d.dsts if tok is None else Tagged(d.dsts, tok)
                 space, acc, size = self._mem_request(w, rec.mem, d.vec)
                 self._memq.append([done, w, (space, acc, size), regs, pc])
-            elif (d.dsts or w.sb.tracks_all) and not spec:
-                tok = w.sb.reserve(d.dsts, False, rec.active_mask)
+            elif (d.dsts or sb.tracks_all) and not spec:
+                tok = sb.reserve(d.dsts, False, rec.active_mask)
                 regs = d.dsts if tok is None else Tagged(d.dsts, tok)
                 self._seq += 1
                 # bypass (pipelines.bypass): a dependent enters EX1 in the cycle after the
@@ -696,11 +731,13 @@ class SM:
             if d.opcode in ("bar", "barrier", "exit", "ret"):
                 self.wake_schedulers()  # may have released warps waiting at a barrier
         w.mem_wait = False
+        if w.done:
+            return
         if rec.finished:
             self._finish_warp(w)
             return
         # Re-steer fetch when the next PC is not what the I-buffer holds.
-        nxt = self.launch.next_pc(wave, w.widx)
+        nxt = self.launch.next_pc(wave, w.widx) if w.dyn is None else w.dyn.pc
         e = w.ibuf.entries
         if e:
             if e[0][0] != nxt:
