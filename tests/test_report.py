@@ -198,3 +198,19 @@ def test_capri_report_renders_accuracy_and_opportunity():
     a = row["accuracy"]
     assert a["WPDOM"] + a["TBC"] == pytest.approx(1.0) and 0 <= a["CAPRI 1bL"] <= 1
     assert "86.6%" in md and "missing" in md
+
+
+def test_capri_report_renders_tbc_performance():
+    from golden.report import capri
+    opts = ReportOptions(size="small")
+    picked = [capri._perf_job("BFS", opts, m) for m in (None, "tbc", "tbc-plus")]
+    assert {j.key for j in picked} <= {j.key for j in capri.jobs(opts)}
+    md, data = capri.render({j.key: run_job(j) for j in picked}, opts)
+    (row,) = data["performance"]["rows"]
+    assert row["workload"] == "BFS" and row["wpdom_cycles"] > 0
+    for v in ("TBC", "TBC+"):
+        assert row[v]["outputs_identical"] and row[v]["speedup"] > 0
+        assert row[v]["util"] >= row["wpdom_util"]          # compaction never lowers it
+    hm = data["performance"]["harmonic_mean_speedup"]["divergent"]
+    assert hm["TBC"] == pytest.approx(row["TBC"]["speedup"])
+    assert "TBC+ speedup" in md and "(paper 1.046)" in md

@@ -18,12 +18,11 @@ What the timing model provides (:class:`golden.timing.sm.SM`):
 * fetch follows ``dyn.pc``; ``warp.hold`` stops a warp (waiting for the other warps of
   its TB, or idle: no threads); :meth:`WarpFormation.assign` gives a slot new threads
   (its I-buffer is flushed, fetch restarts at the new PC);
-* dependence tracking by register-file row (:class:`RowScoreboard`): a static warp's
-  registers live in one RF row per thread lane group, so a dynamic warp's pending writes
-  are reserved in the row of every static warp whose threads it holds, and a dynamic warp
-  waits on a register pending in any of its threads' rows (conservative: a pending write
-  blocks the whole row). Reservations are released in the rows they were made in, so
-  re-forming warps while results are in flight is safe;
+* dependence tracking per thread (:class:`ThreadScoreboard`): a pending write records
+  the RF rows (static warps) and lanes it covers; a dynamic warp waits on a register only
+  while a write to it is pending for one of its own threads. Tokens are released where
+  they were reserved, so re-forming warps while results are in flight is safe and keeps
+  exactly the true dependences;
 * local memory is addressed per thread (a dynamic warp's lanes map to their threads).
 
 A policy must hold a warp only until another warp of its TB issues (the SM simulates
@@ -59,38 +58,70 @@ class DynWarp:
         self.policy = policy
 
 
-class RowScoreboard:
-    """Dependence tracking of a dynamic warp: the per-row scoreboards of the static warps
-    whose threads it holds (see the module docstring). ``reserve`` returns the rows as
-    the token the SM hands back to ``release`` at writeback."""
+class PendingWrites:
+    """The pending register writes of one TB's threads, per thread: ``reg -> list of
+    [rows, is_mem]`` where ``rows`` maps a static warp (RF row) to the lanes its write
+    covers. Shared by the TB's dynamic warps (:class:`ThreadScoreboard`)."""
 
-    __slots__ = ("rows",)
+    __slots__ = ("pending",)
+
+    def __init__(self):
+        self.pending: dict = {}
+
+
+class ThreadScoreboard:
+    """Dependence tracking of one dynamic warp: a register is blocked while a write to it
+    is pending for any of the warp's own threads (in any RF row), so re-forming warps
+    while results are in flight keeps every true dependence and adds none. ``reserve``
+    returns the write's token, which the SM hands back to ``release`` at writeback."""
+
+    __slots__ = ("writes", "rows")
     tracks_all = False
 
-    def __init__(self, rows: tuple):
-        self.rows = rows
+    def __init__(self, writes: PendingWrites, rows: dict):
+        self.writes = writes
+        self.rows = rows          # static warp -> lanes of this warp's threads in that row
 
     def blocked(self, d) -> int:
-        worst = 0
-        for r in self.rows:
-            b = r.blocked(d)
-            if b > worst:
-                worst = b
-                if b == 2:
-                    break
-        return worst
+        p = self.writes.pending
+        mine = self.rows
+        hit = 0
+        for r in d.hazard:
+            lst = p.get(r)
+            if not lst:
+                continue
+            for rows, is_mem in lst:
+                for row, lanes in rows.items():
+                    if lanes & mine.get(row, 0):
+                        if is_mem:
+                            return 2
+                        hit = 1
+                        break
+        return hit
 
     def reserve(self, regs, is_mem: bool, mask: int = 0xFFFFFFFF):
-        for r in self.rows:
-            r.reserve(regs, is_mem, mask)
-        return self.rows
+        rows = {row: lanes & mask for row, lanes in self.rows.items() if lanes & mask}
+        tok = [rows, is_mem]
+        p = self.writes.pending
+        for r in regs:
+            p.setdefault(r, []).append(tok)
+        return tok
 
     def release(self, regs) -> None:
-        for r in regs.token:
-            r.release(regs)
+        p = self.writes.pending
+        tok = regs.token
+        for r in regs:
+            lst = p.get(r)
+            if lst is not None:
+                for i, t in enumerate(lst):
+                    if t is tok:
+                        del lst[i]
+                        break
+                if not lst:
+                    del p[r]
 
     def empty(self) -> bool:
-        return all(r.empty() for r in self.rows)
+        return not self.writes.pending
 
 
 class WarpFormation:
@@ -107,8 +138,8 @@ class WarpFormation:
         self.sm = sm
         self.tb = tb
         self.wave = tb.wave
-        #: per static warp of the TB: the dependence tracker of its RF row
-        self.rows = [Scoreboard() for _ in range(tb.wave.nwarps)]
+        #: pending register writes of the TB's threads (per thread, see ThreadScoreboard)
+        self.writes = PendingWrites()
 
     # ------------------------------------------------------------------ interface
     def start(self) -> None:  # pragma: no cover - abstract
@@ -126,9 +157,16 @@ class WarpFormation:
 
     def assign(self, w, slots: np.ndarray, mask: int, pc: int) -> None:
         """Warp slot ``w`` runs threads ``slots`` (lanes ``mask``) from ``pc`` on."""
-        rows = tuple(sorted({int(s) >> 5 for s, on in zip(slots, _bits(mask)) if on}))
-        w.dyn = DynWarp(slots, mask, pc, rows, self)
-        w.sb = RowScoreboard(tuple(self.rows[r] for r in rows))
+        rows: dict = {}
+        m = mask
+        while m:
+            low = m & -m
+            lane = low.bit_length() - 1
+            row = int(slots[lane]) >> 5
+            rows[row] = rows.get(row, 0) | low
+            m ^= low
+        w.dyn = DynWarp(slots, mask, pc, tuple(sorted(rows)), self)
+        w.sb = ThreadScoreboard(self.writes, rows)
         self._restart(w, pc)
         w.hold = False
 
@@ -136,7 +174,7 @@ class WarpFormation:
         """Warp slot ``w`` holds no thread until the next :meth:`assign`."""
         pc = w.dyn.pc if w.dyn is not None else 0
         w.dyn = DynWarp(np.arange(32, dtype=np.int64), 0, pc, (), self)
-        w.sb = RowScoreboard(())
+        w.sb = ThreadScoreboard(self.writes, {})
         w.hold = True
         w.ibuf.flush()
 
@@ -152,5 +190,3 @@ class WarpFormation:
                 self.sm.finish_warp(w)
 
 
-def _bits(mask: int) -> list:
-    return [(mask >> l) & 1 for l in range(32)]

@@ -100,3 +100,22 @@ def test_every_workload_under_every_coarse_l1_variant_matches_functional(workloa
     r = run_job(TimingJob(workload, "gtx480_coarse", mechanisms=(variant,)))
     assert r["outputs_match"], f"{workload} {variant}: outputs differ from numpy"
     assert r["output_digest"] == _functional(workload), f"{workload} {variant}: != functional"
+
+
+#: thread block compaction (seed 004): every workload runs in dynamic warps formed by the
+#: WCU; kernels with warp-synchronous instructions (shfl, vote...) are refused
+TBC_VARIANTS = ("tbc", "tbc-plus")
+
+
+@pytest.mark.sweep
+@pytest.mark.parametrize("variant", TBC_VARIANTS)
+@pytest.mark.parametrize("workload", sorted(registry.all_workloads()))
+def test_every_workload_under_tbc_matches_functional(workload, variant):
+    from golden.errors import PTXError
+    try:
+        r = run_job(TimingJob(workload, "fx5800", mechanisms=(variant,)))
+    except PTXError as e:
+        assert "dynamic warps cannot execute" in str(e), e
+        pytest.skip(f"{workload}: {e}")
+    assert r["outputs_match"], f"{workload} {variant}: outputs differ from numpy"
+    assert r["output_digest"] == _functional(workload), f"{workload} {variant}: != functional"

@@ -24,7 +24,7 @@ priority encoders, every thread in its home lane) forms from the TOS's mask:
 Thread-to-warp mapping and per-warp PCs are kept per warp slot (the warp scheduler's
 tables in the paper). Simplifications (stated in the report): the WCU adds no latency
 beyond the branch (new warps refetch, so they pay the I-cache and decode again); pending
-register writes are tracked per RF row (:class:`~golden.timing.dynamic_warps.RowScoreboard`).
+register writes are tracked per thread (:class:`~golden.timing.dynamic_warps.ThreadScoreboard`).
 Compaction order within a lane is the lowest static warp first (the priority encoders).
 """
 

@@ -1,0 +1,166 @@
+"""Dynamic warps (golden/timing/dynamic_warps.py) and thread block compaction, TBC / TBC+
+(golden/mechanisms/capri/tbc.py; seed 004 §2.2)."""
+
+import numpy as np
+import pytest
+
+from golden.configs import load_config
+from golden.errors import PTXError
+from golden.mechanisms.capri.tbc import CtaStack, Tbc
+from golden.report.runner import TimingJob, run_job
+from golden.simt.program import NO_RECONVERGENCE
+from golden.timing.timing_device import TimingDevice
+
+# Lane l of warp w takes the loop when (w + l) is odd: warps 0 and 1 of a 64-thread TB
+# are complementary, so compaction runs the loop in one warp instead of two.
+COMPLEMENTARY = r"""
+.version 7.0
+.target sm_75
+.address_size 64
+.visible .entry comp(.param .u64 out, .param .u32 n)
+{
+  .reg .pred %p<3>;
+  .reg .b32 %r<10>;
+  .reg .b64 %rd<5>;
+  ld.param.u64 %rd1, [out];
+  ld.param.u32 %r9, [n];
+  cvta.to.global.u64 %rd2, %rd1;
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r7, %ctaid.x;
+  mov.u32 %r8, %ntid.x;
+  mad.lo.s32 %r6, %r7, %r8, %r1;
+  shr.u32 %r2, %r1, 5;
+  add.s32 %r3, %r2, %r1;
+  and.b32 %r3, %r3, 1;
+  mov.u32 %r4, 7;
+  setp.eq.s32 %p1, %r3, 0;
+  @%p1 bra $L_done;
+  mov.u32 %r5, 0;
+$L_loop:
+  add.s32 %r4, %r4, %r5;
+  mul.lo.s32 %r4, %r4, 3;
+  add.s32 %r5, %r5, 1;
+  setp.lt.u32 %p2, %r5, %r9;
+  @%p2 bra $L_loop;
+  bra.uni $L_done;
+$L_done:
+  mul.wide.u32 %rd3, %r6, 4;
+  add.s64 %rd4, %rd2, %rd3;
+  st.global.u32 [%rd4], %r4;
+  ret;
+}
+"""
+
+# odd threads execute bar.sync inside the branch: a barrier in divergent code
+DIVERGENT_BARRIER = r"""
+.version 7.0
+.target sm_75
+.address_size 64
+.visible .entry divbar(.param .u64 out)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [out];
+  cvta.to.global.u64 %rd2, %rd1;
+  mov.u32 %r1, %tid.x;
+  and.b32 %r2, %r1, 1;
+  setp.eq.s32 %p1, %r2, 0;
+  @%p1 bra $L_even;
+  bar.sync 0;
+$L_even:
+  mul.wide.u32 %rd3, %r1, 4;
+  add.s64 %rd3, %rd2, %rd3;
+  st.global.u32 [%rd3], %r1;
+  ret;
+}
+"""
+
+
+def _expected(n_threads: int, iters: int) -> np.ndarray:
+    out = np.full(n_threads, 7, dtype=np.uint32)
+    t = np.arange(n_threads) % 64
+    for i in np.flatnonzero(((t >> 5) + t) & 1):
+        v = np.uint32(7)
+        for k in range(iters):
+            v = np.uint32((int(v) + k) * 3 & 0xFFFFFFFF)
+        out[i] = v
+    return out
+
+
+def _run_comp(tmp_path, mechanisms, tbs=6, iters=20):
+    p = tmp_path / "comp.ptx"
+    p.write_text(COMPLEMENTARY)
+    dev = TimingDevice(load_config("fx5800", {"core.num_sms": 2}), mechanisms=mechanisms)
+    out = dev.zeros(tbs * 64, np.uint32)
+    k = dev.load_module(p).get_function("comp")
+    stats = k(tbs, 64, [out, np.uint32(iters)])
+    return dev.from_device(out), stats.timing
+
+
+def test_cta_stack_pushes_not_taken_then_taken_and_pops_at_the_rpc():
+    st = CtaStack(0b1111)
+    assert not st.branch(0b1111, 0, target=40, fallthrough=16, rpc=64)
+    assert st.tos.pc == 40 and len(st.entries) == 1
+    assert st.branch(0b0101, 0b1010, target=80, fallthrough=48, rpc=96)
+    assert [(e.pc, e.rpc, e.mask) for e in st.entries] == [
+        (96, NO_RECONVERGENCE, 0b1111), (48, 96, 0b1010), (80, 96, 0b0101)]
+    st.tos.pc = 96                      # the taken path reached the RPC
+    st.reconverge()
+    assert st.tos.pc == 48 and st.tos.mask == 0b1010
+    st.exit_threads(0b1010)             # the not-taken threads exit
+    st.reconverge()
+    assert len(st.entries) == 1 and st.tos.mask == 0b0101
+
+
+def test_cta_stack_does_not_push_a_path_that_starts_at_the_rpc():
+    st = CtaStack(0b11)
+    assert st.branch(0b01, 0b10, target=64, fallthrough=16, rpc=64)
+    assert [(e.pc, e.mask) for e in st.entries] == [(64, 0b11), (16, 0b10)]
+
+
+@pytest.mark.parametrize("variant", [True, False], ids=["tbc", "tbc-plus"])
+def test_complementary_divergence_is_compacted_and_results_are_identical(tmp_path, variant):
+    base, tb = _run_comp(tmp_path, [])
+    out, t = _run_comp(tmp_path, [Tbc(stall_unconditional=variant)])
+    assert np.array_equal(base, _expected(base.size, 20))
+    assert np.array_equal(out, base)
+    m = t.mechanism
+    # the loop runs in 1 compacted warp per TB instead of 2 static ones
+    assert m["tbc.warps_formed"] < m["tbc.warps_before"]
+    assert t.instructions_issued < tb.instructions_issued
+    assert t.thread_instructions == tb.thread_instructions
+
+
+def test_tbc_plus_does_not_synchronise_on_unconditional_branches(tmp_path):
+    _, t = _run_comp(tmp_path, [Tbc(stall_unconditional=True)])
+    _, tp = _run_comp(tmp_path, [Tbc(stall_unconditional=False)])
+    # each TB passes the kernel's one bra.uni once: TBC synchronises there, TBC+ does not
+    assert t.mechanism["tbc.branch_syncs"] - tp.mechanism["tbc.branch_syncs"] == 6
+
+
+def test_a_barrier_in_divergent_code_is_refused(tmp_path):
+    p = tmp_path / "divbar.ptx"
+    p.write_text(DIVERGENT_BARRIER)
+    dev = TimingDevice(load_config("fx5800", {"core.num_sms": 1}), mechanisms=[Tbc()])
+    out = dev.zeros(64, np.uint32)
+    with pytest.raises(PTXError, match="bar.sync inside divergent code"):
+        dev.load_module(p).get_function("divbar")(1, 64, [out])
+
+
+def test_warp_synchronous_instructions_are_refused():
+    with pytest.raises(PTXError, match="dynamic warps cannot execute"):
+        run_job(TimingJob("RS", "fx5800", mechanisms=("tbc",)))
+
+
+@pytest.mark.parametrize("workload", ["BFS", "MUM", "LPS"])
+def test_divergent_workloads_keep_outputs_and_are_deterministic(workload):
+    base = run_job(TimingJob(workload, "fx5800"))
+    a = run_job(TimingJob(workload, "fx5800", mechanisms=("tbc",)))
+    b = run_job(TimingJob(workload, "fx5800", mechanisms=("tbc",)))
+    assert a["outputs_match"] and a["output_digest"] == base["output_digest"]
+    assert a["cycles"] == b["cycles"] and a["timing"] == b["timing"]
+    m = a["timing"]["mechanism"]
+    assert m["tbc.compactions"] > 0 and m["tbc.warps_formed"] <= m["tbc.warps_before"]
+    # compaction never issues more warp instructions than static warps
+    assert a["timing"]["instructions_issued"] <= base["timing"]["instructions_issued"]
