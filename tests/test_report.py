@@ -203,12 +203,12 @@ def test_capri_report_renders_accuracy_and_opportunity():
 def test_capri_report_renders_tbc_performance():
     from golden.report import capri
     opts = ReportOptions(size="small")
-    picked = [capri._perf_job("BFS", opts, m) for m in (None, "tbc", "tbc-plus")]
+    picked = [capri._perf_job("BFS", opts, m) for m in (None, *(m for _, m in capri.VARIANTS))]
     assert {j.key for j in picked} <= {j.key for j in capri.jobs(opts)}
     md, data = capri.render({j.key: run_job(j) for j in picked}, opts)
     (row,) = data["performance"]["rows"]
     assert row["workload"] == "BFS" and row["wpdom_cycles"] > 0
-    for v in ("TBC", "TBC+"):
+    for v, _ in capri.VARIANTS:
         assert row[v]["outputs_identical"] and row[v]["speedup"] > 0
         assert row[v]["util"] >= row["wpdom_util"]          # compaction never lowers it
     hm = data["performance"]["harmonic_mean_speedup"]["divergent"]

@@ -47,6 +47,9 @@ MECHANISMS: dict[str, str] = {
     "capri-oracle": "golden.mechanisms.capri.oracle:make_capri_oracle",
     "tbc": "golden.mechanisms.capri.tbc:make_tbc",
     "tbc-plus": "golden.mechanisms.capri.tbc:make_tbc_plus",
+    "capri": "golden.mechanisms.capri.mechanism:make_capri",
+    "capri-1bs": "golden.mechanisms.capri.mechanism:make_capri_1bs",
+    "capri-2bit": "golden.mechanisms.capri.mechanism:make_capri_2bit",
 }
 
 

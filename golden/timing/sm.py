@@ -568,7 +568,7 @@ class SM:
             heapq.heappush(self._wb, (now + max(self.wb_delay, 1), self._seq, w, regs, pc))
         return True
 
-    def _mem_request(self, w: WarpSlot, mem, vec: int):
+    def _mem_request(self, w: WarpSlot, mem, vec: int, dyn=None):
         """(space, (addrs, active, is_store, is_atomic), bytes per lane) for the hierarchy."""
         addrs = mem.addrs
         active = mem.active
@@ -584,11 +584,11 @@ class SM:
                 space = "global"
         if space == "local":
             threads = np.uint64(self.launch.geo.num_tbs * self.launch.geo.warps_per_tb * 32)
-            if w.dyn is None:
+            if dyn is None:
                 t = np.uint64(w.gid * 32) + np.arange(32, dtype=np.uint64)
             else:  # a dynamic warp: lane l holds thread slot dyn.slots[l] of the TB's wave
                 t = (np.uint64(w.tb.tb_id * w.wave.nwarps * 32)
-                     + w.dyn.slots.astype(np.uint64))
+                     + dyn.slots.astype(np.uint64))
             addrs = (np.uint64(LOCAL_TIMING_BASE) + ((addrs // np.uint64(4)) * threads + t)
                      * np.uint64(4) + addrs % np.uint64(4))
             return space, (addrs, active, mem.is_store, mem.is_atomic), mem.size
@@ -667,8 +667,10 @@ class SM:
         wave = w.wave
         self.launch.clock = now
         w.ibuf.entries.popleft()
-        sb = w.sb  # the tracker of the threads that issue (a formation policy may re-form w)
-        if w.dyn is None:
+        # the tracker and threads that issue (a formation policy may re-form w in its step)
+        sb = w.sb
+        dyn = w.dyn
+        if dyn is None:
             rec = self.launch.step_warp(wave, w.widx)
         else:
             rec = w.dyn.policy.step(w)
@@ -713,7 +715,7 @@ class SM:
                 # when its data returns, in _memory_port)
                 tok = sb.reserve(d.dsts, True, rec.active_mask)
                 regs = d.dsts if tok is None else Tagged(d.dsts, tok)
-                space, acc, size = self._mem_request(w, rec.mem, d.vec)
+                space, acc, size = self._mem_request(w, rec.mem, d.vec, dyn)
                 self._memq.append([done, w, (space, acc, size), regs, pc])
             elif (d.dsts or sb.tracks_all) and not spec:
                 tok = sb.reserve(d.dsts, False, rec.active_mask)

@@ -122,7 +122,7 @@ def test_cta_stack_does_not_push_a_path_that_starts_at_the_rpc():
 @pytest.mark.parametrize("variant", [True, False], ids=["tbc", "tbc-plus"])
 def test_complementary_divergence_is_compacted_and_results_are_identical(tmp_path, variant):
     base, tb = _run_comp(tmp_path, [])
-    out, t = _run_comp(tmp_path, [Tbc(stall_unconditional=variant)])
+    out, t = _run_comp(tmp_path, [Tbc(pass_unconditional=not variant)])
     assert np.array_equal(base, _expected(base.size, 20))
     assert np.array_equal(out, base)
     m = t.mechanism
@@ -133,8 +133,8 @@ def test_complementary_divergence_is_compacted_and_results_are_identical(tmp_pat
 
 
 def test_tbc_plus_does_not_synchronise_on_unconditional_branches(tmp_path):
-    _, t = _run_comp(tmp_path, [Tbc(stall_unconditional=True)])
-    _, tp = _run_comp(tmp_path, [Tbc(stall_unconditional=False)])
+    _, t = _run_comp(tmp_path, [Tbc(pass_unconditional=False)])
+    _, tp = _run_comp(tmp_path, [Tbc(pass_unconditional=True)])
     # each TB passes the kernel's one bra.uni once: TBC synchronises there, TBC+ does not
     assert t.mechanism["tbc.branch_syncs"] - tp.mechanism["tbc.branch_syncs"] == 6
 
@@ -164,3 +164,76 @@ def test_divergent_workloads_keep_outputs_and_are_deterministic(workload):
     assert m["tbc.compactions"] > 0 and m["tbc.warps_formed"] <= m["tbc.warps_before"]
     # compaction never issues more warp instructions than static warps
     assert a["timing"]["instructions_issued"] <= base["timing"]["instructions_issued"]
+
+
+# Lanes 16..31 of every warp skip the add in each of 8 iterations: the same lane pattern in
+# every warp, so compaction can never save a warp (inadequate)
+SAME_PATTERN = r"""
+.version 7.0
+.target sm_75
+.address_size 64
+.visible .entry same(.param .u64 out)
+{
+  .reg .pred %p<3>;
+  .reg .b32 %r<10>;
+  .reg .b64 %rd<5>;
+  ld.param.u64 %rd1, [out];
+  cvta.to.global.u64 %rd2, %rd1;
+  mov.u32 %r1, %tid.x;
+  and.b32 %r2, %r1, 31;
+  mov.u32 %r4, 0;
+  mov.u32 %r5, 0;
+$L_outer:
+  setp.lt.u32 %p1, %r2, 16;
+  @%p1 bra $L_skip;
+  add.s32 %r4, %r4, %r5;
+$L_skip:
+  add.s32 %r5, %r5, 1;
+  setp.lt.u32 %p2, %r5, 8;
+  @%p2 bra $L_outer;
+  mul.wide.u32 %rd3, %r1, 4;
+  add.s64 %rd4, %rd2, %rd3;
+  st.global.u32 [%rd4], %r4;
+  ret;
+}
+"""
+
+
+def _run_same(tmp_path, mechanisms):
+    p = tmp_path / "same.ptx"
+    p.write_text(SAME_PATTERN)
+    dev = TimingDevice(load_config("fx5800", {"core.num_sms": 1}), mechanisms=mechanisms)
+    out = dev.zeros(64, np.uint32)
+    stats = dev.load_module(p).get_function("same")(1, 64, [out])
+    return dev.from_device(out), stats.timing
+
+
+def test_capri_learns_that_compaction_is_inadequate_and_bypasses(tmp_path):
+    from golden.mechanisms.capri.mechanism import Capri
+    base, _ = _run_same(tmp_path, [])
+    out, t = _run_same(tmp_path, [Capri(check=True)])
+    assert np.array_equal(base, np.where(np.arange(64) % 32 >= 16, 28, 0))
+    assert np.array_equal(out, base)
+    m = t.mechanism
+    # first instance: warp 0 misses (allocates "adequate"), warp 1 hits; both stall. The
+    # evaluator finds 2 threads per lane for 2 warps (inadequate) and clears the 1bL bit,
+    # so both warps bypass the other 7 instances. The loop branch never diverges.
+    assert m["capri.capt_misses"] == 1 and m["capri.capt_hits"] == 15
+    assert m["capri.stall_divergent"] == 2 and m["capri.bypass_divergent"] == 14
+    assert m["capri.updates_inadequate"] >= 1 and "capri.updates_adequate" not in m
+    assert m["capri.bypass_nondivergent"] == 2 * 8
+    _, tbc = _run_same(tmp_path, [Tbc(check=True)])
+    # every instance resolves in both; TBC re-forms the warps each time, CAPRI only once
+    assert tbc.mechanism["tbc.branch_syncs"] == m["tbc.branch_syncs"]
+    assert tbc.mechanism["tbc.compactions"] > m["tbc.compactions"]
+
+
+def test_capri_keeps_compacting_where_it_is_adequate(tmp_path):
+    from golden.mechanisms.capri.mechanism import Capri
+    base, tb = _run_comp(tmp_path, [])
+    out, t = _run_comp(tmp_path, [Capri(check=True)])
+    assert np.array_equal(out, base)
+    m = t.mechanism
+    assert m["capri.updates_adequate"] >= 1 and m.get("capri.bypass_divergent", 0) == 0
+    assert m["tbc.warps_formed"] < m["tbc.warps_before"]
+    assert t.instructions_issued < tb.instructions_issued

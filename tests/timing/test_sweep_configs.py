@@ -102,18 +102,20 @@ def test_every_workload_under_every_coarse_l1_variant_matches_functional(workloa
     assert r["output_digest"] == _functional(workload), f"{workload} {variant}: != functional"
 
 
-#: thread block compaction (seed 004): every workload runs in dynamic warps formed by the
-#: WCU; kernels with warp-synchronous instructions (shfl, vote...) are refused
-TBC_VARIANTS = ("tbc", "tbc-plus")
+#: thread block compaction and CAPRI (seed 004): every workload runs in dynamic warps
+#: formed by the WCU, in check mode (every formed warp's threads are proven to be at its
+#: PC); kernels with warp-synchronous instructions (shfl, vote...) are refused
+TBC_VARIANTS = ("tbc", "tbc-plus", "capri", "capri-1bs", "capri-2bit", "capri:entries=2")
 
 
 @pytest.mark.sweep
 @pytest.mark.parametrize("variant", TBC_VARIANTS)
 @pytest.mark.parametrize("workload", sorted(registry.all_workloads()))
-def test_every_workload_under_tbc_matches_functional(workload, variant):
+def test_every_workload_under_tbc_and_capri_matches_functional(workload, variant):
     from golden.errors import PTXError
     try:
-        r = run_job(TimingJob(workload, "fx5800", mechanisms=(variant,)))
+        mech = variant + ("," if ":" in variant else ":") + "check=true"
+        r = run_job(TimingJob(workload, "fx5800", mechanisms=(mech,)))
     except PTXError as e:
         assert "dynamic warps cannot execute" in str(e), e
         pytest.skip(f"{workload}: {e}")

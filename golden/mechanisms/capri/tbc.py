@@ -30,8 +30,6 @@ Compaction order within a lane is the lowest static warp first (the priority enc
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from golden.errors import PTXError, SimtlabError
@@ -43,14 +41,39 @@ from golden.timing.hooks import Mechanism
 LANE_MASK = 0xFFFFFFFF
 
 
-@dataclass
 class CtaEntry:
-    """One entry of a CTA's reconvergence stack: the path's next PC, its RPC and the
-    CTA-wide mask of its threads (bit ``t`` = thread slot ``t`` of the CTA)."""
+    """One entry of a CTA's reconvergence stack (a *path*): its next PC, its RPC, the
+    CTA-wide mask of its threads (bit ``t`` = thread slot ``t`` of the CTA), and its WCnt
+    bookkeeping:
 
-    pc: int
-    rpc: int
-    mask: int
+    * ``wcnt`` -- warps on the path that have not reached its synchronisation point;
+    * ``sync`` -- what the arrived warps wait at; ``arrived`` -- warps waiting at a
+      barrier (they keep their warp slots); ``parked`` -- threads waiting at a branch or
+      the RPC (their warps gave up their slots);
+    * ``attached`` -- warps running on the path: formed for it, or *bypassed* into it
+      at the branch that created it (CAPRI, UMask bit 0: they keep their threads);
+    * ``pieces`` -- bypassed parts of divergent warps, ``(slots, lanes)``, that start when
+      the path becomes the TOS (a bypassing warp runs its taken part first, as WPDOM);
+    * ``children`` -- the (not-taken, taken) paths the branch at ``sync`` is filling;
+    * ``contrib`` -- warps that brought threads into the path (the adequacy evaluator's
+      active warps);
+    * ``merge`` -- the path starts at its parent's RPC: at the branch's resolution its
+      threads and warps join the parent (they reconverge there).
+    """
+
+    __slots__ = ("pc", "rpc", "mask", "merge", "wcnt", "arrived", "sync", "attached",
+                 "pieces", "children", "contrib", "parked")
+
+    def __init__(self, pc: int, rpc: int, mask: int, merge: bool = False):
+        self.pc, self.rpc, self.mask, self.merge = pc, rpc, mask, merge
+        self.wcnt = 0
+        self.arrived: list = []
+        self.sync = None
+        self.attached: list = []
+        self.pieces: list = []
+        self.children = None
+        self.contrib = 0
+        self.parked = 0
 
 
 class CtaStack:
@@ -63,38 +86,74 @@ class CtaStack:
     def tos(self) -> CtaEntry:
         return self.entries[-1]
 
-    def branch(self, taken: int, nottaken: int, target: int, fallthrough: int, rpc: int) -> bool:
-        """Resolve a branch of the TOS path with CTA-wide taken / not-taken threads.
-        Returns True if it diverged (both paths non-empty)."""
-        top = self.tos
-        taken &= top.mask
-        nottaken &= top.mask
-        if not nottaken:
-            top.pc = target
-            return False
-        if not taken:
-            top.pc = fallthrough
-            return False
-        top.pc = rpc
-        for pc, m in ((fallthrough, nottaken), (target, taken)):
-            if pc != rpc:   # threads of a path that starts at the RPC wait in the TOS
-                self.entries.append(CtaEntry(pc, rpc, m))
-        return True
-
-    def exit_threads(self, threads: int) -> None:
-        """``threads`` exited: remove them from every entry."""
-        for e in self.entries:
-            e.mask &= ~threads
-
-    def reconverge(self) -> None:
-        """Pop paths that reached their RPC or have no thread left."""
-        es = self.entries
-        while es and (es[-1].pc == es[-1].rpc or es[-1].mask == 0):
-            es.pop()
-
     @property
     def empty(self) -> bool:
         return not self.entries
+
+    def open_branch(self, x: CtaEntry, target: int, fallthrough: int, rpc: int) -> tuple:
+        """The (not-taken, taken) paths of the branch that path ``x``'s warps execute,
+        created by the first warp (§2.2: the first warp to diverge pushes the entries;
+        they become the TOS only at WCnt = 0). A path that starts at the branch's RPC
+        belongs to ``x`` itself after the branch (``merge``; its RPC is ``x``'s)."""
+        if x.children is None:
+            x.children = tuple(CtaEntry(pc, x.rpc if pc == rpc else rpc, 0, merge=pc == rpc)
+                               for pc in (fallthrough, target))
+        return x.children
+
+    def resolve_branch(self, x: CtaEntry, rpc: int) -> bool:
+        """WCnt of the TOS ``x`` reached 0 at a branch: ``x`` continues on the only path
+        with threads, or (divergence) waits at the RPC with the not-taken path and then the
+        taken path pushed above it. Returns True if it diverged."""
+        children, x.children = x.children, None
+        live = [c for c in children if c.mask]
+        if len(live) == 1:
+            c = live[0]
+            if c.merge or not (c.attached or c.parked or c.arrived or c.pieces):
+                x.pc = c.pc       # x goes on on the only path (a PDOM non-divergent branch)
+                self._adopt(x, c)
+            else:                 # warps already run ahead on it and stop at its RPC
+                x.pc = rpc
+                self.entries.append(c)
+            return False
+        x.pc = rpc
+        for c in children:
+            if c.merge:
+                self._adopt(x, c)
+            else:
+                self.entries.append(c)
+        return True
+
+    @staticmethod
+    def _adopt(x: CtaEntry, c: CtaEntry) -> None:
+        """Path ``x`` takes over ``c``'s warps (they run in ``x`` from now on)."""
+        x.wcnt += c.wcnt
+        x.arrived += c.arrived
+        x.parked |= c.parked
+        if c.sync is not None:
+            x.sync = c.sync
+        x.attached += c.attached
+        x.pieces += c.pieces
+        x.children = c.children
+
+    def exit_threads(self, threads: int) -> None:
+        """``threads`` exited: remove them from every entry and every open branch path."""
+        for e in self.entries:
+            e.mask &= ~threads
+            if e.children is not None:
+                for c in e.children:
+                    c.mask &= ~threads
+
+    def pop_finished(self) -> list:
+        """Pop paths that reached their RPC or have no thread left; return them."""
+        es = self.entries
+        out = []
+        while es and (es[-1].pc == es[-1].rpc or es[-1].mask == 0):
+            e = es.pop()
+            if e.wcnt or e.attached:
+                raise SimtlabError(f"TBC: the path at pc 0x{e.pc:x} finished with "
+                                   f"{e.wcnt} warp(s) still running on it")
+            out.append(e)
+        return out
 
 
 def _cta_threads(slots: np.ndarray, lanes: int) -> int:
@@ -107,8 +166,13 @@ def _cta_threads(slots: np.ndarray, lanes: int) -> int:
     return m
 
 
-class TbcFormation(WarpFormation):
-    """TBC / TBC+ warp formation of one CTA (see module docstring)."""
+#: what a warp does at a branch (:meth:`CompactionFormation.decide`)
+STALL, BYPASS, PASS = "stall", "bypass", "pass"
+
+
+class CompactionFormation(WarpFormation):
+    """Warp formation of one CTA by thread block compaction (see module docstring); the
+    per-branch decision is the mechanism's (:meth:`Tbc.decide`)."""
 
     def __init__(self, sm, tb, mech: "Tbc"):
         super().__init__(sm, tb)
@@ -117,143 +181,310 @@ class TbcFormation(WarpFormation):
         valid = np.packbits(tb.wave.valid, bitorder="little").tobytes()
         self.stack = CtaStack(int.from_bytes(valid, "little"))
         self.wcu = Wcu(WcuParams(warps=self.nwarps, lanes=32), check=False)
-        self.wcnt = 0            # warps of the TOS path still running
-        self.sync = None         # what the arrived warps wait at: ("bra", pc, ...), ("rpc",), ("bar", pc)
-        self.arrived: list = []  # warps waiting for WCnt = 0
-        self.taken = 0           # CTA-wide taken / not-taken threads of the branch
-        self.nottaken = 0
+        self.entry_of: dict = {}     # warp slot -> the path it runs on
+        self.free = list(tb.warps)   # warp slots without threads
+        #: check mode: every thread's next PC, to prove warps start where their threads are
+        self.tpc = np.zeros(self.nwarps * 32, dtype=np.int64) if mech.check else None
+        self.waiting: list = []      # formed warps waiting for a warp slot
 
     # ------------------------------------------------------------------ policy
     def start(self) -> None:
-        self._form()
+        for x in self.tb.warps:
+            self.idle(x)
+        self._activate(self.stack.tos)
 
     def step(self, w):
         d = w.dyn
         pc = d.pc
+        x = self.entry_of[w]
         rec = self.execute(w)
         s = rec.slot
         op = s.inst.opcode
+        if self.tpc is not None:
+            self._track(d, pc, rec)
         if op == "bra":
-            uncond = s.inst.guard is None
-            if uncond and not self.mech.stall_unconditional:
-                d.pc = s.target          # TBC+: no CTA barrier on a branch that cannot diverge
-                self._check_rpc(w)
+            taken = rec.taken & d.mask
+            nottaken = d.mask & ~taken
+            if s.inst.guard is None and self.mech.pass_unconditional:
+                act = PASS      # TBC+ / CAPRI: no CTA barrier where no warp can diverge
+            elif x is not self.stack.tos:
+                act = STALL     # a bypassed warp runs at most one basic block ahead
             else:
-                taken = rec.taken & d.mask
-                self.taken |= _cta_threads(d.slots, taken)
-                self.nottaken |= _cta_threads(d.slots, d.mask & ~taken)
-                d.pc = pc + 8
-                self._arrive(w, ("bra", pc, s.target, pc + 8, s.rpc))
+                act = self.mech.decide(self.sm, pc, taken, nottaken, s.inst)
+            if act == PASS:
+                d.pc = s.target
+                self._check_rpc(w, x)
+            else:
+                n_path, t_path = self.stack.open_branch(x, s.target, pc + 8, s.rpc)
+                for c, lanes in ((n_path, nottaken), (t_path, taken)):
+                    if lanes:
+                        c.mask |= _cta_threads(d.slots, lanes)
+                        c.contrib += 1
+                if act == STALL:
+                    d.pc = pc + 8
+                    self._arrive(w, x, ("bra", pc, s.rpc))
+                else:
+                    self._sync_at(x, ("bra", pc, s.rpc))   # it passed the path's branch
+                    self._bypass(w, x, pc, n_path, t_path, taken, nottaken, s.target)
         elif op in ("exit", "ret"):
             if rec.exited:
                 self.stack.exit_threads(_cta_threads(d.slots, rec.exited))
                 d.mask &= ~rec.exited
             d.pc = pc + 8
             if d.mask == 0:
-                self._leave(w)
+                self._leave(w, x)
             else:
-                self._check_rpc(w)
+                self._check_rpc(w, x)
         elif rec.at_barrier:
             d.pc = pc + 8
-            self._arrive(w, ("bar", pc))
+            self._arrive(w, x, ("bar", pc))
         else:
             d.pc = pc + 8
-            self._check_rpc(w)
+            self._check_rpc(w, x)
         return rec
 
     # ------------------------------------------------------------------ WCnt
-    def _check_rpc(self, w) -> None:
-        if w.dyn.pc == self.stack.tos.rpc:
-            self._arrive(w, ("rpc",))
+    def _track(self, d, pc: int, rec) -> None:
+        """Check mode: the next PC of every thread of ``d`` after its step at ``pc``."""
+        m = d.mask
+        while m:
+            low = m & -m
+            t = int(d.slots[low.bit_length() - 1])
+            if self.tpc[t] != pc:
+                raise SimtlabError(f"TBC check: thread {t} of thread block {self.tb.tb_id} "
+                                   f"runs pc 0x{pc:x} but its next pc is 0x{self.tpc[t]:x}")
+            taken = rec.slot.inst.opcode == "bra" and rec.taken & low
+            self.tpc[t] = rec.slot.target if taken else pc + 8
+            m ^= low
 
-    def _arrive(self, w, kind: tuple) -> None:
-        if self.sync is None:
-            self.sync = kind
-        elif self.sync[:2] != kind[:2]:
+    def _check_start(self, slots, lanes: int, pc: int) -> None:
+        m = lanes
+        while m:
+            low = m & -m
+            t = int(slots[low.bit_length() - 1])
+            if self.tpc[t] != pc:
+                raise SimtlabError(f"TBC check: a warp formed at pc 0x{pc:x} holds thread {t} "
+                                   f"of thread block {self.tb.tb_id}, whose next pc is "
+                                   f"0x{self.tpc[t]:x}")
+            m ^= low
+
+    def _check_rpc(self, w, x) -> None:
+        if w.dyn.pc == x.rpc:
+            self._arrive(w, x, ("rpc",))
+
+    def _sync_at(self, x, kind: tuple) -> None:
+        """A warp of path ``x`` reached synchronisation point ``kind``; every warp of a
+        path reaches the same one (straight-line code from the path's PC)."""
+        if x.sync is None:
+            x.sync = kind
+        elif x.sync[:2] != kind[:2]:
             raise SimtlabError(
                 f"TBC: warps of one path of thread block {self.tb.tb_id} reached different "
-                f"synchronisation points ({self.sync[:2]} and {kind[:2]}); the kernel's control "
+                f"synchronisation points ({x.sync[:2]} and {kind[:2]}); the kernel's control "
                 "flow is not structured")
-        w.hold = True
-        self.arrived.append(w)
-        self.wcnt -= 1
-        if self.wcnt == 0:
-            self._resolve()
 
-    def _leave(self, w) -> None:
-        self.idle(w)
-        self.wcnt -= 1
-        if self.wcnt == 0:
-            self._resolve()
+    def _arrive(self, w, x, kind: tuple) -> None:
+        """``w`` reached path ``x``'s synchronisation point. At a barrier it keeps its
+        warp slot (it goes on as it is); at a branch or the RPC its threads are *parked*
+        (they wait as part of the path's mask) and the slot is free for other warps."""
+        self._sync_at(x, kind)
+        x.wcnt -= 1
+        if kind[0] == "bar":
+            w.hold = True
+            x.arrived.append(w)
+        else:
+            x.parked |= _cta_threads(w.dyn.slots, w.dyn.mask)
+            self._release(w)
+        self._maybe_resolve(x)
 
-    def _resolve(self) -> None:
-        kind, self.sync = self.sync, None
-        arrived, self.arrived = self.arrived, []
+    def _leave(self, w, x) -> None:
+        self._release(w)
+        x.wcnt -= 1
+        self._maybe_resolve(x)
+
+    def _bypass(self, w, x, pc, n_path, t_path, taken, nottaken, target) -> None:
+        """``w`` goes on past the branch with its own threads (UMask bit 0)."""
+        d = w.dyn
+        x.wcnt -= 1
+        _detach(x, w)
+        self.sm.stats.count_mechanism("tbc.bypasses")
+        if taken and nottaken:
+            # it runs the path its own PDOM stack would run first (the taken one, unless
+            # that starts at the RPC); the other part runs when its path becomes the TOS,
+            # or waits at the RPC (threads of a path that starts there)
+            first, later, lanes, rest = ((n_path, t_path, nottaken, taken) if t_path.merge
+                                         else (t_path, n_path, taken, nottaken))
+            if not later.merge:   # (threads of a path at the RPC are in x's mask already)
+                later.pieces.append((d.slots.copy(), rest))
+            d.mask = lanes
+            c = first
+        else:
+            c = t_path if taken else n_path
+        d.pc = c.pc
+        c.attached.append(w)
+        c.wcnt += 1
+        self.entry_of[w] = c
+        self.sm.wake_schedulers()
+        if d.pc == c.rpc:   # it bypassed to where its path reconverges: it waits there
+            self._arrive(w, c, ("rpc",))
+        self._maybe_resolve(x)
+
+    def _maybe_resolve(self, x) -> None:
+        if x.wcnt == 0 and self.stack.entries and x is self.stack.tos:
+            self._resolve(x)
+
+    def _resolve(self, x) -> None:
         st = self.stack
         stats = self.sm.stats
+        kind, x.sync = x.sync, None
+        arrived, x.arrived = x.arrived, []
         if kind is not None and kind[0] == "bar":
-            if st.tos.mask != st.entries[0].mask:
+            if x.mask != st.entries[0].mask:
                 inst = self.sm.launch.program.slots[kind[1] >> 3].inst
                 raise PTXError("TBC: bar.sync inside divergent code (not every live thread of "
                                "the thread block is on the barrier's path)", inst.loc, inst.text)
-            if kind[1] + 8 != st.tos.rpc:
-                self.wcnt = len(arrived)
-                for x in arrived:
-                    x.hold = False
-                self.sm.wake_schedulers()
-                return
-            kind = ("rpc",)
+            x.wcnt = len(arrived)
+            for w in arrived:
+                w.hold = False
+            self.sm.wake_schedulers()
+            for w in list(arrived):
+                if w.dyn.pc == x.rpc:
+                    self._arrive(w, x, ("rpc",))
+            return
+        for w in arrived:             # (barrier waiters adopted from a path that joined x)
+            self._release(w)
+        x.parked = 0                  # the waiting threads are compacted again
         if kind is not None and kind[0] == "bra":
-            _, _, target, fall, rpc = kind
             stats.count_mechanism("tbc.branch_syncs")
-            if st.branch(self.taken, self.nottaken, target, fall, rpc):
+            children = x.children
+            top = children[1] if children[1].mask else children[0]
+            if st.resolve_branch(x, kind[2]):
                 stats.count_mechanism("tbc.divergent_branches")
-            self.taken = self.nottaken = 0
-        elif kind is not None:   # every warp reached the RPC: the path is done
-            st.tos.pc = st.tos.rpc
-        st.reconverge()
+                top = st.tos
+            for w, e in self.entry_of.items():   # warps of paths that joined x run in x
+                if (e is children[0] or e is children[1]) and not any(e is f for f in st.entries):
+                    self.entry_of[w] = x
+            self.mech.evaluated(self.sm, kind[1], top, self.wcu)
+        elif kind is not None:        # every warp reached the RPC: the path is done
+            x.pc = x.rpc
+        elif x.mask:
+            raise SimtlabError(f"TBC: path at pc 0x{x.pc:x} of thread block {self.tb.tb_id} "
+                               "has threads but no running warp and no synchronisation point")
+        st.pop_finished()
         if st.empty:
             self.finish()
             return
-        self._form()
+        self._activate(st.tos)
 
-    def _form(self) -> None:
-        """Compact the TOS path's threads into warps (WCU) and give them warp slots."""
-        top = self.stack.tos
-        masks = [(top.mask >> (32 * k)) & LANE_MASK for k in range(self.nwarps)]
-        res = self.wcu.compact(masks, (1 << self.nwarps) - 1)
+    def _release(self, w) -> None:
+        """Warp slot ``w`` gives up its threads."""
+        e = self.entry_of.pop(w, None)
+        if e is not None:
+            _detach(e, w)
+        if not w.done:
+            self.idle(w)
+            if w not in self.free:
+                self.free.append(w)
+                self._start_waiting()
+
+    def _activate(self, x) -> None:
+        """Path ``x`` became the TOS: start its bypassed pieces and compact the rest of its
+        threads (the UMask warps) with the WCU; WCnt counts them. Threads of warps that
+        already run ahead in ``x`` or wait at its synchronisation point are not compacted."""
+        covered = x.parked
+        for w in x.attached:
+            covered |= _cta_threads(w.dyn.slots, w.dyn.mask)
+        for w in x.arrived:
+            covered |= _cta_threads(w.dyn.slots, w.dyn.mask)
+        for slots, lanes in x.pieces:
+            covered |= _cta_threads(slots, lanes)
+        rest = x.mask & ~covered
+        masks = [(rest >> (32 * k)) & LANE_MASK for k in range(self.nwarps)]
         stats = self.sm.stats
-        stats.count_mechanism("tbc.compactions")
-        stats.count_mechanism("tbc.warps_before", sum(1 for m in masks if m))
-        stats.count_mechanism("tbc.warps_formed", len(res.warps))
-        slots_free = [x for x in self.tb.warps if not x.done]
-        for k, x in enumerate(slots_free):
-            if k < len(res.warps):
+        new = []
+        if rest:
+            res = self.wcu.compact(masks, (1 << self.nwarps) - 1)
+            stats.count_mechanism("tbc.compactions")
+            stats.count_mechanism("tbc.warps_before", sum(1 for m in masks if m))
+            stats.count_mechanism("tbc.warps_formed", len(res.warps))
+            for k, lanes in enumerate(res.warps):
                 slots = LANE_IDS.copy()
                 for lane, src in enumerate(res.src[k]):
                     if src is not None:
                         slots[lane] = src * 32 + lane
-                self.assign(x, slots, res.warps[k], top.pc)
-            else:
-                self.idle(x)
-        self.wcnt = len(res.warps)
+                new.append((slots, lanes))
+        new += [(sl, ln) for sl, ln in x.pieces if _live_lanes(sl, ln, x.mask)]
+        x.pieces = []
+        x.wcnt += len(new)
+        self.waiting += [(slots, lanes, x) for slots, lanes in new]
+        self._start_waiting()
         self.sm.wake_schedulers()
+        self._maybe_resolve(x)
+
+    def _start_waiting(self) -> None:
+        """Give formed warps warp slots (lowest slot first); a warp waits for a slot while
+        running-ahead warps hold them all (it is counted in WCnt meanwhile)."""
+        if not self.free or not self.waiting:
+            return
+        self.free.sort(key=lambda w: w.widx)
+        while self.free and self.waiting:
+            slots, lanes, x = self.waiting.pop(0)
+            w = self.free.pop(0)
+            if self.tpc is not None:
+                self._check_start(slots, _live_lanes(slots, lanes, x.mask), x.pc)
+            self.assign(w, slots, _live_lanes(slots, lanes, x.mask), x.pc)
+            self.entry_of[w] = x
+            x.attached.append(w)
+            if not w.dyn.mask:       # every thread of it exited meanwhile
+                self._leave(w, x)
+
+
+def _detach(x, w) -> None:
+    """Remove warp slot ``w`` from path ``x``'s running warps."""
+    for i, a in enumerate(x.attached):
+        if a is w:
+            del x.attached[i]
+            return
+
+
+def _live_lanes(slots: np.ndarray, lanes: int, mask: int) -> int:
+    """The lanes of ``lanes`` whose thread is still in CTA mask ``mask`` (not exited)."""
+    out = 0
+    m = lanes
+    while m:
+        low = m & -m
+        if mask >> int(slots[low.bit_length() - 1]) & 1:
+            out |= low
+        m ^= low
+    return out
 
 
 class Tbc(Mechanism):
-    """TBC (``stall_unconditional=True``) or TBC+ (False): every CTA's warps are formed by
-    :class:`TbcFormation`."""
+    """TBC (``pass_unconditional=False``: every branch is a CTA barrier) or TBC+ (True:
+    unconditional branches are not): every CTA's warps are formed by
+    :class:`CompactionFormation`; every warp stalls at a conditional branch."""
 
-    def __init__(self, stall_unconditional: bool = True):
-        self.stall_unconditional = stall_unconditional
+    def __init__(self, pass_unconditional: bool = False, check: bool = False):
+        self.pass_unconditional = pass_unconditional
+        #: check mode: track every thread's next PC and verify each formed warp against it
+        self.check = check
 
     def form_warps(self, sm, tb):
-        return TbcFormation(sm, tb, self)
+        return CompactionFormation(sm, tb, self)
+
+    def decide(self, sm, pc: int, taken: int, nottaken: int, inst) -> str:
+        """What a warp of the TOS path does at the branch at ``pc``: STALL (wait for
+        compaction) or BYPASS (go on with its own threads); PASS for an unconditional
+        branch that does not synchronise."""
+        return STALL
+
+    def evaluated(self, sm, pc: int, path: CtaEntry, wcu: Wcu) -> None:
+        """WCnt reached 0 at the branch at ``pc``; ``path`` is the new TOS path."""
 
 
-def make_tbc(config) -> Tbc:
-    return Tbc(stall_unconditional=True)
+def make_tbc(config, check: bool = False) -> Tbc:
+    return Tbc(pass_unconditional=False, check=check)
 
 
-def make_tbc_plus(config) -> Tbc:
-    return Tbc(stall_unconditional=False)
+def make_tbc_plus(config, check: bool = False) -> Tbc:
+    return Tbc(pass_unconditional=True, check=check)
