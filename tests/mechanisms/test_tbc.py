@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from golden.configs import load_config
-from golden.errors import PTXError
+from golden.errors import PTXError, SimtlabError
 from golden.mechanisms.capri.tbc import CtaStack, Tbc
 from golden.report.runner import TimingJob, run_job
 from golden.simt.program import NO_RECONVERGENCE
@@ -98,25 +98,39 @@ def _run_comp(tmp_path, mechanisms, tbs=6, iters=20):
     return dev.from_device(out), stats.timing
 
 
+def _fill(st, x, taken, nottaken, target, fall, rpc):
+    n, t = st.open_branch(x, target, fall, rpc)
+    n.mask |= nottaken
+    t.mask |= taken
+    return st.resolve_branch(x, rpc)
+
+
 def test_cta_stack_pushes_not_taken_then_taken_and_pops_at_the_rpc():
     st = CtaStack(0b1111)
-    assert not st.branch(0b1111, 0, target=40, fallthrough=16, rpc=64)
-    assert st.tos.pc == 40 and len(st.entries) == 1
-    assert st.branch(0b0101, 0b1010, target=80, fallthrough=48, rpc=96)
+    assert not _fill(st, st.tos, 0b1111, 0, target=40, fall=16, rpc=64)
+    assert st.tos.pc == 40 and len(st.entries) == 1      # non-divergent: TOS moves on
+    assert _fill(st, st.tos, 0b0101, 0b1010, target=80, fall=48, rpc=96)
     assert [(e.pc, e.rpc, e.mask) for e in st.entries] == [
         (96, NO_RECONVERGENCE, 0b1111), (48, 96, 0b1010), (80, 96, 0b0101)]
     st.tos.pc = 96                      # the taken path reached the RPC
-    st.reconverge()
+    assert len(st.pop_finished()) == 1
     assert st.tos.pc == 48 and st.tos.mask == 0b1010
     st.exit_threads(0b1010)             # the not-taken threads exit
-    st.reconverge()
+    st.pop_finished()
     assert len(st.entries) == 1 and st.tos.mask == 0b0101
 
 
-def test_cta_stack_does_not_push_a_path_that_starts_at_the_rpc():
+def test_cta_stack_keeps_a_path_that_starts_at_the_rpc_in_the_tos():
     st = CtaStack(0b11)
-    assert st.branch(0b01, 0b10, target=64, fallthrough=16, rpc=64)
+    assert _fill(st, st.tos, 0b01, 0b10, target=64, fall=16, rpc=64)
     assert [(e.pc, e.mask) for e in st.entries] == [(64, 0b11), (16, 0b10)]
+
+
+def test_cta_stack_refuses_to_pop_a_path_with_running_warps():
+    st = CtaStack(0b11)
+    st.tos.pc, st.tos.rpc, st.tos.wcnt = 8, 8, 1
+    with pytest.raises(SimtlabError, match="still running"):
+        st.pop_finished()
 
 
 @pytest.mark.parametrize("variant", [True, False], ids=["tbc", "tbc-plus"])

@@ -1,4 +1,4 @@
-"""Thread block compaction (TBC) and TBC+ in the timing model (seed 004 §2.2; Fung &
+"""Thread block compaction (TBC, TBC+ and CAPRI's base) in the timing model (seed 004 §2.2; Fung &
 Aamodt, HPCA 2011; digest: paper-facts §7.1).
 
 Each resident CTA has one reconvergence stack (:class:`CtaStack`): entries ``{next PC,
@@ -20,6 +20,16 @@ priority encoders, every thread in its home lane) forms from the TOS's mask:
   at the path's PC (I-buffers flushed);
 * ``bar.sync`` waits until every warp of the path arrived (the path must hold every live
   thread of the CTA, else the kernel has a barrier in divergent code: an error).
+
+The per-warp decision at a conditional branch is the mechanism's (:meth:`Tbc.decide`):
+TBC and TBC+ always stall; CAPRI (:mod:`golden.mechanisms.capri.mechanism`) may
+*bypass*: the warp goes on with its own threads into the path it takes (UMask bit 0),
+runs at most one basic block ahead (at that path's next branch or RPC it waits, its
+threads *parked* and its warp slot free, until the path is the TOS), and when the path
+becomes the TOS only its other threads are compacted. A warp that arrives at a branch or
+the RPC always gives up its slot; formed warps wait for a free slot (counted in WCnt).
+With ``check=True`` every thread's next PC is tracked and every formed warp is proven to
+start where its threads are.
 
 Thread-to-warp mapping and per-warp PCs are kept per warp slot (the warp scheduler's
 tables in the paper). Simplifications (stated in the report): the WCU adds no latency
