@@ -522,7 +522,7 @@ class FunctionalLaunch:
             raise PTXError(f"dynamic warps cannot execute '{op}': its meaning depends on "
                            "which threads form a warp (or it needs a per-warp call stack)",
                            inst.loc, inst.text)
-        path = _MASK_BITS(mask)
+        path = self._path_bits(w, mask)
         lanes = slots
         active = path
         if inst.guard is not None:
@@ -567,20 +567,24 @@ class FunctionalLaunch:
                           finished=False, at_barrier=at_bar, active_mask=act, taken=taken,
                           exited=exited)
 
+    def _path_bits(self, w: Wave, mask: int) -> np.ndarray:
+        """Read-only bool (32,) lanes of a 32-bit lane mask (cached per mask)."""
+        if mask == 0xFFFFFFFF:
+            return w.ones[:32]
+        path = self._mask_bits.get(mask)
+        if path is None:
+            path = _MASK_BITS(mask)
+            path.flags.writeable = False  # shared by every step with this mask
+            if len(self._mask_bits) < 4096:
+                self._mask_bits[mask] = path
+        return path
+
     def _step_one(self, w: Wave, warp: int, pc: int, mask: int, s: Slot) -> None:
         """:meth:`_step` for one warp and a non-control instruction (the timing model's
         common case), with scalar SIMT-stack updates instead of vectorised ones."""
         inst = s.inst
         lanes = slice(warp * 32, warp * 32 + 32)
-        if mask == 0xFFFFFFFF:
-            path = w.ones[:32]
-        else:
-            path = self._mask_bits.get(mask)
-            if path is None:
-                path = _MASK_BITS(mask)
-                path.flags.writeable = False  # shared by every step with this mask
-                if len(self._mask_bits) < 4096:
-                    self._mask_bits[mask] = path
+        path = self._path_bits(w, mask)
         active = path
         if inst.guard is not None:
             pv = w.regs[s.regs[inst.guard.reg.name]][lanes]

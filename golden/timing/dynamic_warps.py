@@ -40,33 +40,30 @@ from golden.errors import ConfigError
 from golden.timing.scoreboard import Scoreboard
 
 LANE_IDS = np.arange(32, dtype=np.int64)
+LANE_IDS.flags.writeable = False   # the slots of an idle warp; copied before any change
+
+
+def lane_threads(slots: np.ndarray, lanes: int):
+    """``(lane bit, thread slot)`` of every lane set in ``lanes`` of a dynamic warp whose
+    lane ``l`` holds thread ``slots[l]``, lowest lane first."""
+    while lanes:
+        low = lanes & -lanes
+        yield low, int(slots[low.bit_length() - 1])
+        lanes ^= low
 
 
 class DynWarp:
     """What a warp slot runs under a formation policy: ``slots[l]`` = wave slot of the
     thread in lane ``l`` (home lane ``l``), ``mask`` = lanes that hold an active thread,
-    ``pc`` = next PC, ``rows`` = static warps (RF rows) its threads belong to, ``policy``
-    = the :class:`WarpFormation` that owns it."""
+    ``pc`` = next PC, ``policy`` = the :class:`WarpFormation` that owns it."""
 
-    __slots__ = ("slots", "mask", "pc", "rows", "policy")
+    __slots__ = ("slots", "mask", "pc", "policy")
 
-    def __init__(self, slots: np.ndarray, mask: int, pc: int, rows: tuple, policy):
+    def __init__(self, slots: np.ndarray, mask: int, pc: int, policy):
         self.slots = slots
         self.mask = mask
         self.pc = pc
-        self.rows = rows
         self.policy = policy
-
-
-class PendingWrites:
-    """The pending register writes of one TB's threads, per thread: ``reg -> list of
-    [rows, is_mem]`` where ``rows`` maps a static warp (RF row) to the lanes its write
-    covers. Shared by the TB's dynamic warps (:class:`ThreadScoreboard`)."""
-
-    __slots__ = ("pending",)
-
-    def __init__(self):
-        self.pending: dict = {}
 
 
 class ThreadScoreboard:
@@ -75,15 +72,17 @@ class ThreadScoreboard:
     while results are in flight keeps every true dependence and adds none. ``reserve``
     returns the write's token, which the SM hands back to ``release`` at writeback."""
 
-    __slots__ = ("writes", "rows")
+    __slots__ = ("pending", "rows")
     tracks_all = False
 
-    def __init__(self, writes: PendingWrites, rows: dict):
-        self.writes = writes
+    def __init__(self, pending: dict, rows: dict):
+        #: the TB's pending writes: ``reg -> list of [rows, is_mem]`` tokens, ``rows``
+        #: mapping a static warp (RF row) to the lanes the write covers
+        self.pending = pending
         self.rows = rows          # static warp -> lanes of this warp's threads in that row
 
     def blocked(self, d) -> int:
-        p = self.writes.pending
+        p = self.pending
         mine = self.rows
         hit = 0
         for r in d.hazard:
@@ -102,13 +101,13 @@ class ThreadScoreboard:
     def reserve(self, regs, is_mem: bool, mask: int = 0xFFFFFFFF):
         rows = {row: lanes & mask for row, lanes in self.rows.items() if lanes & mask}
         tok = [rows, is_mem]
-        p = self.writes.pending
+        p = self.pending
         for r in regs:
             p.setdefault(r, []).append(tok)
         return tok
 
     def release(self, regs) -> None:
-        p = self.writes.pending
+        p = self.pending
         tok = regs.token
         for r in regs:
             lst = p.get(r)
@@ -121,7 +120,7 @@ class ThreadScoreboard:
                     del p[r]
 
     def empty(self) -> bool:
-        return not self.writes.pending
+        return not self.pending
 
 
 class WarpFormation:
@@ -139,7 +138,7 @@ class WarpFormation:
         self.tb = tb
         self.wave = tb.wave
         #: pending register writes of the TB's threads (per thread, see ThreadScoreboard)
-        self.writes = PendingWrites()
+        self.pending: dict = {}
 
     # ------------------------------------------------------------------ interface
     def start(self) -> None:  # pragma: no cover - abstract
@@ -158,30 +157,22 @@ class WarpFormation:
     def assign(self, w, slots: np.ndarray, mask: int, pc: int) -> None:
         """Warp slot ``w`` runs threads ``slots`` (lanes ``mask``) from ``pc`` on."""
         rows: dict = {}
-        m = mask
-        while m:
-            low = m & -m
-            lane = low.bit_length() - 1
-            row = int(slots[lane]) >> 5
-            rows[row] = rows.get(row, 0) | low
-            m ^= low
-        w.dyn = DynWarp(slots, mask, pc, tuple(sorted(rows)), self)
-        w.sb = ThreadScoreboard(self.writes, rows)
-        self._restart(w, pc)
+        for low, t in lane_threads(slots, mask):
+            rows[t >> 5] = rows.get(t >> 5, 0) | low
+        w.dyn = DynWarp(slots, mask, pc, self)
+        w.sb = ThreadScoreboard(self.pending, rows)
+        w.ibuf.flush()
+        w.fetch_pc = pc
+        w.sched.dirty = True
         w.hold = False
 
     def idle(self, w) -> None:
         """Warp slot ``w`` holds no thread until the next :meth:`assign`."""
         pc = w.dyn.pc if w.dyn is not None else 0
-        w.dyn = DynWarp(np.arange(32, dtype=np.int64), 0, pc, (), self)
-        w.sb = ThreadScoreboard(self.writes, {})
+        w.dyn = DynWarp(LANE_IDS, 0, pc, self)
+        w.sb = ThreadScoreboard(self.pending, {})
         w.hold = True
         w.ibuf.flush()
-
-    def _restart(self, w, pc: int) -> None:
-        w.ibuf.flush()
-        w.fetch_pc = pc
-        w.sched.dirty = True
 
     def finish(self) -> None:
         """Every thread of the TB exited: its warp slots finish (the TB retires)."""

@@ -182,8 +182,7 @@ class ResidentTB:
     TB slot are held by the TB until its last warp finishes."""
 
     __slots__ = ("tb_id", "wave", "warps", "live", "threads", "regs", "shared", "pending",
-                 "regs_per_warp", "held_regs", "held_threads", "held_warps", "dispatched",
-                 "formation")
+                 "regs_per_warp", "held_regs", "held_threads", "held_warps", "dispatched")
 
     def __init__(self, tb_id, wave, threads, regs, shared):
         self.tb_id = tb_id
@@ -199,9 +198,6 @@ class ResidentTB:
         self.held_threads = 0
         self.held_warps = 0
         self.dispatched = 0   # cycle the TB was dispatched
-        #: the warp-formation policy that owns the TB's thread-to-warp mapping, or None
-        #: (static warps); see golden/timing/dynamic_warps.py
-        self.formation = None
 
     def warp_threads(self, widx: int) -> int:
         """Threads of warp ``widx`` (the last warp of a TB may be partly filled)."""
@@ -325,7 +321,6 @@ class SM:
                 if tb.pending:
                     raise ConfigError(f"{type(m).__name__}: dynamic warps need whole thread "
                                       "blocks (no partial-TB dispatch)")
-                tb.formation = f
                 f.start()
                 break
 
@@ -673,7 +668,7 @@ class SM:
         if dyn is None:
             rec = self.launch.step_warp(wave, w.widx)
         else:
-            rec = w.dyn.policy.step(w)
+            rec = dyn.policy.step(w)
         for m in self.mechanisms:
             m.after_step(self, w, pc, rec)
         st.instructions_issued += 1

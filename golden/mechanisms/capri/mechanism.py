@@ -26,7 +26,7 @@ updates_inadequate``.
 
 from __future__ import annotations
 
-from golden.mechanisms.capri.tbc import BYPASS, STALL, LANE_MASK, Tbc
+from golden.mechanisms.capri.tbc import BYPASS, STALL, Tbc, warp_masks
 from golden.structures.capri.capt import Capt, CaptParams
 
 
@@ -55,9 +55,7 @@ class Capri(Tbc):
         return STALL if adequate else BYPASS
 
     def evaluated(self, sm, pc: int, path, wcu) -> None:
-        nwarps = wcu.params.warps
-        masks = [(path.mask >> (32 * k)) & LANE_MASK for k in range(nwarps)]
-        res = wcu.compact(masks, 0)       # umask 0: the evaluator alone
+        res = wcu.compact(warp_masks(path.mask, wcu.params.warps), 0)   # the evaluator alone
         adequate = res.max_lane_count < path.contrib
         if self._capt(sm).update(pc, adequate):
             sm.stats.count_mechanism("capri.updates_adequate" if adequate

@@ -45,7 +45,7 @@ import numpy as np
 from golden.errors import PTXError, SimtlabError
 from golden.simt.program import NO_RECONVERGENCE
 from golden.structures.capri.wcu import Wcu, WcuParams
-from golden.timing.dynamic_warps import LANE_IDS, WarpFormation
+from golden.timing.dynamic_warps import LANE_IDS, WarpFormation, lane_threads
 from golden.timing.hooks import Mechanism
 
 LANE_MASK = 0xFFFFFFFF
@@ -169,11 +169,15 @@ class CtaStack:
 def _cta_threads(slots: np.ndarray, lanes: int) -> int:
     """CTA-wide mask of the threads in ``lanes`` of a dynamic warp."""
     m = 0
-    while lanes:
-        low = lanes & -lanes
-        m |= 1 << int(slots[low.bit_length() - 1])
-        lanes ^= low
+    for _, t in lane_threads(slots, lanes):
+        m |= 1 << t
     return m
+
+
+def warp_masks(cta_mask: int, nwarps: int) -> list:
+    """A CTA-wide thread mask as the lane masks of its ``nwarps`` static warps (the WCU's
+    ``mask`` input, warp order)."""
+    return [(cta_mask >> (32 * k)) & LANE_MASK for k in range(nwarps)]
 
 
 #: what a warp does at a branch (:meth:`CompactionFormation.decide`)
@@ -235,7 +239,7 @@ class CompactionFormation(WarpFormation):
                     self._arrive(w, x, ("bra", pc, s.rpc))
                 else:
                     self._sync_at(x, ("bra", pc, s.rpc))   # it passed the path's branch
-                    self._bypass(w, x, pc, n_path, t_path, taken, nottaken, s.target)
+                    self._bypass(w, x, n_path, t_path, taken, nottaken)
         elif op in ("exit", "ret"):
             if rec.exited:
                 self.stack.exit_threads(_cta_threads(d.slots, rec.exited))
@@ -256,27 +260,19 @@ class CompactionFormation(WarpFormation):
     # ------------------------------------------------------------------ WCnt
     def _track(self, d, pc: int, rec) -> None:
         """Check mode: the next PC of every thread of ``d`` after its step at ``pc``."""
-        m = d.mask
-        while m:
-            low = m & -m
-            t = int(d.slots[low.bit_length() - 1])
+        is_bra = rec.slot.inst.opcode == "bra"
+        for low, t in lane_threads(d.slots, d.mask):
             if self.tpc[t] != pc:
                 raise SimtlabError(f"TBC check: thread {t} of thread block {self.tb.tb_id} "
                                    f"runs pc 0x{pc:x} but its next pc is 0x{self.tpc[t]:x}")
-            taken = rec.slot.inst.opcode == "bra" and rec.taken & low
-            self.tpc[t] = rec.slot.target if taken else pc + 8
-            m ^= low
+            self.tpc[t] = rec.slot.target if is_bra and rec.taken & low else pc + 8
 
     def _check_start(self, slots, lanes: int, pc: int) -> None:
-        m = lanes
-        while m:
-            low = m & -m
-            t = int(slots[low.bit_length() - 1])
+        for _, t in lane_threads(slots, lanes):
             if self.tpc[t] != pc:
                 raise SimtlabError(f"TBC check: a warp formed at pc 0x{pc:x} holds thread {t} "
                                    f"of thread block {self.tb.tb_id}, whose next pc is "
                                    f"0x{self.tpc[t]:x}")
-            m ^= low
 
     def _check_rpc(self, w, x) -> None:
         if w.dyn.pc == x.rpc:
@@ -312,7 +308,7 @@ class CompactionFormation(WarpFormation):
         x.wcnt -= 1
         self._maybe_resolve(x)
 
-    def _bypass(self, w, x, pc, n_path, t_path, taken, nottaken, target) -> None:
+    def _bypass(self, w, x, n_path, t_path, taken, nottaken) -> None:
         """``w`` goes on past the branch with its own threads (UMask bit 0)."""
         d = w.dyn
         x.wcnt -= 1
@@ -409,7 +405,7 @@ class CompactionFormation(WarpFormation):
         for slots, lanes in x.pieces:
             covered |= _cta_threads(slots, lanes)
         rest = x.mask & ~covered
-        masks = [(rest >> (32 * k)) & LANE_MASK for k in range(self.nwarps)]
+        masks = warp_masks(rest, self.nwarps)
         stats = self.sm.stats
         new = []
         if rest:
@@ -460,12 +456,9 @@ def _detach(x, w) -> None:
 def _live_lanes(slots: np.ndarray, lanes: int, mask: int) -> int:
     """The lanes of ``lanes`` whose thread is still in CTA mask ``mask`` (not exited)."""
     out = 0
-    m = lanes
-    while m:
-        low = m & -m
-        if mask >> int(slots[low.bit_length() - 1]) & 1:
+    for low, t in lane_threads(slots, lanes):
+        if mask >> t & 1:
             out |= low
-        m ^= low
     return out
 
 
