@@ -3,20 +3,16 @@ launchers shared by tb/capri/test_capt.py and test_wcu.py.
 
 Real-kernel traces come from the passive CAPRI oracle
 (golden/mechanisms/capri/oracle.py) through
-:func:`golden.mechanisms.capri.trace.record_capri_trace`. Until that module exists the
-real-kernel tests are skipped (only when *it* is missing: any other import error fails).
-Set ``SIMTLAB_CAPRI_TRACE_DIR`` to a folder of JSON-lines traces to replay every
-``*.jsonl`` in it whose header names the bench's structure; without the variable that
-test is skipped.
+:func:`golden.mechanisms.capri.trace.record_capri_trace`. Set
+``SIMTLAB_CAPRI_TRACE_DIR`` to a folder of JSON-lines traces to replay every ``*.jsonl``
+in it whose header names the bench's structure; without the variable that test is
+skipped.
 """
 
 from __future__ import annotations
 
-import importlib
 from functools import partial
 from pathlib import Path
-
-import pytest
 
 from golden.mechanisms.capri.trace import record_capri_trace
 from golden.structures.capri import STRUCTURES
@@ -26,8 +22,8 @@ from tb.capri import stimulus as st
 from tb.common import bench as common_bench
 from tb.common.bench import StructureBench
 
-__all__ = ["BENCHES", "ENV_TRACE_DIR", "MECHANISM_MODULE", "REAL_TRACES", "replay_kernel_traces",
-           "replay_trace_dir", "require_mechanism"]
+__all__ = ["BENCHES", "ENV_TRACE_DIR", "REAL_TRACES", "replay_kernel_traces",
+           "replay_trace_dir"]
 
 #: real kernels whose CAPRI traffic the benches record and replay (small inputs, core 0,
 #: first structure cycles) on quadro_fx5800 shrunk to TRACE_OVERRIDES' 2 cores so core 0
@@ -41,9 +37,6 @@ TRACE_OVERRIDES = {"core.num_sms": 2}
 
 #: Folder of real-kernel CAPRI traces to replay (optional).
 ENV_TRACE_DIR = "SIMTLAB_CAPRI_TRACE_DIR"
-
-#: The mechanism that records real-kernel traces (the passive CAPRI oracle).
-MECHANISM_MODULE = "golden.mechanisms.capri.oracle"
 
 
 def _bench(name: str, rtl, prefix: str, env: str, comb: bool = False) -> StructureBench:
@@ -59,21 +52,9 @@ BENCHES = {
 }
 
 
-def require_mechanism() -> None:
-    """Skip the calling test when the CAPRI timing mechanism module does not exist yet;
-    re-raise any other import failure (a broken mechanism must fail, not skip)."""
-    try:
-        importlib.import_module(MECHANISM_MODULE)
-    except ModuleNotFoundError as exc:
-        if exc.name not in (MECHANISM_MODULE, MECHANISM_MODULE.rpartition(".")[0]):
-            raise
-        pytest.skip(f"{MECHANISM_MODULE} does not exist yet (no real-kernel CAPRI traces)")
-
-
 def replay_kernel_traces(bench: StructureBench, tmp_path: Path, test_module: str) -> None:
     """Record core 0's traffic of ``bench`` in timing runs of its REAL_TRACES kernels with
     the CAPRI mechanism, then replay the traces on the RTL."""
-    require_mechanism()
     workloads, cycles = REAL_TRACES[bench.name]
     common_bench.run_real_traces(bench, workloads, cycles, tmp_path, test_module)
 

@@ -3,20 +3,16 @@ launchers shared by tb/warpman/test_workload_buffer.py and test_dispatch_check.p
 
 Real-kernel traces come from the WarpMan timing mechanism
 (golden/mechanisms/warpman/mechanism.py) through
-:func:`golden.mechanisms.warpman.trace.record_warpman_trace`. Until that module exists the
-real-kernel tests are skipped (only when *it* is missing: any other import error fails).
-Set ``SIMTLAB_WARPMAN_TRACE_DIR`` to a folder of JSON-lines traces to replay every
-``*.jsonl`` in it whose header names the bench's structure; without the variable that
-test is skipped.
+:func:`golden.mechanisms.warpman.trace.record_warpman_trace`. Set
+``SIMTLAB_WARPMAN_TRACE_DIR`` to a folder of JSON-lines traces to replay every ``*.jsonl``
+in it whose header names the bench's structure; without the variable that test is
+skipped.
 """
 
 from __future__ import annotations
 
-import importlib
 from functools import partial
 from pathlib import Path
-
-import pytest
 
 from golden.mechanisms.warpman.trace import record_warpman_trace
 from golden.structures.warpman import STRUCTURES
@@ -26,8 +22,8 @@ from tb.common import bench as common_bench
 from tb.common.bench import StructureBench
 from tb.warpman import stimulus as st
 
-__all__ = ["BENCHES", "ENV_TRACE_DIR", "MECHANISM_MODULE", "REAL_TRACES", "replay_kernel_traces",
-           "replay_trace_dir", "require_mechanism"]
+__all__ = ["BENCHES", "ENV_TRACE_DIR", "REAL_TRACES", "replay_kernel_traces",
+           "replay_trace_dir"]
 
 #: real kernels whose WarpMan traffic the benches record and replay (small inputs, SM 0,
 #: first structure cycles) on gtx480_warpman shrunk to TRACE_OVERRIDES' 2 SMs, so the
@@ -43,9 +39,6 @@ TRACE_OVERRIDES = {"core.num_sms": 2}
 #: Folder of real-kernel WarpMan traces to replay (optional).
 ENV_TRACE_DIR = "SIMTLAB_WARPMAN_TRACE_DIR"
 
-#: The timing mechanism that records real-kernel traces (written separately).
-MECHANISM_MODULE = "golden.mechanisms.warpman.mechanism"
-
 
 def _bench(name: str, rtl, prefix: str, env: str, comb: bool = False) -> StructureBench:
     return common_bench.make_bench(STRUCTURES[name], rtl, st, prefix, env, comb=comb,
@@ -60,21 +53,9 @@ BENCHES = {
 }
 
 
-def require_mechanism() -> None:
-    """Skip the calling test when the WarpMan timing mechanism module does not exist yet;
-    re-raise any other import failure (a broken mechanism must fail, not skip)."""
-    try:
-        importlib.import_module(MECHANISM_MODULE)
-    except ModuleNotFoundError as exc:
-        if exc.name not in (MECHANISM_MODULE, MECHANISM_MODULE.rpartition(".")[0]):
-            raise
-        pytest.skip(f"{MECHANISM_MODULE} does not exist yet (no real-kernel WarpMan traces)")
-
-
 def replay_kernel_traces(bench: StructureBench, tmp_path: Path, test_module: str) -> None:
     """Record SM 0's traffic of ``bench`` in timing runs of its REAL_TRACES kernels with the
     WarpMan mechanism, then replay the traces on the RTL."""
-    require_mechanism()
     workloads, cycles = REAL_TRACES[bench.name]
     common_bench.run_real_traces(bench, workloads, cycles, tmp_path, test_module)
 
