@@ -10,7 +10,9 @@ GTX 280-like gtx280_ilp (ILP chapter).
 
 from __future__ import annotations
 
-from golden.report.runner import ReportOptions, TimingJob, geomean
+from dataclasses import dataclass
+
+from golden.report.runner import ReportOptions, TimingJob, geomean, timed_run
 from golden.timing.stats import STALL_REASONS
 
 #: (config name, which seeds use it). A config's table covers the workloads whose
@@ -36,23 +38,50 @@ def _workloads(opts: ReportOptions) -> list[str]:
     return sorted({w for cfg, _ in BASELINE_CONFIGS for w in workloads_for(cfg, opts)})
 
 
-def jobs(opts: ReportOptions) -> list[TimingJob]:
-    """One baseline simulation per workload and configuration."""
-    return [TimingJob(w, cfg, size=opts.size, seed=opts.seed)
-            for cfg, _ in BASELINE_CONFIGS for w in workloads_for(cfg, opts)]
+@dataclass(frozen=True)
+class FunctionalJob:
+    """A workload's functional-mode run: its output digest, which every timing run of the
+    same workload, size and seed must reproduce (a job, so it runs in parallel and its
+    result is cached like a simulation's)."""
+
+    workload: str
+    size: str = "small"
+    seed: int = 0
+
+    @property
+    def key(self) -> str:
+        return f"functional/{self.workload}/{self.size}/s{self.seed}"
+
+    def run(self) -> dict:
+        from golden.report.runner import output_digest
+        from golden.workloads import registry
+
+        def compute():
+            run = registry.run_workload(registry.get(self.workload), size=self.size, seed=self.seed)
+            return {"outputs_match": not run.mismatches(), "output_digest": output_digest(run.outputs)}
+        return timed_run(self, compute)
 
 
-def functional_digests(workloads, opts: ReportOptions) -> dict[str, str]:
-    """Output digest of each workload's functional-mode run (the timing runs must match)."""
-    from golden.report.runner import output_digest
-    from golden.workloads import registry
-    return {w: output_digest(registry.run_workload(registry.get(w), size=opts.size, seed=opts.seed).outputs)
-            for w in workloads}
+def jobs(opts: ReportOptions) -> list:
+    """One baseline simulation per workload and configuration, and one functional run per
+    workload (the reference digest)."""
+    return ([TimingJob(w, cfg, size=opts.size, seed=opts.seed)
+             for cfg, _ in BASELINE_CONFIGS for w in workloads_for(cfg, opts)]
+            + [FunctionalJob(w, opts.size, opts.seed) for w in _workloads(opts)])
+
+
+def functional_digests(results: dict, workloads, opts: ReportOptions) -> dict[str, str | None]:
+    """Output digest of each workload's functional-mode run (None if it failed or is missing)."""
+    out = {}
+    for w in workloads:
+        r = results.get(FunctionalJob(w, opts.size, opts.seed).key)
+        out[w] = r.get("output_digest") if r is not None and "error" not in r else None
+    return out
 
 
 def render(results: dict, opts: ReportOptions) -> tuple[str, dict]:
     """Markdown tables (one per configuration) and the JSON document."""
-    func = functional_digests(_workloads(opts), opts)
+    func = functional_digests(results, _workloads(opts), opts)
     md = ["# Baseline timing: every workload on each seed's GPU", "",
           f"Inputs: size `{opts.size}`, seed {opts.seed}. IPC = warp instructions per cycle, "
           "whole GPU. Stall columns: share of scheduler cycles by outcome (issue = an "

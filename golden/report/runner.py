@@ -17,9 +17,7 @@ check a mechanism left outputs bit-identical to the baseline).
 from __future__ import annotations
 
 import hashlib
-import sys
 import time
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
@@ -156,85 +154,12 @@ def run_job(job) -> dict:
             "energy": energy.to_dict(), "wall_seconds": wall, "cpu_seconds": cpu}
 
 
-def _run_job_safe(job: TimingJob) -> dict:
-    try:
-        return run_job(job)
-    except Exception as e:  # reported per job; one failing simulation must not hide the rest
-        return {**asdict(job), "key": job.key, "error": f"{type(e).__name__}: {e}"}
-
-
-def run_jobs(jobs, workers: int = 1, progress: bool = True, cache=None) -> dict[str, dict]:
-    """Run every distinct job (by :attr:`TimingJob.key`); return ``{key: result}``.
-
-    Longest jobs are not known in advance; jobs are submitted in the given order.
-    A job that raises produces a result with an ``error`` field instead of numbers.
-    ``cache`` (a :class:`golden.report.cache.ResultCache`) supplies results of jobs already
-    run on the same model source and stores each new result as soon as it finishes.
-    Progress goes to stderr: a tqdm bar on a terminal, one line per finished job otherwise.
-    """
-    unique = list({j.key: j for j in jobs}.values())
-    results: dict[str, dict] = {}
-    todo = []
-    for j in unique:
-        hit = cache.get(j.key) if cache is not None else None
-        if hit is not None:
-            results[j.key] = {**hit, "from_cache": True}
-        else:
-            todo.append(j)
-    rep = _Progress(len(todo), len(unique) - len(todo), progress)
-
-    def done(j, r):
-        results[j.key] = r
-        if cache is not None:
-            cache.put(r)
-        rep.update(r)
-
-    if workers <= 1 or len(todo) <= 1:
-        for j in todo:
-            done(j, _run_job_safe(j))
-    else:
-        with ProcessPoolExecutor(max_workers=workers) as ex:
-            futs = {ex.submit(_run_job_safe, j): j for j in todo}
-            for f in as_completed(futs):
-                done(futs[f], f.result())
-    rep.close()
-    return results
-
-
-class _Progress:
-    """tqdm bar on a terminal; on a pipe or log file, one line per finished simulation."""
-
-    def __init__(self, total: int, cached: int, enabled: bool):
-        self.total, self.n, self.enabled = total, 0, enabled
-        self.t0 = time.perf_counter()
-        self.bar = None
-        if not enabled:
-            return
-        if cached:
-            print(f"{cached} simulation(s) reused from the result cache, {total} to run",
-                  file=sys.stderr)
-        if sys.stderr.isatty():
-            try:
-                from tqdm import tqdm
-                self.bar = tqdm(total=total, desc="simulations", unit="run", file=sys.stderr)
-            except ImportError:  # pragma: no cover
-                self.bar = None
-
-    def update(self, result: dict) -> None:
-        self.n += 1
-        if not self.enabled:
-            return
-        if self.bar is not None:
-            self.bar.update(1)
-            return
-        what = (f"error: {result['error']}" if "error" in result
-                else f"{result.get('wall_seconds', 0.0):.0f} s")
-        print(f"[{self.n}/{self.total}] {result.get('key', '?')}: {what} "
-              f"({time.perf_counter() - self.t0:.0f} s elapsed)", file=sys.stderr, flush=True)
-
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.close()
+def run_jobs(jobs, workers: int = 1, progress: bool = True, cache=None, executor: str = "local",
+             scheduler: str | None = None) -> dict[str, dict]:
+    """Run every distinct job once; see :func:`golden.report.executors.run_jobs`."""
+    from golden.report.executors import run_jobs as run
+    return run(jobs, workers=workers, progress=progress, cache=cache, executor=executor,
+               scheduler=scheduler)
 
 
 def geomean(values) -> float:

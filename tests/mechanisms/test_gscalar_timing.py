@@ -347,9 +347,11 @@ def test_report_renders_every_figure(mm_results, monkeypatch):
     monkeypatch.setattr(rep, "_workloads", lambda: ["MM"])
     opts = ReportOptions(size="small", seed=0, jobs=1)
     keys = {j.key for j in rep.jobs(opts)}
-    assert len(keys) == 4
+    assert len(keys) == 5  # baseline, three variants, the functional value analysis
     results = {TimingJob("MM", "gtx480", "small", 0, (v,) if v else ()).key: r
                for v, r in mm_results.items()}
+    stats = rep.ValueStatsJob("MM", "small", 0)
+    results[stats.key] = stats.run()
     md, data = rep.render(results, opts)
     for label in ("Fig. 1", "Fig. 8", "Fig. 9", "Fig. 10", "Fig. 11", "Fig. 12", "2.17 / 2.13",
                   "IPC change from +3 cycles", "IPC/W vs ALU scalar", "How our setup differs"):

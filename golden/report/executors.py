@@ -1,0 +1,196 @@
+"""Where the reports' simulations run: a local process pool or a Dask cluster.
+
+:func:`run_jobs` takes the union of the requested reports' jobs, looks each one up in the
+result cache (golden/report/cache.py), runs the rest and stores every new result in the
+cache the moment it finishes, so an interrupted sweep keeps what it completed.
+
+Executors:
+
+* ``local`` (default): ``workers`` processes of a :class:`ProcessPoolExecutor` on this
+  machine (``workers == 1`` runs in this process).
+* ``dask``: a ``distributed`` cluster. Without ``scheduler`` a :class:`LocalCluster` of
+  ``workers`` single-threaded worker processes is started for the sweep; with a scheduler
+  address (``tcp://host:8786``) the jobs go to that cluster -- e.g. one whose workers
+  ``dask-jobqueue`` started as SLURM jobs (``simtlab dask-slurm``, README). Workers need only
+  the simtlab package: each task is a picklable job spec (:class:`TimingJob` or a report's own
+  job kind) that the worker imports simtlab to run. A worker whose simtlab source differs
+  from the client's (another model fingerprint) refuses the job with an error result, so a
+  stale worker can never put numbers into the report. When the cache directory is visible
+  to the workers (a shared file system, as on a cluster), workers write each result there
+  themselves as well; the client always writes what comes back.
+
+Results do not depend on the executor, the number of workers or the order in which jobs
+finish: every job runs on its own fresh device.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import asdict
+
+from golden.errors import SimtlabError
+
+EXECUTORS = ("local", "dask")
+
+
+def run_job_safe(job) -> dict:
+    """Run one job; an exception becomes a result with an ``error`` field (one failing
+    simulation must not hide the others)."""
+    from golden.report.runner import run_job
+    try:
+        return run_job(job)
+    except Exception as e:  # reported per job
+        return {**asdict(job), "key": job.key, "error": f"{type(e).__name__}: {e}"}
+
+
+_WORKER_FINGERPRINT: dict[str, str] = {}
+
+
+def run_job_on_worker(job, fingerprint: str, cache_root: str | None) -> dict:
+    """The task a Dask worker runs: check that this worker's simtlab source is the client's
+    (``fingerprint``), run ``job``, store the result in ``cache_root`` when the worker can
+    write there, and return it."""
+    from golden.report.cache import ResultCache, model_fingerprint
+    mine = _WORKER_FINGERPRINT.setdefault("fp", model_fingerprint())
+    if mine != fingerprint:
+        return {**asdict(job), "key": job.key,
+                "error": f"worker's simtlab source (model fingerprint {mine[:16]}) differs from "
+                         f"the client's ({fingerprint[:16]}); install the same checkout on the workers"}
+    result = run_job_safe(job)
+    if cache_root is not None:
+        try:
+            ResultCache(cache_root, fingerprint=fingerprint).put(result)
+        except OSError:  # the cache directory is not shared with this worker: the client stores it
+            pass
+    return result
+
+
+def run_jobs(jobs, workers: int = 1, progress: bool = True, cache=None, executor: str = "local",
+             scheduler: str | None = None) -> dict[str, dict]:
+    """Run every distinct job (by ``job.key``); return ``{key: result}``.
+
+    Jobs are submitted in the given order. A job that raises produces a result with an
+    ``error`` field instead of numbers. ``cache`` (a :class:`ResultCache`) supplies results
+    of jobs already run on the same model source and stores each new result as soon as it
+    finishes; cached results carry ``from_cache: True``. Progress goes to stderr: a tqdm bar
+    on a terminal, one line per finished job with a count and an ETA otherwise.
+    """
+    if executor not in EXECUTORS:
+        raise SimtlabError(f"unknown executor '{executor}'; known: {', '.join(EXECUTORS)}")
+    if scheduler is not None and executor != "dask":
+        raise SimtlabError("--scheduler needs --executor dask")
+    unique = list({j.key: j for j in jobs}.values())
+    results: dict[str, dict] = {}
+    todo = []
+    for j in unique:
+        hit = cache.get(j.key) if cache is not None else None
+        if hit is not None:
+            results[j.key] = {**hit, "from_cache": True}
+        else:
+            todo.append(j)
+    rep = Progress(len(todo), len(unique) - len(todo), progress)
+
+    def done(j, r):
+        results[j.key] = r
+        if cache is not None:
+            cache.put(r)
+        rep.update(r)
+
+    try:
+        if executor == "dask" and todo:
+            _run_dask(todo, workers, scheduler, cache, done)
+        elif workers <= 1 or len(todo) <= 1:
+            for j in todo:
+                done(j, run_job_safe(j))
+        else:
+            with ProcessPoolExecutor(max_workers=workers) as ex:
+                futs = {ex.submit(run_job_safe, j): j for j in todo}
+                for f in as_completed(futs):
+                    done(futs[f], f.result())
+    finally:
+        rep.close()
+    return results
+
+
+def _run_dask(todo, workers: int, scheduler: str | None, cache, done) -> None:
+    """Run ``todo`` on a Dask cluster (a LocalCluster of ``workers`` processes when
+    ``scheduler`` is None), calling ``done(job, result)`` as results arrive."""
+    try:
+        from dask.distributed import Client, LocalCluster, as_completed as dask_completed
+    except ImportError as e:  # pragma: no cover - dask is a dependency
+        raise SimtlabError("--executor dask needs the 'distributed' package "
+                           "(pip install 'dask[distributed]')") from e
+    from golden.report.cache import model_fingerprint
+    fp = cache.fingerprint if cache is not None else model_fingerprint()
+    root = str(cache.root) if cache is not None else None
+    cluster = None
+    if scheduler is None:
+        cluster = LocalCluster(n_workers=max(1, workers), threads_per_worker=1, processes=True,
+                               dashboard_address=None)
+        client = Client(cluster)
+    else:
+        try:
+            client = Client(scheduler, timeout="30s")
+        except OSError as e:
+            raise SimtlabError(f"cannot reach the Dask scheduler at {scheduler}: {e}") from e
+    try:
+        futs = {client.submit(run_job_on_worker, j, fp, root, pure=False): j for j in todo}
+        for f in dask_completed(list(futs)):
+            job = futs[f]
+            try:
+                r = f.result()
+            except Exception as e:  # a worker died or the task could not be unpickled
+                r = {**asdict(job), "key": job.key, "error": f"dask: {type(e).__name__}: {e}"}
+            done(job, r)
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+
+
+class Progress:
+    """tqdm bar on a terminal; on a pipe or log file, one line per finished simulation with
+    the count, the job's time, the elapsed time and an ETA (mean time per finished job x
+    jobs left, so the first lines are rough)."""
+
+    def __init__(self, total: int, cached: int, enabled: bool, stream=None):
+        self.total, self.n, self.enabled = total, 0, enabled
+        self.stream = stream or sys.stderr
+        self.t0 = time.perf_counter()
+        self.bar = None
+        if not enabled:
+            return
+        if cached:
+            print(f"{cached} simulation(s) reused from the result cache, {total} to run",
+                  file=self.stream, flush=True)
+        if self.stream.isatty():
+            try:
+                from tqdm import tqdm
+                self.bar = tqdm(total=total, desc="simulations", unit="run", file=self.stream)
+            except ImportError:  # pragma: no cover
+                self.bar = None
+
+    def update(self, result: dict) -> None:
+        self.n += 1
+        if not self.enabled:
+            return
+        if self.bar is not None:
+            self.bar.update(1)
+            return
+        elapsed = time.perf_counter() - self.t0
+        what = (f"error: {result['error']}" if "error" in result
+                else f"{result.get('wall_seconds', 0.0):.0f} s")
+        eta = elapsed / self.n * (self.total - self.n)
+        print(f"[{self.n}/{self.total}] {result.get('key', '?')}: {what} "
+              f"({elapsed:.0f} s elapsed, ETA {_hms(eta)})", file=self.stream, flush=True)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+def _hms(seconds: float) -> str:
+    s = int(round(seconds))
+    return f"{s // 3600}:{s // 60 % 60:02d}:{s % 60:02d}"
