@@ -1,9 +1,17 @@
-"""``simtlab report NAME... | all``: run reports' simulations in parallel, write Markdown + JSON.
+"""``simtlab report``, ``publish``, ``cache`` and ``dask-slurm``: the main job's commands.
 
-Writes ``<out>/<name>.md`` and ``<out>/<name>.json`` per report (atomically, only after
-every simulation finished) and ``<out>/speedups.md`` concatenating them. Each simulation's
-result is also kept in the result cache (golden/report/cache.py) the moment it finishes,
-so a re-run, or an interrupted run started again, simulates only what is missing.
+``simtlab report NAME... | all`` runs the reports' simulations (locally or on a Dask
+cluster, golden/report/executors.py) and writes, per report, ``<out>/<name>.md`` and
+``<out>/<name>.json`` (atomically, only after every simulation finished), then
+``<out>/speedups.md`` concatenating them, the tidy ``<out>/results.csv``, the figures
+``<out>/figures/*.svg|png`` and the page ``<out>/index.html`` (golden/report/present).
+Each simulation's result is kept in the result cache (golden/report/cache.py) the moment
+it finishes, so a re-run, or an interrupted run started again, simulates only what is
+missing.
+
+``simtlab publish`` rebuilds the figures, CSV and page from the JSON already in ``<out>``;
+``simtlab cache info|clear`` shows or empties the result cache; ``simtlab dask-slurm``
+starts Dask workers as SLURM jobs (dask-jobqueue) for ``report --executor dask``.
 """
 
 from __future__ import annotations
@@ -19,6 +27,7 @@ from golden.cli_args import jobs as jobs_arg, output_dir, seed as seed_arg
 from golden.errors import SimtlabError
 from golden.report import REPORTS, available_reports
 from golden.report.cache import DEFAULT_ROOT, ResultCache
+from golden.report.executors import EXECUTORS
 from golden.report.runner import ReportOptions, run_jobs
 
 
@@ -41,7 +50,32 @@ def add_subcommand(sub) -> None:
     r.add_argument("--cache-dir", default=str(DEFAULT_ROOT),
                    help="result cache root (default: %(default)s); one directory per model "
                         "source fingerprint")
+    r.add_argument("--executor", choices=EXECUTORS, default="local",
+                   help="where simulations run: local = -j worker processes here (default); "
+                        "dask = a Dask cluster (a LocalCluster of -j workers, or --scheduler)")
+    r.add_argument("--scheduler", metavar="ADDRESS",
+                   help="with --executor dask: address of a running Dask scheduler "
+                        "(tcp://host:8786), e.g. the one `simtlab dask-slurm` prints")
+    r.add_argument("--no-figures", action="store_true",
+                   help="write Markdown/JSON/CSV only, no figures or HTML page")
     r.set_defaults(fn=cmd_report)
+
+    p = sub.add_parser("publish", help="rebuild figures, results.csv and index.html from the "
+                                       "report JSON in build/results (no simulation)")
+    p.add_argument("--out", type=output_dir, default="build/results")
+    p.add_argument("--cache-dir", default=str(DEFAULT_ROOT),
+                   help="result cache the reports' simulations are read from for the CSV")
+    p.set_defaults(fn=cmd_publish)
+
+    c = sub.add_parser("cache", help="show (info) or empty (clear) the report result cache")
+    c.add_argument("action", choices=("info", "clear"))
+    c.add_argument("--stale", action="store_true",
+                   help="clear: only results of other model sources (keep the current one)")
+    c.add_argument("--cache-dir", default=str(DEFAULT_ROOT))
+    c.set_defaults(fn=cmd_cache)
+
+    from golden.report.executors import add_slurm_subcommand
+    add_slurm_subcommand(sub)
 
 
 def cmd_report(args) -> int:
@@ -60,15 +94,18 @@ def cmd_report(args) -> int:
     print(f"simtlab report {' '.join(names)}: {n_unique} simulations, size {opts.size}, "
           f"{opts.jobs} worker(s)", file=sys.stderr)
     cache = None if args.no_cache else ResultCache(args.cache_dir)
-    results = run_jobs(all_jobs, workers=opts.jobs, cache=cache)
+    results = run_jobs(all_jobs, workers=opts.jobs, cache=cache, executor=args.executor,
+                       scheduler=args.scheduler)
     wall = time.perf_counter() - t0
     out = Path(args.out)
-    docs = []
+    docs, datas = [], {}
     for n in names:
         md, data = avail[n].render(results, opts)
-        data = {"report": n, "wall_seconds_all_reports": wall, **data}
+        data = {"report": n, "wall_seconds_all_reports": wall, "all_configs": opts.all_configs,
+                **data}
         _write(out / f"{n}.md", md)
         _write(out / f"{n}.json", json.dumps(data, indent=1, default=str))
+        datas[n] = json.loads(json.dumps(data, default=str))  # as publish reads it back
         docs.append(md)
         print(md)
     fresh = [r for r in results.values() if "timing" in r and not r.get("from_cache")]
@@ -81,6 +118,12 @@ def cmd_report(args) -> int:
     _write(out / "speedups.md", "\n".join(docs) + footer)
     print(footer)
     print(f"wrote {out}/speedups.md and {', '.join(f'{n}.md/.json' for n in names)}", file=sys.stderr)
+    jobs_of = {n: [j for j in avail[n].jobs(opts)] for n in names}
+    from golden.report.present import publish
+    page = publish(out, datas, {n: md for n, md in zip(names, docs)}, results, jobs_of,
+                   size=opts.size, seed=opts.seed, figures=not args.no_figures,
+                   fingerprint=cache.fingerprint if cache is not None else None)
+    print(f"wrote {page}", file=sys.stderr)
     errors = [r for r in results.values() if "error" in r]
     bad = [r for r in results.values() if "error" not in r and not r["outputs_match"]]
     for r in errors:
@@ -88,3 +131,62 @@ def cmd_report(args) -> int:
     for r in bad:
         print(f"simtlab: outputs differ from the reference in {r['key']}", file=sys.stderr)
     return 1 if errors or bad else 0
+
+
+def cmd_publish(args) -> int:
+    """Figures, CSV and page from ``<out>/<report>.json`` / ``.md`` and the cached results."""
+    from golden.report.present import publish
+    avail = available_reports()
+    out = Path(args.out)
+    datas, mds = {}, {}
+    for n in avail:
+        j, m = out / f"{n}.json", out / f"{n}.md"
+        if j.is_file() and m.is_file():
+            try:
+                datas[n] = json.loads(j.read_text())
+            except ValueError as e:
+                raise SimtlabError(f"{j}: not valid JSON ({e}); run `simtlab report {n}` again")
+            mds[n] = m.read_text()
+    if not datas:
+        raise SimtlabError(f"no report results in {out}; run `simtlab report all` first")
+    first = next(iter(datas.values()))
+    opts = ReportOptions(size=first.get("size", "small"), seed=int(first.get("seed", 0)))
+    cache = ResultCache(args.cache_dir)
+    jobs_of = {n: list(avail[n].jobs(ReportOptions(size=datas[n].get("size", opts.size),
+                                                   seed=int(datas[n].get("seed", opts.seed)),
+                                                   all_configs=_all_configs(datas[n]))))
+               for n in datas}
+    results = {}
+    for js in jobs_of.values():
+        for j in js:
+            r = cache.get(j.key)
+            if r is not None:
+                results[j.key] = r
+    page = publish(out, datas, mds, results, jobs_of, size=opts.size, seed=opts.seed,
+                   fingerprint=cache.fingerprint)
+    print(f"wrote {page} ({len(results)} cached simulation results in results.csv)")
+    return 0
+
+
+def _all_configs(data: dict) -> bool:
+    return bool(data.get("all_configs", False))
+
+
+def cmd_cache(args) -> int:
+    from golden.report.cache import cache_info, clear_cache
+    if args.action == "clear":
+        n = clear_cache(args.cache_dir, stale_only=args.stale)
+        print(f"removed {n} cached result(s) from {args.cache_dir}"
+              + (" (other model sources only)" if args.stale else ""))
+        return 0
+    info = cache_info(args.cache_dir)
+    if not info:
+        print(f"{args.cache_dir}: empty")
+        return 0
+    print(f"{'model source':<18} {'results':>8} {'size':>10}  directory")
+    for e in info:
+        tag = "current" if e["current"] else "stale"
+        print(f"{Path(e['dir']).name:<16}{'*' if e['current'] else ' '} {e['entries']:>9} "
+              f"{e['bytes'] / 1e6:>8.1f} MB  {e['dir']} ({tag})")
+    print("* = results of this checkout's model source (reused by `simtlab report`)")
+    return 0

@@ -194,3 +194,59 @@ class Progress:
 def _hms(seconds: float) -> str:
     s = int(round(seconds))
     return f"{s // 3600}:{s // 60 % 60:02d}:{s % 60:02d}"
+
+
+# ------------------------------------------------------------------ SLURM workers (dask-jobqueue)
+def slurm_cluster(jobs: int, memory: str, walltime: str, partition: str | None = None,
+                  account: str | None = None, python: str | None = None, extra=()):
+    """A ``dask_jobqueue.SLURMCluster`` whose SLURM jobs each run one single-threaded Dask
+    worker with this interpreter (the venv simtlab is installed in), scaled to ``jobs``
+    workers (0: none submitted yet). The scheduler runs in this process."""
+    try:
+        from dask_jobqueue import SLURMCluster
+    except ImportError as e:
+        raise SimtlabError("simtlab dask-slurm needs dask-jobqueue "
+                           "(pip install 'simtlab[cluster]' or pip install dask-jobqueue)") from e
+    cluster = SLURMCluster(cores=1, processes=1, memory=memory, walltime=walltime,
+                           queue=partition, account=account, python=python or sys.executable,
+                           job_extra_directives=list(extra),
+                           scheduler_options={"dashboard_address": None})
+    if jobs:
+        cluster.scale(jobs=jobs)
+    return cluster
+
+
+def add_slurm_subcommand(sub) -> None:
+    s = sub.add_parser("dask-slurm",
+                       help="start Dask workers as SLURM jobs for `report --executor dask`")
+    s.add_argument("--jobs", type=int, default=8, help="SLURM jobs (one worker each; default 8)")
+    s.add_argument("--memory", default="4GB", help="memory per worker job (default 4GB)")
+    s.add_argument("--walltime", default="04:00:00", help="SLURM time limit per worker job")
+    s.add_argument("--partition", help="SLURM partition (queue)")
+    s.add_argument("--account", help="SLURM account")
+    s.add_argument("--sbatch", action="append", default=[], metavar="DIRECTIVE",
+                   help="extra #SBATCH directive, e.g. --sbatch=--constraint=skylake (repeatable)")
+    s.add_argument("--print-script", action="store_true",
+                   help="print the worker job script and exit (nothing is submitted)")
+    s.set_defaults(fn=cmd_dask_slurm)
+
+
+def cmd_dask_slurm(args) -> int:
+    """Start the scheduler here, submit the worker jobs, print the address, wait for Ctrl-C."""
+    cluster = slurm_cluster(0 if args.print_script else args.jobs, args.memory, args.walltime,
+                            args.partition, args.account, extra=args.sbatch)
+    try:
+        if args.print_script:
+            print(cluster.job_script())
+            return 0
+        print(f"Dask scheduler: {cluster.scheduler_address}\n"
+              f"{args.jobs} SLURM worker job(s) submitted. In another shell on this host:\n"
+              f"  simtlab report all --executor dask --scheduler {cluster.scheduler_address}\n"
+              "Ctrl-C here cancels the worker jobs.", flush=True)
+        try:
+            while True:
+                time.sleep(3600)
+        except KeyboardInterrupt:
+            return 0
+    finally:
+        cluster.close()

@@ -70,7 +70,8 @@ def grouped_bars(name: str, title: str, caption: str, categories: list[str],
             fin = [x for x in v if _finite(x)]
             v.append((sum(fin) / len(fin) if fin else None) if percent else geomean_of(v))
     with plt.rc_context(STYLE):
-        fig, ax = plt.subplots(figsize=(_width(len(cats) * max(1, len(data)) / 2.5), 3.8))
+        fig, ax = plt.subplots(figsize=(min(13.0, max(7.0, 0.13 * len(cats) * max(1, len(data))
+                                                       + 3.5)), 4.0))
         n = max(1, len(data))
         w = 0.8 / n
         for i, (label, vals) in enumerate(data.items()):
@@ -86,6 +87,14 @@ def grouped_bars(name: str, title: str, caption: str, categories: list[str],
                            label=f"{label}: paper {reference[label]:g}")
         if unity is not None:
             ax.axhline(unity, color="black", linewidth=0.8)
+        if unity == 1.0:
+            # ratios near 1: zoom onto the values (the axis states where it starts)
+            vals = [x for v in data.values() for x in v if _finite(x)]
+            vals += [x for x in (reference or {}).values() if _finite(x)] + [1.0]
+            lo, hi = min(vals), max(vals)
+            pad = max(0.02, 0.08 * (hi - lo))
+            if lo - pad > 0.3:
+                ax.set_ylim(lo - pad, hi + pad)
         ax.set_xticks(range(len(cats)))
         ax.set_xticklabels(cats, rotation=45 if len(cats) > 8 else 0,
                            ha="right" if len(cats) > 8 else "center")

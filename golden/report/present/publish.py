@@ -1,0 +1,70 @@
+"""Write a report run's figures, ``results.csv`` and ``index.html`` into the results folder.
+
+Called by ``simtlab report`` after the Markdown/JSON are written and by ``simtlab publish``
+(which reads them back). Every file is written atomically (temporary file, then rename), so
+an interrupted run never leaves a half-written page or table.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import traceback
+from pathlib import Path
+
+from golden.report.present.meta import run_meta
+
+
+def _write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text)
+    tmp.replace(path)
+
+
+def draw_figures(out: Path, name: str, data: dict, meta) -> tuple[list[dict], list[str]]:
+    """Save the figures of report ``name``; return ``(saved figure dicts, problems)``. A
+    figure function that fails is reported (stderr and the page), not hidden."""
+    from golden.report.present.figures import FIGURES
+    from golden.report.present.plots import save
+    fn = FIGURES.get(name)
+    if fn is None:
+        return [], []
+    try:
+        plots = fn(data, meta)
+    except Exception as e:  # a broken figure must not cost the tables
+        msg = f"figures of '{name}' failed: {type(e).__name__}: {e}"
+        print(f"simtlab: {msg}\n{traceback.format_exc()}", file=sys.stderr)
+        return [], [msg]
+    return [save(p, out / "figures") for p in plots], []
+
+
+def publish(out: Path, datas: dict, markdowns: dict, results: dict, jobs_of: dict,
+            size: str, seed: int, figures: bool = True, fingerprint: str | None = None) -> Path:
+    """Figures (``out/figures``), ``out/results.csv`` and ``out/index.html`` for reports
+    ``datas`` (``{name: JSON document}``) with their Markdown; ``results`` / ``jobs_of`` feed
+    the tidy CSV. ``validate.json`` in ``out`` (from ``make validate``) is added when present.
+    Return the page's path."""
+    from golden.report.present.html import page
+    from golden.report.present.tidy import tidy_rows, to_csv
+    out = Path(out)
+    meta = run_meta(size, seed, fingerprint)
+    _write(out / "results.csv", to_csv(tidy_rows(results, jobs_of)))
+    sections = []
+    extra = {}
+    vj, vm = out / "validate.json", out / "validate.md"
+    if "validate" not in datas and vj.is_file() and vm.is_file():
+        try:
+            extra["validate"] = (json.loads(vj.read_text()), vm.read_text())
+        except ValueError:
+            pass
+    items = [(n, datas[n], markdowns[n]) for n in datas] + [(n, d, m) for n, (d, m) in extra.items()]
+    for name, data, md in items:
+        figs, problems = draw_figures(out, name, data, meta) if figures else ([], [])
+        if problems:
+            md = "\n".join(f"**{p}**" for p in problems) + "\n\n" + md
+        files = [f"{name}.md", f"{name}.json"] + ([] if name in extra else ["results.csv"])
+        sections.append({"name": name, "markdown": md, "figures": figs, "files": files})
+    index = out / "index.html"
+    _write(index, page(out, meta, sections))
+    return index
