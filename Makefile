@@ -1,5 +1,6 @@
 # simtlab – every target installs what it needs on a fresh machine.
-#   make setup     create .venv, install simtlab[dev], ensure Icarus Verilog
+#   make setup     create .venv, install simtlab[dev], ensure Icarus Verilog and Chromium
+#                  (headless, for the report page test)
 #   make test      run every test (unit, golden model, cocotb under Icarus, synth smoke)
 #   make test-sweep  every workload under every mechanism variant, outputs vs baseline (long)
 #   make cosim     run only the cocotb testbenches (tb/)
@@ -7,11 +8,17 @@
 #   make synth     Yosys area estimates -> build/synth/area.md and area.json
 #   make ptx       regenerate the committed PTX next to each .cu: workloads, PTX samples,
 #                  SIMT test kernels (needs nvcc; tests/simt/kernels/sm80 with -arch=sm_80)
-#   make speedups  THE MAIN JOB: baseline, DARSIE and G-Scalar reports in timing mode over the
-#                  workload suite at paper sizes -> build/results/speedups.md (+ .md/.json)
+#   make speedups  THE MAIN JOB: every report (baseline, DARSIE, G-Scalar, ILP, hetero, UV,
+#                  WarpMan, coarse L1, CAPRI) in timing mode over the workload suite at paper
+#                  sizes -> build/results/index.html (tables + figures), speedups.md,
+#                  <report>.md/.json, results.csv, figures/*.svg|png. Results are cached
+#                  (build/cache), a re-run only renders. SPEEDUPS_FLAGS="--size small" is quicker;
+#                  "--executor dask [--scheduler ADDR]" runs on a Dask cluster.
+#   make publish   redraw figures, results.csv and index.html from build/results (no simulation)
 #   make bench     print functional- and timing-mode throughput of the golden model
 #   make validate  correlate the baseline with GPGPU-Sim cycle counts (same PTX) and run the
-#                  timing microbenchmarks -> build/results/validate.md
+#                  timing microbenchmarks -> build/results/validate.md (+ its scatter figure
+#                  on the index.html page)
 #   make reproduce speedups + area report + functional characterisation of the suite
 #   make clean     remove build outputs (keeps .venv)
 
@@ -21,7 +28,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.simtlab-installed
 JOBS   ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: setup test test-sweep cosim verilog synth ptx bench clean iverilog reproduce speedups validate
+.PHONY: setup test test-sweep cosim verilog synth ptx bench clean iverilog chromium reproduce speedups validate publish
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -42,7 +49,21 @@ iverilog:
 	    exit 1; \
 	fi
 
-setup: $(STAMP) iverilog
+# Debian chromium renders build/results/index.html in the report page test (headless).
+chromium:
+	@if command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1; then \
+	    echo "chromium: $$(command -v chromium || command -v chromium-browser)"; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "chromium missing: installing it with apt-get (headless report page test)"; \
+	    if (apt-get install -y -q chromium >/dev/null || (apt-get update -q >/dev/null && apt-get install -y -q chromium >/dev/null)); \
+	    then echo "chromium: $$(command -v chromium)"; \
+	    else echo "warning: apt-get could not install chromium; the report page test will fail under CI=true"; fi; \
+	else \
+	    echo "warning: chromium not found; the report page test will be skipped (fails under CI=true)."; \
+	    echo "  Debian/Ubuntu: sudo apt-get install -y chromium"; \
+	fi
+
+setup: $(STAMP) iverilog chromium
 
 # pytest exits 5 when it collects nothing; that is a broken checkout, not a pass.
 define run_pytest
@@ -98,7 +119,11 @@ bench: setup
 # microbenchmarks on every seed GPU -> build/results/validate.md/.json (exit 1 if a case
 # is outside the tolerance).
 validate: setup
-	$(VENV)/bin/simtlab validate -j $(JOBS)
+	$(VENV)/bin/simtlab validate -j $(JOBS); rc=$$?; $(VENV)/bin/simtlab publish || true; exit $$rc
+
+# Figures, results.csv and index.html again from the JSON in build/results (no simulation).
+publish: setup
+	$(VENV)/bin/simtlab publish
 
 clean:
 	rm -rf build sim_build .pytest_cache results.xml

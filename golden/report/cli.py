@@ -147,9 +147,10 @@ def cmd_publish(args) -> int:
             except ValueError as e:
                 raise SimtlabError(f"{j}: not valid JSON ({e}); run `simtlab report {n}` again")
             mds[n] = m.read_text()
-    if not datas:
-        raise SimtlabError(f"no report results in {out}; run `simtlab report all` first")
-    first = next(iter(datas.values()))
+    if not datas and not (out / "validate.json").is_file():
+        raise SimtlabError(f"no report results in {out}; run `simtlab report all` (or "
+                           f"`simtlab validate`) first")
+    first = next(iter(datas.values()), {})
     opts = ReportOptions(size=first.get("size", "small"), seed=int(first.get("seed", 0)))
     cache = ResultCache(args.cache_dir)
     jobs_of = {n: list(avail[n].jobs(ReportOptions(size=datas[n].get("size", opts.size),

@@ -82,6 +82,9 @@ def test_publish_writes_figures_csv_and_page(tmp_path, dct_results):
     assert n_img == len([f for f in figs if f.endswith(".png")]) >= 5
     assert "size small, seed 0, commit" in page           # captions say what was run
     assert 'href="results.csv"' in page and 'href="darsie.json"' in page
+    assert 'href="darsie.csv"' in page and (tmp_path / "darsie.csv").is_file()
+    assert (tmp_path / "results.csv").read_text().count("\n") > \
+        (tmp_path / "darsie.csv").read_text().count("\n") > 50
     assert "How our setup differs" in page                  # the reports' setup differences
     assert "numpy" in page and "ffffffffffffffff" in page    # versions and fingerprint
     assert "http://" not in page and "https://" not in page  # self-contained

@@ -286,15 +286,18 @@ def capri(data: dict, meta) -> list[Plot]:
 
 # ------------------------------------------------------------------------------- validate
 def validate(data: dict, meta) -> list[Plot]:
-    pts = [(c["reference"], c["ours"], c["case"]) for c in data.get("correlation", [])
-           if _ok(c.get("reference")) and _ok(c.get("ours"))]
+    pts = [(c["reference"], c["ours"],
+            c["case"] + ("" if c.get("metric", "cycles") == "cycles" else f" ({c['metric']})"))
+           for c in data.get("correlation", []) if _ok(c.get("reference")) and _ok(c.get("ours"))]
     if not pts:
         return []
     return [xy_scatter(
         "validate-correlation", "Baseline vs GPGPU-Sim, same PTX (make validate)",
-        f"Cycles of our timing model against GPGPU-Sim's on the same kernels; band: the "
+        f"Our timing model against GPGPU-Sim on the same kernels, each case in its reference's "
+        f"metric (cycles unless named beside the point); band: the "
         f"±{100 * data.get('tolerance', 0.2):.0f}% tolerance. commit {meta.commit}.",
-        pts, "GPGPU-Sim cycles", "simtlab cycles", tolerance=data.get("tolerance"))]
+        pts, "GPGPU-Sim (cycles or the named metric)", "simtlab (same metric)",
+        tolerance=data.get("tolerance"))]
 
 
 #: report name -> figure function

@@ -115,12 +115,15 @@ def stacked_bars(name: str, title: str, caption: str, categories: list[str],
         fig, ax = plt.subplots(figsize=(_width(len(categories)), 3.8))
         bottom = [0.0] * len(categories)
         scale = 100.0 if percent else 1.0
+        # distinct colours for every component: the palette, or tab20 for long breakdowns
+        colours = (PALETTE if len(components) <= len(PALETTE)
+                   else [plt.get_cmap("tab20")(i % 20) for i in range(len(components))])
         for i, (label, vals) in enumerate(components.items()):
             ys = [scale * v if _finite(v) else 0.0 for v in vals]
             if not any(ys):
                 continue
             ax.bar(range(len(categories)), ys, 0.7, bottom=bottom, label=label,
-                   color=PALETTE[i % len(PALETTE)] if i < len(PALETTE) else None)
+                   color=colours[i])
             bottom = [b + y for b, y in zip(bottom, ys)]
         ax.set_xticks(range(len(categories)))
         ax.set_xticklabels(categories, rotation=45 if len(categories) > 8 else 0,

@@ -41,7 +41,8 @@ def draw_figures(out: Path, name: str, data: dict, meta) -> tuple[list[dict], li
 
 def publish(out: Path, datas: dict, markdowns: dict, results: dict, jobs_of: dict,
             size: str, seed: int, figures: bool = True, fingerprint: str | None = None) -> Path:
-    """Figures (``out/figures``), ``out/results.csv`` and ``out/index.html`` for reports
+    """Figures (``out/figures``), ``out/results.csv`` (all reports; ``out/<name>.csv`` per
+    report) and ``out/index.html`` for reports
     ``datas`` (``{name: JSON document}``) with their Markdown; ``results`` / ``jobs_of`` feed
     the tidy CSV. ``validate.json`` in ``out`` (from ``make validate``) is added when present.
     Return the page's path."""
@@ -49,7 +50,10 @@ def publish(out: Path, datas: dict, markdowns: dict, results: dict, jobs_of: dic
     from golden.report.present.tidy import tidy_rows, to_csv
     out = Path(out)
     meta = run_meta(size, seed, fingerprint)
-    _write(out / "results.csv", to_csv(tidy_rows(results, jobs_of)))
+    rows = tidy_rows(results, jobs_of)
+    _write(out / "results.csv", to_csv(rows))
+    for name in jobs_of:  # and one tidy table per report
+        _write(out / f"{name}.csv", to_csv([r for r in rows if r["report"] == name]))
     sections = []
     extra = {}
     vj, vm = out / "validate.json", out / "validate.md"
@@ -63,7 +67,7 @@ def publish(out: Path, datas: dict, markdowns: dict, results: dict, jobs_of: dic
         figs, problems = draw_figures(out, name, data, meta) if figures else ([], [])
         if problems:
             md = "\n".join(f"**{p}**" for p in problems) + "\n\n" + md
-        files = [f"{name}.md", f"{name}.json"] + ([] if name in extra else ["results.csv"])
+        files = [f"{name}.md", f"{name}.json"] + ([] if name in extra else [f"{name}.csv"])
         sections.append({"name": name, "markdown": md, "figures": figs, "files": files})
     index = out / "index.html"
     _write(index, page(out, meta, sections))
