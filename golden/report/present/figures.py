@@ -95,6 +95,16 @@ def darsie(data: dict, meta) -> list[Plot]:
         f"paper's values. {cap}.", two,
         {m: [_pct_removed(ws[n].get(f"energy_{m}")) for n in two] for m in mechs},
         "% energy reduction", reference=paper.get("energy", {}), unity=0.0, percent=True))
+    sens = data.get("sensitivity") or {}
+    if sens:
+        labels = list(sens)
+        plots.append(grouped_bars(
+            "darsie-sensitivity", "DARSIE renaming structures: ablation and sensitivity (2D)",
+            f"Geomean speedup over the 2D workloads per variant: freelist / rename entries "
+            f"per TB, freeing versions at the register's last use or only at redefinition, "
+            f"skip-table read ports. {cap}.", labels,
+            {"speedup": [sens[k].get("speedup") for k in labels]}, "geomean speedup",
+            add_geomean=False))
     return plots
 
 
