@@ -38,7 +38,14 @@ Protocol (each step names the paper's rule)
   arrived (and the leader wrote back). When every majority warp arrived the entry is freed.
 * **Versions** (§4.3.1): a version's physical register returns to the freelist once its
   entry is gone and no warp's rename entry points to it. A warp writing a renamed
-  register privately (a non-skipped writer) drops its rename entry.
+  register privately (a non-skipped writer) drops its rename entry. With ``free_dead``
+  (default) a warp also drops a rename entry once the register is dead
+  (:func:`golden.simt.liveness.dying_registers`): after the operands of its last reader
+  are read, or when the warp skips the register's last reader or a definition nothing
+  reads. PTX registers are virtual and never reused, so without this a dead DR version
+  stays renamed until the warp exits and the 32-register freelist runs dry; the paper's
+  register-allocated code frees it at redefinition, which register allocation makes the
+  same point (issue 13 item 1). ``free_dead=false`` keeps the release at redefinition only.
 * **Barriers**: by default warps that left the majority path do not rejoin at
   ``bar.sync`` (see ``DarsieParams.rejoin_at_barrier`` for why).
 * **Branches** (§4.3.3, Fig. 5): every ``bra`` of a majority-path warp is a TB-wide
@@ -104,6 +111,8 @@ class DarsieParams:
         so their DR values are equal.
         trace_dir: when set, record JSON-lines transaction traces of SM 0's skip table and
         PC coalescer and of TB slot 0's rename/version tables and freelist there.
+        free_dead: drop a warp's rename entry once the register is dead (PTX liveness), so
+        the version's physical register can return to the freelist (see "Versions").
     """
 
     variant: str = "darsie"
@@ -119,6 +128,7 @@ class DarsieParams:
     trace_dir: str | None = None
     trace_meta: dict = field(default_factory=dict)
     rejoin_at_barrier: bool = False
+    free_dead: bool = True
 
     def __post_init__(self):
         if self.variant not in VARIANTS:
@@ -128,6 +138,9 @@ class DarsieParams:
             v = getattr(self, name)
             if not isinstance(v, int) or v < 1:
                 raise ConfigError(f"darsie.{name}: must be a positive integer, not {v!r}")
+        for name in ("free_dead", "rejoin_at_barrier"):
+            if not isinstance(getattr(self, name), bool):
+                raise ConfigError(f"darsie.{name}: must be true or false, not {getattr(self, name)!r}")
         if self.read_ports > 2:
             raise ConfigError("darsie.read_ports: the PC coalescer model has 2 ports")
 
@@ -238,6 +251,13 @@ class DarsieMechanism(Mechanism):
         self.marking = m
         self.keys = sorted(launch.program.reg_types)
         self.reg_width = max(8, (len(self.keys) - 1).bit_length())
+        self.dying = None  # per instruction slot: register indices dead after it
+        if self.params.free_dead:
+            from golden.simt.liveness import dying_registers
+            d = dying_registers(launch.program)
+            if d is not None:
+                index = {k: i for i, k in enumerate(self.keys)}
+                self.dying = [tuple(sorted(index[k] for k in x)) for x in d]
         if self.params.trace_dir is not None:
             self._trace_n += 1
 
@@ -369,6 +389,20 @@ class DarsieMechanism(Mechanism):
         slot.rename.drop(widx, reg)
         self._maybe_free(slot, reg, old)
 
+    def _drop_dead(self, sm, slot: _Slot, w, pc: int) -> None:
+        """Drop ``w``'s rename entries of registers that are dead after ``pc`` (free_dead).
+        Only a full-mask warp may act on a per-thread death (every thread is here)."""
+        if self.dying is None:
+            return
+        m = slot.renamed.get(w.widx)
+        if not m:
+            return
+        dead = [r for r in self.dying[pc >> 3] if r in m]
+        if dead and full_mask(w):
+            for r in dead:
+                self._rename_drop(slot, w.widx, r)
+            sm.stats.count_mechanism("darsie.dead_releases", len(dead))
+
     def _maybe_free(self, slot: _Slot, reg: int, ver: int) -> None:
         v = slot.versions.get((reg, ver))
         if v is None or v[1]:
@@ -433,6 +467,7 @@ class DarsieMechanism(Mechanism):
         """``w`` skips ``e.pc``: rename to the leader's versions, receive its values."""
         for reg, _key, ver in e.dsts:
             self._rename_set(slot, w.widx, reg, ver)
+        self._drop_dead(sm, slot, w, e.pc)
         self._skips.skip(sm, w, e.pc, e.values)
         sm.stats.instructions_skipped += 1
         sm.stats.count_mechanism("darsie.skipped")
@@ -652,6 +687,7 @@ class DarsieMechanism(Mechanism):
                 raise SimtlabError(f"darsie: renamed register {r} of warp {w.widx} has no version")
             sm.stats.count_mechanism("darsie.renamed_reads")
             out.append(self._phys_index(sm, slot, w, ver, r))
+        self._drop_dead(sm, slot, w, pc)
         return out
 
     def on_branch(self, sm, w, pc: int, record, diverged: bool) -> None:
@@ -730,9 +766,21 @@ class DarsieMechanism(Mechanism):
             self._leave(sm, slot, x)
 
 
-def make_darsie(config):
-    return DarsieMechanism(config, DarsieParams(variant="darsie"))
+def _params(variant: str, kwargs: dict) -> DarsieParams:
+    """DarsieParams of a registry name with its arguments (``darsie:freelist=64,...``);
+    unknown or internal arguments are a ConfigError naming the accepted ones."""
+    ok = ("skip_tbs", "entries", "read_ports", "coalescer_slots", "max_skips_per_fetch",
+          "freelist", "rename_entries", "free_dead", "rejoin_at_barrier")
+    bad = sorted(set(kwargs) - set(ok))
+    if bad:
+        raise ConfigError(f"{variant}: unknown argument(s) {', '.join(bad)} "
+                          f"(accepted: {', '.join(ok)})")
+    return DarsieParams(variant=variant, **kwargs)
 
 
-def make_darsie_ignore_store(config):
-    return DarsieMechanism(config, DarsieParams(variant="darsie-ignore-store"))
+def make_darsie(config, **kwargs):
+    return DarsieMechanism(config, _params("darsie", kwargs))
+
+
+def make_darsie_ignore_store(config, **kwargs):
+    return DarsieMechanism(config, _params("darsie-ignore-store", kwargs))
