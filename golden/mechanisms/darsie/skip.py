@@ -142,7 +142,8 @@ class DarsieParams:
             if not isinstance(getattr(self, name), bool):
                 raise ConfigError(f"darsie.{name}: must be true or false, not {getattr(self, name)!r}")
         if self.read_ports > 2:
-            raise ConfigError("darsie.read_ports: the PC coalescer model has 2 ports")
+            raise ConfigError("darsie.read_ports: the PC coalescer model (and its RTL) grants "
+                              "at most 2 ports per cycle; 1 or 2")
 
 
 @dataclass
@@ -366,7 +367,8 @@ class DarsieMechanism(Mechanism):
     def _flush_coalescer(self, s: _SMState) -> None:
         if s.requests:
             ports, _left = s.coalescer.coalesce(list(s.requests))
-            got = [(p.tb, p.pc) for p in ports]
+            # with one read port the mechanism uses the coalescer's first grant only
+            got = [(p.tb, p.pc) for p in ports][:self.params.read_ports]
             if got != s.keys:
                 raise SimtlabError(f"darsie: PC coalescer model chose {got}, mechanism used {s.keys}")
         s.requests = []
