@@ -91,7 +91,8 @@ SENSITIVITY = {"32 (paper), free at last use": "darsie",
                "32, free at redefinition only": "darsie:free_dead=false",
                "64": "darsie:freelist=64,rename_entries=64",
                "256": "darsie:freelist=256,rename_entries=256",
-               "1 skip-table read port": "darsie:read_ports=1"}
+               "1 skip-table read port": "darsie:read_ports=1",
+               "followers re-probe every cycle while LeaderWB = 0": "darsie:wait_for_wb=false"}
 
 
 def jobs(opts: ReportOptions) -> list[TimingJob]:
@@ -207,7 +208,9 @@ def _sensitivity(results: dict, opts: ReportOptions, names: list) -> tuple[list[
            "Freelist and rename table entries per TB (the paper: 32 each), with and without "
            "freeing a version at the register's last use (PTX registers are virtual and never "
            "reused, so without it dead versions stay renamed until the warp exits), and one "
-           "skip-table read port instead of two. Short / full: leaders that found the freelist "
+           "skip-table read port instead of two, and followers that re-probe the skip table "
+           "every cycle while the leader has not written back (instead of waiting for the "
+           "writeback). Short / full: leaders that found the freelist "
            "short or the rename table full and executed privately (sum over the workloads).", "",
            "| variant | speedup (geomean) | fetched −% (geomean) | freelist short | rename full | "
            "workloads | outputs identical |", "|---|--:|--:|--:|--:|--:|---|"]

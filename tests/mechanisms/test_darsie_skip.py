@@ -261,3 +261,18 @@ def test_registry_arguments_reach_the_params():
         make_mechanisms(["darsie:trace_dir=x"], cfg)
     with pytest.raises(ConfigError, match="free_dead: must be true or false"):
         make_mechanisms(["darsie:free_dead=1"], cfg)
+
+
+def test_followers_wait_for_the_writeback_instead_of_reprobing():
+    """wait_for_wb (default): a follower that found LeaderWB = 0 probes again only after the
+    writeback, so it neither counts a wait per cycle nor takes skip-table ports meanwhile
+    (issue 13 item 4). Outputs stay bit-identical."""
+    base = _job("MM")
+    wait = _job("MM", ("darsie",))
+    poll = _job("MM", ("darsie:wait_for_wb=false",))
+    assert poll["output_digest"] == wait["output_digest"] == base["output_digest"]
+    mw, mp = wait["timing"]["mechanism"], poll["timing"]["mechanism"]
+    assert mw["darsie.follower_waits"] < mp["darsie.follower_waits"] / 3
+    assert mw["darsie.probes"] < mp["darsie.probes"]
+    assert mw["darsie.port_retries"] < mp["darsie.port_retries"] / 3
+    assert mw["darsie.skipped"] >= mp["darsie.skipped"] * 0.95

@@ -34,7 +34,8 @@ Protocol (each step names the paper's rule)
   receives the leader's values without executing (``FunctionalLaunch.skip_warp``) and
   moves its fetch PC on by 8; up to ``max_skips_per_fetch`` consecutive skips per fetch
   cycle, then it fetches the next PC in the same cycle. LeaderWB = 0: the warp waits at
-  fetch. A Sync entry: the warp arrives and is held until every majority-path warp
+  fetch for the writeback event (or the entry's removal) without probing again, so
+  waiting followers do not take skip-table ports from other warps. A Sync entry: the warp arrives and is held until every majority-path warp
   arrived (and the leader wrote back). When every majority warp arrived the entry is freed.
 * **Versions** (§4.3.1): a version's physical register returns to the freelist once its
   entry is gone and no warp's rename entry points to it. A warp writing a renamed
@@ -63,7 +64,8 @@ Protocol (each step names the paper's rule)
   conflicts the paper counts.
 
 Counters (``darsie.*`` in :attr:`TimingStats.mechanism`): skipped, leader, follower_waits
-(LeaderWB = 0), port_retries, sync_points, sync_waits, branch_syncs, majority_leaves,
+(probes that found LeaderWB = 0: one per wait with ``wait_for_wb``, one per cycle without),
+dead_releases (rename entries dropped at a register's death), port_retries, sync_points, sync_waits, branch_syncs, majority_leaves,
 copyback_regs, renamed_reads, table_full, freelist_short, rename_full, load_drops,
 private_redundant (eligible warps that executed a marked PC), probes, coalesced.
 """
@@ -113,6 +115,8 @@ class DarsieParams:
         PC coalescer and of TB slot 0's rename/version tables and freelist there.
         free_dead: drop a warp's rename entry once the register is dead (PTX liveness), so
         the version's physical register can return to the freelist (see "Versions").
+        wait_for_wb: a follower that found LeaderWB = 0 waits for the writeback event
+        instead of re-probing the skip table (and taking a read port) every cycle.
     """
 
     variant: str = "darsie"
@@ -129,6 +133,7 @@ class DarsieParams:
     trace_meta: dict = field(default_factory=dict)
     rejoin_at_barrier: bool = False
     free_dead: bool = True
+    wait_for_wb: bool = True
 
     def __post_init__(self):
         if self.variant not in VARIANTS:
@@ -138,7 +143,7 @@ class DarsieParams:
             v = getattr(self, name)
             if not isinstance(v, int) or v < 1:
                 raise ConfigError(f"darsie.{name}: must be a positive integer, not {v!r}")
-        for name in ("free_dead", "rejoin_at_barrier"):
+        for name in ("free_dead", "rejoin_at_barrier", "wait_for_wb"):
             if not isinstance(getattr(self, name), bool):
                 raise ConfigError(f"darsie.{name}: must be true or false, not {getattr(self, name)!r}")
         if self.read_ports > 2:
@@ -227,6 +232,7 @@ class DarsieMechanism(Mechanism):
         self._skips = DeferredSkips()
         self._leading: dict[int, tuple] = {}     # id(warp) -> (slot, entry) awaiting capture
         self._lead_wb: dict[tuple, tuple] = {}   # (id(warp), pc) -> (slot, entry) awaiting WB
+        self._wb_wait: dict[int, _Entry] = {}    # id(follower) -> entry whose LeaderWB it awaits
         self._open: list = []                    # open trace recorders
         self._trace_n = 0
 
@@ -246,6 +252,7 @@ class DarsieMechanism(Mechanism):
         self._sms = {}
         self._leading.clear()
         self._lead_wb.clear()
+        self._wb_wait.clear()
         self._skips = DeferredSkips()
         m = mark_kernel(launch.program, launch.geo.block, MarkingOptions(warp_size=32))
         self.skippable = m.skippable_pcs
@@ -427,6 +434,11 @@ class DarsieMechanism(Mechanism):
             return False
         s = self._sms[sm.id]
         st = sm.stats
+        waiting = self._wb_wait.get(id(w))
+        if waiting is not None:
+            if waiting.pc == pc and not waiting.wb and slot.entries.get(pc) is waiting:
+                return True  # still waiting for the leader's writeback: no probe, no port
+            del self._wb_wait[id(w)]
         skipped = 0
         while pc in self.skippable:
             if skipped >= self.params.max_skips_per_fetch:
@@ -453,7 +465,11 @@ class DarsieMechanism(Mechanism):
                     self._entry_gone(sm, slot, e)
                 return True
             if not r.leader_wb:
+                # wait for the LeaderWB event instead of re-probing every cycle (issue 13
+                # item 4): the next probe happens once the entry has its writeback or is gone
                 st.count_mechanism("darsie.follower_waits")
+                if self.params.wait_for_wb:
+                    self._wb_wait[id(w)] = e
                 return True
             _mask, done = s.table.arrive(slot.index, r.index, w.widx)
             self._follow(sm, slot, w, e)
@@ -772,7 +788,7 @@ def _params(variant: str, kwargs: dict) -> DarsieParams:
     """DarsieParams of a registry name with its arguments (``darsie:freelist=64,...``);
     unknown or internal arguments are a ConfigError naming the accepted ones."""
     ok = ("skip_tbs", "entries", "read_ports", "coalescer_slots", "max_skips_per_fetch",
-          "freelist", "rename_entries", "free_dead", "rejoin_at_barrier")
+          "freelist", "rename_entries", "free_dead", "rejoin_at_barrier", "wait_for_wb")
     bad = sorted(set(kwargs) - set(ok))
     if bad:
         raise ConfigError(f"{variant}: unknown argument(s) {', '.join(bad)} "
