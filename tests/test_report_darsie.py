@@ -57,3 +57,23 @@ def test_render_without_filled_runs():
     res = _results(opts, {"darsie": 1.2}, {})
     md, data = darsie.render(res, opts)
     assert "### Filled SMs" not in md and "filled_sms" not in data
+
+
+def test_sensitivity_section():
+    opts = ReportOptions(size="default")
+    names_2d = [w.name for w in darsie._workloads(opts) if w.dims >= 2]
+    sens = [j for j in darsie.jobs(opts) if j.mechanisms and j.mechanisms[0] in
+            set(darsie.SENSITIVITY.values()) - {"darsie"}]
+    assert {j.workload for j in sens} == set(names_2d)
+    assert len(sens) == len(names_2d) * (len(darsie.SENSITIVITY) - 1)
+    res = _results(opts, {"darsie": 1.2}, {})
+    for j in sens:
+        r = _result(900, 70, 70)
+        r["timing"]["mechanism"] = {"darsie.freelist_short": 3}
+        res[j.key] = r
+    md, data = darsie.render(res, opts)
+    assert "### Renaming structures: ablation and sensitivity" in md
+    s = data["sensitivity"]
+    assert abs(s["256"]["speedup"] - 1000 / 900) < 1e-9 and s["256"]["freelist_short"] == 3 * len(names_2d)
+    assert abs(s["32 (paper), free at last use"]["speedup"] - 1000 / 833) < 1e-9
+    assert all(v["outputs_identical"] and v["workloads"] == len(names_2d) for v in s.values())

@@ -47,7 +47,9 @@ How our setup differs from the paper's:
   leader is the first eligible warp to *issue* a marked PC; a skip-table read port is
   needed per distinct <TB, PC> per cycle (2 ports); at most 4 skips per warp per fetch
   cycle; a full table, short freelist or full rename table make the leader execute
-  privately; every `bra` is a TB-wide barrier; warps that left the majority path do **not**
+  privately; a warp's rename entry is dropped at the register's last use (PTX liveness,
+  standing in for the register reuse of the paper's register-allocated code; the
+  sensitivity table shows the effect); every `bra` is a TB-wide barrier; warps that left the majority path do **not**
   rejoin at `__syncthreads` (rejoining is unsound with the paper's marking: HS writes
   `%rs8` = 0 or 1 on the two sides of a vector branch, the join meets DR with DR, and a
   rejoined warp would copy a wrong `setp` result).
@@ -83,11 +85,24 @@ def _filled_sms(opts: ReportOptions) -> int | None:
     return FILLED_SMS if opts.size == "small" else None
 
 
+#: ablation and sensitivity of the renaming structures on the 2D workloads (issue 13):
+#: label -> mechanism name with arguments (the paper's 32 entries are ``darsie``)
+SENSITIVITY = {"32 (paper), free at last use": "darsie",
+               "32, free at redefinition only": "darsie:free_dead=false",
+               "64": "darsie:freelist=64,rename_entries=64",
+               "256": "darsie:freelist=256,rename_entries=256",
+               "1 skip-table read port": "darsie:read_ports=1",
+               "followers re-probe every cycle while LeaderWB = 0": "darsie:wait_for_wb=false"}
+
+
 def jobs(opts: ReportOptions) -> list[TimingJob]:
-    """Baseline and every DARSIE variant / comparison point on every workload, plus the
-    2D workloads on a ``FILLED_SMS``-SM Pascal when inputs are small."""
+    """Baseline and every DARSIE variant / comparison point on every workload, the
+    renaming-structure sensitivity on the 2D workloads, plus the 2D workloads on a
+    ``FILLED_SMS``-SM Pascal when inputs are small."""
     variants = [()] + [(v,) for v in MECHS]
     out = [_job(w.name, opts, m) for w in _workloads(opts) for m in variants]
+    out += [_job(w.name, opts, (m,)) for w in _workloads(opts) if w.dims >= 2
+            for m in SENSITIVITY.values() if m != "darsie"]
     sms = _filled_sms(opts)
     if sms:
         out += [_job(w.name, opts, m, sms) for w in _workloads(opts) if w.dims >= 2 for m in variants]
@@ -183,6 +198,43 @@ def _why(results: dict, opts: ReportOptions, rows2d: list) -> list[str]:
             "| workload | base issue % | base memory-stall % | static energy % | DARSIE issue % | "
             "no-instruction % base → DARSIE | barrier % base → DARSIE |",
             "|---|---|---|---|---|---|---|"] + out
+
+
+def _sensitivity(results: dict, opts: ReportOptions, names: list) -> tuple[list[str], dict]:
+    """Geomean over the 2D workloads of each renaming-structure variant (SENSITIVITY):
+    speedup, fetched instructions removed, and how often a leader found the freelist
+    short or the rename table full (then it executes privately)."""
+    out = ["### Renaming structures: ablation and sensitivity (2D workloads)", "",
+           "Freelist and rename table entries per TB (the paper: 32 each), with and without "
+           "freeing a version at the register's last use (PTX registers are virtual and never "
+           "reused, so without it dead versions stay renamed until the warp exits), and one "
+           "skip-table read port instead of two, and followers that re-probe the skip table "
+           "every cycle while the leader has not written back (instead of waiting for the "
+           "writeback). Short / full: leaders that found the freelist "
+           "short or the rename table full and executed privately (sum over the workloads).", "",
+           "| variant | speedup (geomean) | fetched −% (geomean) | freelist short | rename full | "
+           "workloads | outputs identical |", "|---|--:|--:|--:|--:|--:|---|"]
+    data: dict = {}
+    for label, mech in SENSITIVITY.items():
+        sp, fetch, short, full, same, n = [], [], 0, 0, True, 0
+        for name in names:
+            base = results.get(_job(name, opts).key)
+            r = results.get(_job(name, opts, (mech,)).key)
+            if not base or not r or "error" in base or "error" in r:
+                continue
+            n += 1
+            sp.append(base["cycles"] / r["cycles"])
+            fetch.append(r["timing"]["instructions_fetched"] / base["timing"]["instructions_fetched"])
+            m = r["timing"]["mechanism"]
+            short += m.get("darsie.freelist_short", 0)
+            full += m.get("darsie.rename_full", 0)
+            same &= r["output_digest"] == base["output_digest"] and r["outputs_match"]
+        g, gf = geomean(sp), geomean(fetch)
+        data[label] = {"mechanism": mech, "speedup": g, "fetch_ratio": gf, "freelist_short": short,
+                       "rename_full": full, "workloads": n, "outputs_identical": same}
+        out.append(f"| {label} (`{mech}`) | {_fmt(g, 'x')} | {_fmt(_pct_removed(gf))} | "
+                   f"{short:,} | {full:,} | {n} | {'yes' if same else 'NO'} |")
+    return out + [""], data
 
 
 def _filled(results: dict, opts: ReportOptions, names: list) -> tuple[list[str], dict]:
@@ -321,6 +373,9 @@ def render(results: dict, opts: ReportOptions) -> tuple[str, dict]:
                     "syncs, port retries) for where its removed instructions are paid back.")
     lines += ["", verdict, ""]
     lines += _why(results, opts, groups[2])
+    sens_lines, sens = _sensitivity(results, opts, [n for n, _ in groups[2]])
+    lines += sens_lines
+    data["sensitivity"] = sens
     filled_lines, filled = _filled(results, opts, [n for n, _ in groups[2]])
     lines += filled_lines
     lines += ["", DIFFERENCES]

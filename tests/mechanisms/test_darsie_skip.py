@@ -210,3 +210,69 @@ def test_trace_recording_replays_on_golden(tmp_path):
         golden = STRUCTURES[tr.structure].golden_cls(tr.params)
         for ops, out in tr.cycles:
             assert golden.step(ops) == out
+
+
+def _counters(run) -> dict:
+    m: dict = {}
+    for s in run.stats:
+        for k, v in s.timing.mechanism.items():
+            m[k] = m.get(k, 0) + v
+    return m
+
+
+def test_dead_versions_return_to_the_freelist():
+    """free_dead (default): a warp drops a rename entry once the register is dead (PTX
+    liveness), so MM's 32-register freelist no longer runs dry; without it dead versions
+    stay renamed until the warp exits (issue 13 item 1). Outputs stay bit-identical."""
+    base = _job("MM")
+    on = _job("MM", ("darsie",))
+    off = _job("MM", ("darsie:free_dead=false",))
+    for r in (on, off):
+        assert r["outputs_match"] and r["output_digest"] == base["output_digest"]
+    mon, moff = on["timing"]["mechanism"], off["timing"]["mechanism"]
+    assert moff.get("darsie.freelist_short", 0) > 1000 and "darsie.dead_releases" not in moff
+    assert mon.get("darsie.freelist_short", 0) < moff["darsie.freelist_short"] / 10
+    assert mon["darsie.dead_releases"] > 0
+    assert mon["darsie.skipped"] > moff["darsie.skipped"]
+    assert on["cycles"] < off["cycles"]
+
+
+def test_dead_release_replays_on_the_golden_structures(tmp_path):
+    """The drops and frees free_dead adds are ordinary rename-table / freelist
+    transactions: the recorded traces replay on fresh golden instances."""
+    from golden.structures.darsie import STRUCTURES
+    cfg = load_config("pascal")
+    mech = DarsieMechanism(cfg, DarsieParams(skip_tbs=4, pc_width=16, trace_dir=str(tmp_path)))
+    run = registry.run_workload(registry.get("MM"), "small", 0,
+                                device=TimingDevice(cfg, mechanisms=[mech], echo_printf=False))
+    assert not run.mismatches() and _counters(run)["darsie.dead_releases"] > 0
+    for f in sorted(tmp_path.glob("*freelist*.jsonl")) + sorted(tmp_path.glob("*rename*.jsonl")):
+        tr = read_trace(f)
+        golden = STRUCTURES[tr.structure].golden_cls(tr.params)
+        for ops, out in tr.cycles:
+            assert golden.step(ops) == out
+
+
+def test_registry_arguments_reach_the_params():
+    cfg = load_config("pascal")
+    (m,) = make_mechanisms(["darsie:freelist=64,rename_entries=64,free_dead=false"], cfg)
+    assert (m.params.freelist, m.params.rename_entries, m.params.free_dead) == (64, 64, False)
+    with pytest.raises(ConfigError, match="unknown argument.*trace_dir"):
+        make_mechanisms(["darsie:trace_dir=x"], cfg)
+    with pytest.raises(ConfigError, match="free_dead: must be true or false"):
+        make_mechanisms(["darsie:free_dead=1"], cfg)
+
+
+def test_followers_wait_for_the_writeback_instead_of_reprobing():
+    """wait_for_wb (default): a follower that found LeaderWB = 0 probes again only after the
+    writeback, so it neither counts a wait per cycle nor takes skip-table ports meanwhile
+    (issue 13 item 4). Outputs stay bit-identical."""
+    base = _job("MM")
+    wait = _job("MM", ("darsie",))
+    poll = _job("MM", ("darsie:wait_for_wb=false",))
+    assert poll["output_digest"] == wait["output_digest"] == base["output_digest"]
+    mw, mp = wait["timing"]["mechanism"], poll["timing"]["mechanism"]
+    assert mw["darsie.follower_waits"] < mp["darsie.follower_waits"] / 3
+    assert mw["darsie.probes"] < mp["darsie.probes"]
+    assert mw["darsie.port_retries"] < mp["darsie.port_retries"] / 3
+    assert mw["darsie.skipped"] >= mp["darsie.skipped"] * 0.95

@@ -34,11 +34,19 @@ Protocol (each step names the paper's rule)
   receives the leader's values without executing (``FunctionalLaunch.skip_warp``) and
   moves its fetch PC on by 8; up to ``max_skips_per_fetch`` consecutive skips per fetch
   cycle, then it fetches the next PC in the same cycle. LeaderWB = 0: the warp waits at
-  fetch. A Sync entry: the warp arrives and is held until every majority-path warp
+  fetch for the writeback event (or the entry's removal) without probing again, so
+  waiting followers do not take skip-table ports from other warps. A Sync entry: the warp arrives and is held until every majority-path warp
   arrived (and the leader wrote back). When every majority warp arrived the entry is freed.
 * **Versions** (§4.3.1): a version's physical register returns to the freelist once its
   entry is gone and no warp's rename entry points to it. A warp writing a renamed
-  register privately (a non-skipped writer) drops its rename entry.
+  register privately (a non-skipped writer) drops its rename entry. With ``free_dead``
+  (default) a warp also drops a rename entry once the register is dead
+  (:func:`golden.simt.liveness.dying_registers`): after the operands of its last reader
+  are read, or when the warp skips the register's last reader or a definition nothing
+  reads. PTX registers are virtual and never reused, so without this a dead DR version
+  stays renamed until the warp exits and the 32-register freelist runs dry; the paper's
+  register-allocated code frees it at redefinition, which register allocation makes the
+  same point (issue 13 item 1). ``free_dead=false`` keeps the release at redefinition only.
 * **Barriers**: by default warps that left the majority path do not rejoin at
   ``bar.sync`` (see ``DarsieParams.rejoin_at_barrier`` for why).
 * **Branches** (§4.3.3, Fig. 5): every ``bra`` of a majority-path warp is a TB-wide
@@ -56,7 +64,8 @@ Protocol (each step names the paper's rule)
   conflicts the paper counts.
 
 Counters (``darsie.*`` in :attr:`TimingStats.mechanism`): skipped, leader, follower_waits
-(LeaderWB = 0), port_retries, sync_points, sync_waits, branch_syncs, majority_leaves,
+(probes that found LeaderWB = 0: one per wait with ``wait_for_wb``, one per cycle without),
+dead_releases (rename entries dropped at a register's death), port_retries, sync_points, sync_waits, branch_syncs, majority_leaves,
 copyback_regs, renamed_reads, table_full, freelist_short, rename_full, load_drops,
 private_redundant (eligible warps that executed a marked PC), probes, coalesced.
 """
@@ -104,6 +113,10 @@ class DarsieParams:
         so their DR values are equal.
         trace_dir: when set, record JSON-lines transaction traces of SM 0's skip table and
         PC coalescer and of TB slot 0's rename/version tables and freelist there.
+        free_dead: drop a warp's rename entry once the register is dead (PTX liveness), so
+        the version's physical register can return to the freelist (see "Versions").
+        wait_for_wb: a follower that found LeaderWB = 0 waits for the writeback event
+        instead of re-probing the skip table (and taking a read port) every cycle.
     """
 
     variant: str = "darsie"
@@ -119,6 +132,8 @@ class DarsieParams:
     trace_dir: str | None = None
     trace_meta: dict = field(default_factory=dict)
     rejoin_at_barrier: bool = False
+    free_dead: bool = True
+    wait_for_wb: bool = True
 
     def __post_init__(self):
         if self.variant not in VARIANTS:
@@ -128,8 +143,12 @@ class DarsieParams:
             v = getattr(self, name)
             if not isinstance(v, int) or v < 1:
                 raise ConfigError(f"darsie.{name}: must be a positive integer, not {v!r}")
+        for name in ("free_dead", "rejoin_at_barrier", "wait_for_wb"):
+            if not isinstance(getattr(self, name), bool):
+                raise ConfigError(f"darsie.{name}: must be true or false, not {getattr(self, name)!r}")
         if self.read_ports > 2:
-            raise ConfigError("darsie.read_ports: the PC coalescer model has 2 ports")
+            raise ConfigError("darsie.read_ports: the PC coalescer model (and its RTL) grants "
+                              "at most 2 ports per cycle; 1 or 2")
 
 
 @dataclass
@@ -213,6 +232,7 @@ class DarsieMechanism(Mechanism):
         self._skips = DeferredSkips()
         self._leading: dict[int, tuple] = {}     # id(warp) -> (slot, entry) awaiting capture
         self._lead_wb: dict[tuple, tuple] = {}   # (id(warp), pc) -> (slot, entry) awaiting WB
+        self._wb_wait: dict[int, _Entry] = {}    # id(follower) -> entry whose LeaderWB it awaits
         self._open: list = []                    # open trace recorders
         self._trace_n = 0
 
@@ -232,12 +252,20 @@ class DarsieMechanism(Mechanism):
         self._sms = {}
         self._leading.clear()
         self._lead_wb.clear()
+        self._wb_wait.clear()
         self._skips = DeferredSkips()
         m = mark_kernel(launch.program, launch.geo.block, MarkingOptions(warp_size=32))
         self.skippable = m.skippable_pcs
         self.marking = m
         self.keys = sorted(launch.program.reg_types)
         self.reg_width = max(8, (len(self.keys) - 1).bit_length())
+        self.dying = None  # per instruction slot: register indices dead after it
+        if self.params.free_dead:
+            from golden.simt.liveness import dying_registers
+            d = dying_registers(launch.program)
+            if d is not None:
+                index = {k: i for i, k in enumerate(self.keys)}
+                self.dying = [tuple(sorted(index[k] for k in x)) for x in d]
         if self.params.trace_dir is not None:
             self._trace_n += 1
 
@@ -346,7 +374,8 @@ class DarsieMechanism(Mechanism):
     def _flush_coalescer(self, s: _SMState) -> None:
         if s.requests:
             ports, _left = s.coalescer.coalesce(list(s.requests))
-            got = [(p.tb, p.pc) for p in ports]
+            # with one read port the mechanism uses the coalescer's first grant only
+            got = [(p.tb, p.pc) for p in ports][:self.params.read_ports]
             if got != s.keys:
                 raise SimtlabError(f"darsie: PC coalescer model chose {got}, mechanism used {s.keys}")
         s.requests = []
@@ -368,6 +397,20 @@ class DarsieMechanism(Mechanism):
         old = m.pop(reg)
         slot.rename.drop(widx, reg)
         self._maybe_free(slot, reg, old)
+
+    def _drop_dead(self, sm, slot: _Slot, w, pc: int) -> None:
+        """Drop ``w``'s rename entries of registers that are dead after ``pc`` (free_dead).
+        Only a full-mask warp may act on a per-thread death (every thread is here)."""
+        if self.dying is None:
+            return
+        m = slot.renamed.get(w.widx)
+        if not m:
+            return
+        dead = [r for r in self.dying[pc >> 3] if r in m]
+        if dead and full_mask(w):
+            for r in dead:
+                self._rename_drop(slot, w.widx, r)
+            sm.stats.count_mechanism("darsie.dead_releases", len(dead))
 
     def _maybe_free(self, slot: _Slot, reg: int, ver: int) -> None:
         v = slot.versions.get((reg, ver))
@@ -391,6 +434,11 @@ class DarsieMechanism(Mechanism):
             return False
         s = self._sms[sm.id]
         st = sm.stats
+        waiting = self._wb_wait.get(id(w))
+        if waiting is not None:
+            if waiting.pc == pc and not waiting.wb and slot.entries.get(pc) is waiting:
+                return True  # still waiting for the leader's writeback: no probe, no port
+            del self._wb_wait[id(w)]
         skipped = 0
         while pc in self.skippable:
             if skipped >= self.params.max_skips_per_fetch:
@@ -417,7 +465,11 @@ class DarsieMechanism(Mechanism):
                     self._entry_gone(sm, slot, e)
                 return True
             if not r.leader_wb:
+                # wait for the LeaderWB event instead of re-probing every cycle (issue 13
+                # item 4): the next probe happens once the entry has its writeback or is gone
                 st.count_mechanism("darsie.follower_waits")
+                if self.params.wait_for_wb:
+                    self._wb_wait[id(w)] = e
                 return True
             _mask, done = s.table.arrive(slot.index, r.index, w.widx)
             self._follow(sm, slot, w, e)
@@ -433,6 +485,7 @@ class DarsieMechanism(Mechanism):
         """``w`` skips ``e.pc``: rename to the leader's versions, receive its values."""
         for reg, _key, ver in e.dsts:
             self._rename_set(slot, w.widx, reg, ver)
+        self._drop_dead(sm, slot, w, e.pc)
         self._skips.skip(sm, w, e.pc, e.values)
         sm.stats.instructions_skipped += 1
         sm.stats.count_mechanism("darsie.skipped")
@@ -652,6 +705,7 @@ class DarsieMechanism(Mechanism):
                 raise SimtlabError(f"darsie: renamed register {r} of warp {w.widx} has no version")
             sm.stats.count_mechanism("darsie.renamed_reads")
             out.append(self._phys_index(sm, slot, w, ver, r))
+        self._drop_dead(sm, slot, w, pc)
         return out
 
     def on_branch(self, sm, w, pc: int, record, diverged: bool) -> None:
@@ -730,9 +784,21 @@ class DarsieMechanism(Mechanism):
             self._leave(sm, slot, x)
 
 
-def make_darsie(config):
-    return DarsieMechanism(config, DarsieParams(variant="darsie"))
+def _params(variant: str, kwargs: dict) -> DarsieParams:
+    """DarsieParams of a registry name with its arguments (``darsie:freelist=64,...``);
+    unknown or internal arguments are a ConfigError naming the accepted ones."""
+    ok = ("skip_tbs", "entries", "read_ports", "coalescer_slots", "max_skips_per_fetch",
+          "freelist", "rename_entries", "free_dead", "rejoin_at_barrier", "wait_for_wb")
+    bad = sorted(set(kwargs) - set(ok))
+    if bad:
+        raise ConfigError(f"{variant}: unknown argument(s) {', '.join(bad)} "
+                          f"(accepted: {', '.join(ok)})")
+    return DarsieParams(variant=variant, **kwargs)
 
 
-def make_darsie_ignore_store(config):
-    return DarsieMechanism(config, DarsieParams(variant="darsie-ignore-store"))
+def make_darsie(config, **kwargs):
+    return DarsieMechanism(config, _params("darsie", kwargs))
+
+
+def make_darsie_ignore_store(config, **kwargs):
+    return DarsieMechanism(config, _params("darsie-ignore-store", kwargs))
