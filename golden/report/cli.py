@@ -102,7 +102,7 @@ def cmd_report(args) -> int:
     for n in names:
         md, data = avail[n].render(results, opts)
         data = {"report": n, "wall_seconds_all_reports": wall, "all_configs": opts.all_configs,
-                **data}
+                "model_fingerprint": cache.fingerprint if cache is not None else None, **data}
         _write(out / f"{n}.md", md)
         _write(out / f"{n}.json", json.dumps(data, indent=1, default=str))
         datas[n] = json.loads(json.dumps(data, default=str))  # as publish reads it back
@@ -152,7 +152,9 @@ def cmd_publish(args) -> int:
                            f"`simtlab validate`) first")
     first = next(iter(datas.values()), {})
     opts = ReportOptions(size=first.get("size", "small"), seed=int(first.get("seed", 0)))
-    cache = ResultCache(args.cache_dir)
+    # the simulations of these reports are cached under the model source that ran them,
+    # which need not be this checkout's (publish only presents)
+    cache = ResultCache(args.cache_dir, fingerprint=first.get("model_fingerprint") or None)
     jobs_of = {n: list(avail[n].jobs(ReportOptions(size=datas[n].get("size", opts.size),
                                                    seed=int(datas[n].get("seed", opts.seed)),
                                                    all_configs=_all_configs(datas[n]))))

@@ -134,3 +134,10 @@ def test_report_page_renders_in_a_real_browser(tmp_path, dct_results):
     shot.parent.mkdir(parents=True, exist_ok=True)
     r = _headless(exe, f"--screenshot={shot}", "--window-size=1280,2400", url)
     assert r.returncode == 0 and shot.is_file() and shot.stat().st_size > 20_000, r.stderr[-2000:]
+
+
+def test_tidy_tolerates_job_kinds_without_cycles():
+    from golden.report.present.tidy import metrics_of
+    got = dict(metrics_of({"timing": {"instructions_issued": 5, "mechanism": {"x.y": 2}},
+                           "outputs_match": True}, {"timing": {}, "cycles": 10}))
+    assert got == {"instructions_issued": 5, "mechanism.x.y": 2, "outputs_match": 1}

@@ -290,7 +290,8 @@ def capri(data: dict, meta) -> list[Plot]:
             [r["workload"] for r in acc],
             {s: [100 * r["accuracy"][s] if _ok(r["accuracy"].get(s)) else None for r in acc]
              for s in schemes}, "% accurate", unity=None, percent=True,
-            reference={"CAPRI": data.get("paper_accuracy_percent", {}).get("divergent")}))
+            reference={s: data.get("paper_accuracy_percent", {}).get("divergent")
+                       for s in schemes if s.startswith("CAPRI")}))
     return plots
 
 

@@ -84,7 +84,7 @@ def grouped_bars(name: str, title: str, caption: str, categories: list[str],
                 bars[-1].set_linewidth(1.2)
             if reference and _finite(reference.get(label)):
                 ax.axhline(reference[label], color=col, linestyle="--", linewidth=1.2,
-                           label=f"{label}: paper {reference[label]:g}")
+                           label=f"{label}: paper {reference[label]:.4g}")
         if unity is not None:
             ax.axhline(unity, color="black", linewidth=0.8)
         if unity == 1.0:

@@ -61,8 +61,9 @@ def metrics_of(result: dict, base: dict | None) -> list[tuple[str, float]]:
     out: list[tuple[str, float]] = []
     if "timing" in result:
         t = result["timing"]
-        out.append(("cycles", result["cycles"]))
-        out.append(("ipc", result["ipc"]))
+        for k in ("cycles", "ipc"):  # other job kinds with a timing dict may lack them
+            if _num(result.get(k)) is not None:
+                out.append((k, result[k]))
         for k, v in sorted(t.items()):
             if k == "mechanism" and isinstance(v, dict):
                 out += [(f"mechanism.{mk}", _num(mv)) for mk, mv in sorted(v.items())
@@ -80,9 +81,10 @@ def metrics_of(result: dict, base: dict | None) -> list[tuple[str, float]]:
                 out.append((f"energy.component.{name}_j", comp["joules"]))
         out.append(("outputs_match", int(bool(result.get("outputs_match")))))
         if base is not None and "timing" in base and "error" not in base:
-            out.append(("outputs_identical_to_baseline",
-                        int(result.get("output_digest") == base.get("output_digest"))))
-            if result["cycles"]:
+            if result.get("output_digest") is not None:
+                out.append(("outputs_identical_to_baseline",
+                            int(result["output_digest"] == base.get("output_digest"))))
+            if result.get("cycles") and base.get("cycles"):
                 out.append(("speedup", base["cycles"] / result["cycles"]))
         return out
     for k, v in sorted(result.items()):
