@@ -11,8 +11,9 @@ GTX 280-like gtx280_ilp (ILP chapter).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
-from golden.report.runner import ReportOptions, TimingJob, geomean, timed_run
+from golden.report.runner import ReportOptions, TimingJob, WorkloadProbe, geomean
 from golden.timing.stats import STALL_REASONS
 
 #: (config name, which seeds use it). A config's table covers the workloads whose
@@ -39,27 +40,18 @@ def _workloads(opts: ReportOptions) -> list[str]:
 
 
 @dataclass(frozen=True)
-class FunctionalJob:
+class FunctionalJob(WorkloadProbe):
     """A workload's functional-mode run: its output digest, which every timing run of the
     same workload, size and seed must reproduce (a job, so it runs in parallel and its
     result is cached like a simulation's)."""
 
-    workload: str
-    size: str = "small"
-    seed: int = 0
+    KIND: ClassVar[str] = "functional"
 
-    @property
-    def key(self) -> str:
-        return f"functional/{self.workload}/{self.size}/s{self.seed}"
-
-    def run(self) -> dict:
+    def compute(self) -> dict:
         from golden.report.runner import output_digest
         from golden.workloads import registry
-
-        def compute():
-            run = registry.run_workload(registry.get(self.workload), size=self.size, seed=self.seed)
-            return {"outputs_match": not run.mismatches(), "output_digest": output_digest(run.outputs)}
-        return timed_run(self, compute)
+        run = registry.run_workload(registry.get(self.workload), size=self.size, seed=self.seed)
+        return {"outputs_match": not run.mismatches(), "output_digest": output_digest(run.outputs)}
 
 
 def jobs(opts: ReportOptions) -> list:

@@ -34,8 +34,7 @@ _SOURCE_SUFFIXES = (".py", ".pyx", ".pxd", ".yaml", ".ptx", ".cu")
 
 #: paths (relative to the ``golden`` package) that cannot change a simulation's result:
 #: presentation and dispatch code. A directory entry ends in ``/``.
-NOT_MODEL = ("report/present/", "report/cli.py", "report/cache.py", "report/executors.py",
-             "report/cache_cli.py")
+NOT_MODEL = ("report/present/", "report/cli.py", "report/cache.py", "report/executors.py")
 
 
 def _is_model_file(rel: str) -> bool:

@@ -103,9 +103,10 @@ def cmd_report(args) -> int:
         md, data = avail[n].render(results, opts)
         data = {"report": n, "wall_seconds_all_reports": wall, "all_configs": opts.all_configs,
                 "model_fingerprint": cache.fingerprint if cache is not None else None, **data}
+        text = json.dumps(data, indent=1, default=str)
         _write(out / f"{n}.md", md)
-        _write(out / f"{n}.json", json.dumps(data, indent=1, default=str))
-        datas[n] = json.loads(json.dumps(data, default=str))  # as publish reads it back
+        _write(out / f"{n}.json", text)
+        datas[n] = json.loads(text)  # the document as publish reads it back
         docs.append(md)
         print(md)
     fresh = [r for r in results.values() if "timing" in r and not r.get("from_cache")]
@@ -157,7 +158,7 @@ def cmd_publish(args) -> int:
     cache = ResultCache(args.cache_dir, fingerprint=first.get("model_fingerprint") or None)
     jobs_of = {n: list(avail[n].jobs(ReportOptions(size=datas[n].get("size", opts.size),
                                                    seed=int(datas[n].get("seed", opts.seed)),
-                                                   all_configs=_all_configs(datas[n]))))
+                                                   all_configs=bool(datas[n].get("all_configs")))))
                for n in datas}
     results = {}
     for js in jobs_of.values():
@@ -169,10 +170,6 @@ def cmd_publish(args) -> int:
                    fingerprint=cache.fingerprint)
     print(f"wrote {page} ({len(results)} cached simulation results in results.csv)")
     return 0
-
-
-def _all_configs(data: dict) -> bool:
-    return bool(data.get("all_configs", False))
 
 
 def cmd_cache(args) -> int:

@@ -25,6 +25,7 @@ finish: every job runs on its own fresh device.
 
 from __future__ import annotations
 
+import functools
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -45,15 +46,19 @@ def run_job_safe(job) -> dict:
         return {**asdict(job), "key": job.key, "error": f"{type(e).__name__}: {e}"}
 
 
-_WORKER_FINGERPRINT: dict[str, str] = {}
+@functools.lru_cache(maxsize=1)
+def _own_fingerprint() -> str:
+    """This process's model fingerprint (hashed once per worker process)."""
+    from golden.report.cache import model_fingerprint
+    return model_fingerprint()
 
 
 def run_job_on_worker(job, fingerprint: str, cache_root: str | None) -> dict:
     """The task a Dask worker runs: check that this worker's simtlab source is the client's
     (``fingerprint``), run ``job``, store the result in ``cache_root`` when the worker can
     write there, and return it."""
-    from golden.report.cache import ResultCache, model_fingerprint
-    mine = _WORKER_FINGERPRINT.setdefault("fp", model_fingerprint())
+    from golden.report.cache import ResultCache
+    mine = _own_fingerprint()
     if mine != fingerprint:
         return {**asdict(job), "key": job.key,
                 "error": f"worker's simtlab source (model fingerprint {mine[:16]}) differs from "

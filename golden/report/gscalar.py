@@ -24,8 +24,9 @@ our GPU mostly idle, so static power dominates the model's total).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
-from golden.report.runner import ReportOptions, TimingJob, geomean, succeeded, timed_run
+from golden.report.runner import ReportOptions, TimingJob, WorkloadProbe, geomean, succeeded
 
 CONFIG = "gtx480"
 VARIANTS = ("gscalar", "gscalar-half", "alu-scalar")
@@ -85,26 +86,17 @@ def _job(w: str, opts: ReportOptions, mech: tuple = ()) -> TimingJob:
 
 
 @dataclass(frozen=True)
-class ValueStatsJob:
+class ValueStatsJob(WorkloadProbe):
     """The functional value-similarity and eligibility analysis of one workload (Figs. 1,
     8-10, 12; :func:`golden.mechanisms.gscalar.analysis.analyse_workload`), as a job so it
     runs in the worker pool and its result is cached like a simulation's."""
 
-    workload: str
-    size: str = "small"
-    seed: int = 0
+    KIND: ClassVar[str] = "gscalar-stats"
 
-    @property
-    def key(self) -> str:
-        return f"gscalar-stats/{self.workload}/{self.size}/s{self.seed}"
-
-    def run(self) -> dict:
+    def compute(self) -> dict:
         from golden.mechanisms.gscalar.analysis import analyse_workload
-
-        def compute():
-            row = analyse_workload(self.workload, self.size, self.seed)
-            return {"outputs_match": row["outputs_match"], "row": row}
-        return timed_run(self, compute)
+        row = analyse_workload(self.workload, self.size, self.seed)
+        return {"outputs_match": row["outputs_match"], "row": row}
 
 
 def jobs(opts: ReportOptions) -> list:

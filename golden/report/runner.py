@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import time
 from dataclasses import asdict, dataclass, field
+from typing import ClassVar
 
 import numpy as np
 
@@ -80,6 +81,28 @@ def timed_run(job, compute) -> dict:
     d = compute()
     return {**asdict(job), "key": job.key, **d, "wall_seconds": time.perf_counter() - t0,
             "cpu_seconds": time.process_time() - c0}
+
+
+@dataclass(frozen=True)
+class WorkloadProbe:
+    """A per-workload job that is not a timing simulation (a functional run, an analysis),
+    run in the worker pool and cached like one. Subclasses name their ``KIND`` (the key's
+    first part) and implement ``compute() -> dict``; the result is :func:`timed_run`'s."""
+
+    KIND: ClassVar[str] = ""
+    workload: str
+    size: str = "small"
+    seed: int = 0
+
+    @property
+    def key(self) -> str:
+        return f"{self.KIND}/{self.workload}/{self.size}/s{self.seed}"
+
+    def compute(self) -> dict:
+        raise NotImplementedError
+
+    def run(self) -> dict:
+        return timed_run(self, self.compute)
 
 
 def succeeded(result) -> bool:

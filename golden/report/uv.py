@@ -22,9 +22,10 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
+from typing import ClassVar
 
-from golden.report.runner import (ReportOptions, TimingJob, geomean, same_outputs,
-                                  speedup_sweep, standing_for, succeeded, timed_run)
+from golden.report.runner import (ReportOptions, TimingJob, WorkloadProbe, geomean,
+                                  same_outputs, speedup_sweep, standing_for, succeeded)
 
 CONFIG = "gtx285"
 #: 15 SMs x 16 SPs (§2.6.3: the same ALU-to-memory ratio)
@@ -94,20 +95,14 @@ PAPER_LIMIT = {"intra": (18.1, 41.5), "inter": (8.9, 28.5), "combined": (18.4, 4
 
 
 @dataclass(frozen=True)
-class LimitJob:
+class LimitJob(WorkloadProbe):
     """The Fig. 2 redundancy limit study of one workload (a functional run)."""
 
-    workload: str
-    size: str = "small"
-    seed: int = 0
+    KIND: ClassVar[str] = "uv-limit"
 
-    @property
-    def key(self) -> str:
-        return f"uv-limit/{self.workload}/{self.size}/s{self.seed}"
-
-    def run(self) -> dict:
+    def compute(self) -> dict:
         from golden.mechanisms.uv.limit_study import study_workload
-        return timed_run(self, lambda: study_workload(self.workload, self.size, self.seed))
+        return study_workload(self.workload, self.size, self.seed)
 
 
 def _workloads() -> list[str]:

@@ -19,8 +19,8 @@ import html
 import re
 from pathlib import Path
 
+#: inline rules applied outside code spans (code spans are split out first, see inline())
 _INLINE = [
-    (re.compile(r"`([^`]+)`"), lambda m: f"<code>{m.group(1)}</code>"),
     (re.compile(r"\*\*(.+?)\*\*"), lambda m: f"<strong>{m.group(1)}</strong>"),
     (re.compile(r"(?<![\w*])\*(?!\s)([^*]+?)(?<!\s)\*(?![\w*])"), lambda m: f"<em>{m.group(1)}</em>"),
     (re.compile(r"\[([^\]]+)\]\(([^)\s]+)\)"), lambda m: f'<a href="{m.group(2)}">{m.group(1)}</a>'),
@@ -37,7 +37,7 @@ def inline(text: str) -> str:
             out.append(f"<code>{html.escape(p[1:-1])}</code>")
             continue
         s = html.escape(p, quote=False)
-        for rx, fn in _INLINE[1:]:
+        for rx, fn in _INLINE:
             s = rx.sub(fn, s)
         out.append(s)
     return "".join(out)

@@ -25,6 +25,9 @@ from __future__ import annotations
 import csv
 import io
 import math
+from dataclasses import replace
+
+from golden.report.runner import TimingJob
 
 COLUMNS = ("report", "kind", "workload", "config", "mechanism", "size", "seed", "overrides",
            "metric", "value")
@@ -44,15 +47,13 @@ def _num(v):
 
 
 def _kind(job) -> str:
-    key = job.key
-    return "timing" if type(job).__name__ == "TimingJob" else key.split("/", 1)[0]
+    return "timing" if isinstance(job, TimingJob) else job.key.split("/", 1)[0]
 
 
 def _base_key(job) -> str | None:
     """Key of the baseline of a timing job (same everything, no mechanisms)."""
-    if type(job).__name__ != "TimingJob" or not job.mechanisms:
+    if not isinstance(job, TimingJob) or not job.mechanisms:
         return None
-    from dataclasses import replace
     return replace(job, mechanisms=()).key
 
 
