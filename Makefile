@@ -5,7 +5,12 @@
 #   make test-sweep  every workload under every mechanism variant, outputs vs baseline (long)
 #   make cosim     run only the cocotb testbenches (tb/)
 #   make verilog   export every RTL component listed in synth/targets.yaml to build/verilog/
-#   make synth     Yosys area estimates -> build/synth/area.md and area.json
+#   make synth     area of every RTL structure at the papers' sizes: Yosys onto the osu018
+#                  standard cells (um^2) + SRAM macros priced by OpenRAM (synth/macros.yaml)
+#                  -> build/synth/area.md and area.json, beside the papers' figures
+#   make synth-quick  the fast generic-cell flow (transistor estimate, memories as flip-flops)
+#   make macros    compile the SRAM macro shapes with OpenRAM (own venv .venv-openram, slow)
+#                  and update synth/macros.yaml
 #   make ptx       regenerate the committed PTX next to each .cu: workloads, PTX samples,
 #                  SIMT test kernels (needs nvcc; tests/simt/kernels/sm80 with -arch=sm_80)
 #   make speedups  THE MAIN JOB: every report (baseline, DARSIE, G-Scalar, ILP, hetero, UV,
@@ -28,7 +33,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.simtlab-installed
 JOBS   ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: setup test test-sweep cosim verilog synth ptx bench clean iverilog chromium reproduce speedups validate publish
+.PHONY: setup test test-sweep cosim verilog synth synth-quick macros osu018 ptx bench clean iverilog chromium reproduce speedups validate publish
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -63,7 +68,21 @@ chromium:
 	    echo "  Debian/Ubuntu: sudo apt-get install -y chromium"; \
 	fi
 
-setup: $(STAMP) iverilog chromium
+# The OSU 0.18 um standard-cell liberty file (Debian qflow-tech-osu018). Taken from the
+# system install when present, otherwise the .deb is downloaded (no root, no qflow
+# dependencies needed) and unpacked into build/tech (synth/liberty.py looks there too).
+OSU018_LIB := /usr/share/qflow/tech/osu018/osu018_stdcells.lib
+osu018:
+	@if [ -f $(OSU018_LIB) ] || [ -f build/tech$(OSU018_LIB) ]; then \
+	    echo "osu018: $$(ls $(OSU018_LIB) build/tech$(OSU018_LIB) 2>/dev/null | head -1)"; \
+	else \
+	    echo "osu018 liberty missing: fetching the Debian package qflow-tech-osu018 into build/tech"; \
+	    mkdir -p build/tech && cd build/tech && \
+	    (apt-get download qflow-tech-osu018 >/dev/null 2>&1 || (apt-get update -q >/dev/null 2>&1 && apt-get download qflow-tech-osu018)) && \
+	    dpkg-deb -x qflow-tech-osu018_*.deb . && test -f .$(OSU018_LIB) && echo "osu018: build/tech$(OSU018_LIB)"; \
+	fi
+
+setup: $(STAMP) iverilog chromium osu018
 
 # pytest exits 5 when it collects nothing; that is a broken checkout, not a pass.
 define run_pytest
@@ -87,7 +106,18 @@ verilog: setup
 	$(PY) -m synth.export --out build/verilog
 
 synth: setup
-	$(PY) -m synth.area --out build/synth
+	$(PY) -m synth.area --flow liberty --out build/synth
+
+synth-quick: setup
+	$(PY) -m synth.area --flow quick --out build/synth-quick
+
+# OpenRAM 1.2 needs numpy < 2, so it lives in its own venv. MACROS lists the shapes to
+# compile (WORDSxWIDTH[_weN], N = write-mask bits); shapes already in synth/macros.yaml are kept.
+MACROS ?= 16x32 32x32 64x32 128x32 32x64 64x64 16x128 64x128_we8 64x38 16x1024_we32
+macros: setup
+	@test -x .venv-openram/bin/python || ($(PYTHON) -m venv .venv-openram && \
+	    .venv-openram/bin/pip install --quiet openram 'numpy<2')
+	$(PY) -m synth.macros compile $(MACROS)
 
 # The main job: every report (baseline table, DARSIE, G-Scalar) over the workload suite in
 # timing mode at the workloads' `paper` inputs (>= 2 full waves of TBs on every reported

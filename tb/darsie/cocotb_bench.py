@@ -166,12 +166,14 @@ def run_trace_dir(name: str, test_module: str) -> int:
     Call only when the variable is set (the pytest wrapper skips otherwise). One DUT
     build per distinct parameter set found.
     """
-    directory = os.environ[ENV_TRACE_DIR]
+    # Absolute paths: the simulator runs inside its build folder, not in the caller's
+    # working folder, so a relative $SIMTLAB_DARSIE_TRACES would not resolve there.
+    directory = Path(os.environ[ENV_TRACE_DIR]).resolve()
     files = trace_files(directory, name)
     groups: dict[str, list[str]] = {}
     for path in files:
         params = read_trace(path).params
-        groups.setdefault(json.dumps(asdict(params), sort_keys=True), []).append(str(path))
+        groups.setdefault(json.dumps(asdict(params), sort_keys=True), []).append(str(Path(path).resolve()))
     bench = BENCHES[name]
     for key, paths in groups.items():
         run_cocotb(bench.rtl_cls, json.loads(key), test_module=test_module, toplevel=name,

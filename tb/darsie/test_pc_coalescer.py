@@ -10,6 +10,7 @@ from a golden random run, and every trace under ``$SIMTLAB_DARSIE_TRACES`` in
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import cocotb
 import pytest
@@ -51,3 +52,13 @@ def test_pc_coalescer_traces_cocotb():
     if bench.run_trace_dir(NAME, __name__) == 0:
         pytest.skip(f"no {NAME} trace under {bench.ENV_TRACE_DIR}="
                     f"{os.environ[bench.ENV_TRACE_DIR]}")
+
+
+def test_documented_replay_command_with_a_relative_trace_dir(tmp_path, monkeypatch):
+    """``SIMTLAB_DARSIE_TRACES=<relative dir> pytest tb/darsie -k traces`` (tb/darsie/README.md)
+    replays the traces found there although the simulator runs in its own build folder."""
+    params = CoalescerParams(slots=8, tbs=4, pc_width=16)
+    monkeypatch.chdir(tmp_path)
+    bench.record_golden_trace(NAME, params, Path("traces") / "sub" / f"{NAME}_a.jsonl", 11)
+    monkeypatch.setenv(bench.ENV_TRACE_DIR, "traces")
+    assert bench.run_trace_dir(NAME, __name__) == 1

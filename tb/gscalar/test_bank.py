@@ -1,5 +1,9 @@
 """cocotb testbench: rtl.gscalar.bank.CompressedBank vs golden CompressedBank (seed 003 §3).
 
+The RTL's read outputs arrive one cycle after the request (synchronous-read SRAM arrays,
+``rtl.gscalar.bank.READ_LATENCY``); the golden bank is scored through
+:class:`golden.structures.registered.Registered`.
+
 * ``run_random``: seeded random cycles (compressed and divergent writes with their
   special moves, decompressed reads, raw cycles with a read and a write together, writes
   that skip the special move), every output scored every cycle, coverage goals asserted.
@@ -28,6 +32,8 @@ from golden.structures.gscalar.decompressor import Decompressor
 from golden.structures.gscalar.encoding import arrays_read
 from golden.structures.gscalar.params import GScalarParams, unpack_fields, unpack_lanes
 from golden.structures.gscalar.trace import RegisterTrace, bank_cycles, record_register_trace
+from golden.structures.registered import Registered
+from rtl.gscalar.bank import READ_LATENCY, READ_OUTPUTS
 from rtl.gscalar.bank import CompressedBank as BankRTL
 from tb.gscalar.stimulus import (
     BANK_COVERAGE_GOALS, TRACE_WORKLOADS, bank_coverage, random_bank_ops,
@@ -60,8 +66,15 @@ async def run_random(dut):
     tb = StepTB(dut, BankOps, BankOutputs)
     tb.start()
     board = Scoreboard(f"bank {params} random", log=dut._log)
-    await play_random(tb, CompressedBank(params), ops, board,
-                      lambda e, o, cov: bank_coverage(e, o, params, cov), BANK_COVERAGE_GOALS)
+    golden = _registered(CompressedBank(params))
+    # scored on the registered read ports; coverage counted on the request cycle's outputs
+    await play_random(tb, golden, ops + [BankOps()], board,
+                      lambda e, o, cov: bank_coverage(golden.last, o, params, cov), BANK_COVERAGE_GOALS)
+
+
+def _registered(golden: CompressedBank) -> Registered:
+    """The golden bank as the RTL's ports show it: read outputs one cycle late (SRAM arrays)."""
+    return Registered(golden, READ_OUTPUTS, READ_LATENCY)
 
 
 @cocotb.test()
@@ -77,13 +90,16 @@ async def run_traces(dut):
         trace = RegisterTrace.load(path)
         cycles, replayed = bank_cycles(trace, params)     # golden: reads return the kernel's values
         board = Scoreboard(f"bank trace {trace.workload}", log=dut._log)
-        golden = CompressedBank(params)
+        golden = _registered(CompressedBank(params))
         await play(tb, golden, clear_ops(params), board, "clear")
         reads = 0
-        for i, cyc in enumerate(cycles):
-            got = await tb.cycle(cyc.ops)
-            board.check(f"{trace.workload} cycle {i} {cyc.ops}", golden.step(cyc.ops), got)
-            if cyc.expect is None:
+        pending = None      # the read requested last cycle: its outputs arrive now
+        for i, ops in enumerate([c.ops for c in cycles] + [BankOps()]):
+            got = await tb.cycle(ops)
+            board.check(f"{trace.workload} cycle {i} {ops}", golden.step(ops), got)
+            cyc, pending = pending, (cycles[i] if i < len(cycles) and cycles[i].expect is not None
+                                     else None)
+            if cyc is None:
                 continue
             values = dec.decompress(unpack_lanes(got.rd_data, 32), unpack_fields(got.rd_enc, 4, 1),
                                     unpack_fields(got.rd_bvr, 32, 1), bool(got.rd_d))

@@ -29,6 +29,9 @@ def step_types(golden: Any) -> tuple[type, type]:
 
     Raises ConfigError when ``step`` is not annotated with two dataclasses.
     """
+    from golden.structures.registered import Registered
+    while isinstance(golden, Registered):  # registered outputs: the wrapped model's types
+        golden = golden.golden
     hints = typing.get_type_hints(type(golden).step)
     ops_cls = next((hint for name, hint in hints.items() if name != "return"), None)
     out_cls = hints.get("return")
