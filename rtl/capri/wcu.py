@@ -28,7 +28,7 @@ from amaranth.hdl import Cat, Module, Mux, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-from golden.structures.popcount import count_width
+from rtl.common.widths import count_width
 from rtl.common.popcount import PopCount
 from rtl.common.priority_encoder import PriorityEncoder
 from rtl.darsie._util import check_int, index_width

@@ -12,7 +12,7 @@ from amaranth.hdl import Module, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-from golden.structures.popcount import count_width
+from rtl.common.widths import count_width
 
 __all__ = ["PopCount"]
 

@@ -11,7 +11,7 @@ from amaranth.hdl import Cat, Module
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-from golden.structures.priority_encoder import index_width
+from rtl.common.widths import index_width
 from rtl.common.leading_one import LeadingOneDetector
 
 __all__ = ["PriorityEncoder"]

@@ -7,6 +7,8 @@ from operator import or_
 
 from amaranth.hdl import Const, Mux
 
+from rtl.common import widths
+
 
 def check_int(owner: str, name: str, value, minimum: int) -> int:
     """Return ``value`` if it is an int >= ``minimum``; TypeError/ValueError otherwise."""
@@ -17,9 +19,7 @@ def check_int(owner: str, name: str, value, minimum: int) -> int:
     return value
 
 
-def index_width(count: int) -> int:
-    """Bits of an index port over ``count`` items (at least 1)."""
-    return max(1, (count - 1).bit_length())
+index_width = widths.index_width   # bits of an index port over ``count`` items (at least 1)
 
 
 def encode(onehot):

@@ -9,7 +9,7 @@ from amaranth.hdl import Cat, Module, Mux, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-from golden.structures.darsie.rename_table import RenameOp
+from .ops import RenameOp
 from rtl.common.leading_one import LeadingOneDetector
 
 from ._util import any_of, check_int, index_width, select
@@ -48,8 +48,8 @@ class RenameTable(wiring.Component):
         The warp has renamed the register.
     rd_version : Signal(version_width), out
         The version it reads (0 on a miss).
-    wr_op : Signal(2), in
-        ``RenameOp``: 0 none, 1 set, 2 drop (3 does nothing).
+    wr_op : Signal(RenameOp), in
+        :class:`rtl.darsie.ops.RenameOp`, 2 bits: 0 none, 1 set, 2 drop (3 does nothing).
     wr_warp : Signal(warp_width), in
         Writing warp.
     wr_reg : Signal(reg_width), in
@@ -86,7 +86,7 @@ class RenameTable(wiring.Component):
         super().__init__({
             "rd_warp": In(ww), "rd_reg": In(reg_width),
             "rd_hit": Out(1), "rd_version": Out(version_width),
-            "wr_op": In(2), "wr_warp": In(ww), "wr_reg": In(reg_width),
+            "wr_op": In(RenameOp), "wr_warp": In(ww), "wr_reg": In(reg_width),
             "wr_version": In(version_width),
             "clr_en": In(1), "clr_warp": In(ww), "flush": In(1),
             "wr_hit": Out(1), "wr_full": Out(1), "wr_old_valid": Out(1),

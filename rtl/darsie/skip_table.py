@@ -17,7 +17,7 @@ from amaranth.hdl import Cat, Module, Mux, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-from golden.structures.darsie.skip_table import SkipOp
+from .ops import SkipOp
 from rtl.common.leading_one import LeadingOneDetector
 
 from ._util import any_of, check_int, encode, index_width, select
@@ -69,9 +69,9 @@ class SkipTable(wiring.Component):
         Its IsLoad bit.
     rd0_leader_wb, rd1_leader_wb : Signal(1), out
         Its LeaderWB bit.
-    wr_op : Signal(3), in
-        Write-port operation (``SkipOp``: 0 none, 1 alloc, 2 arrive, 3 leader_wb,
-        4 invalidate, 5 flush_tb; 6, 7 do nothing).
+    wr_op : Signal(SkipOp), in
+        Write-port operation (:class:`rtl.darsie.ops.SkipOp`, 3 bits: 0 none, 1 alloc,
+        2 arrive, 3 leader_wb, 4 invalidate, 5 flush_tb; 6, 7 do nothing).
     wr_tb : Signal(tb_width), in
         Bank of the write-port operation.
     wr_index : Signal(index_width), in
@@ -127,7 +127,7 @@ class SkipTable(wiring.Component):
                           f"rd{k}_mask": Out(warps), f"rd{k}_sync": Out(1),
                           f"rd{k}_is_load": Out(1), f"rd{k}_leader_wb": Out(1)})
         ports.update({
-            "wr_op": In(3), "wr_tb": In(tbw), "wr_index": In(idx), "wr_pc": In(pc_width),
+            "wr_op": In(SkipOp), "wr_tb": In(tbw), "wr_index": In(idx), "wr_pc": In(pc_width),
             "wr_warp": In(ww), "wr_is_load": In(1), "wr_sync": In(1),
             "store_en": In(1), "store_tb": In(tbw), "atomic_en": In(1),
             "maj_en": In(1), "maj_tb": In(tbw), "maj_mask": In(warps),
@@ -234,7 +234,7 @@ class SkipTableBank(wiring.Component):
                           f"rd{k}_mask": Out(warps), f"rd{k}_sync": Out(1),
                           f"rd{k}_is_load": Out(1), f"rd{k}_leader_wb": Out(1)})
         ports.update({
-            "wsel": In(1), "wr_op": In(3), "index_sel": In(n), "wr_pc": In(pc_width),
+            "wsel": In(1), "wr_op": In(SkipOp), "index_sel": In(n), "wr_pc": In(pc_width),
             "warp_bit": In(warps), "wr_is_load": In(1), "wr_sync": In(1),
             "drop_loads": In(1), "maj_we": In(1), "maj_mask": In(warps),
             "alloc_sel": Out(n), "alloc_hit": Out(1), "evict": Out(1),

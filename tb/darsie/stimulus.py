@@ -125,7 +125,10 @@ def random_skip_table(params: SkipTableParams, rng: random.Random, count: int) -
             cur = shadow.majority(min(tb, params.tbs - 1))
             maj_mask = cur & ~(1 << rng.randrange(params.warps))
         elif rm < 0.7:
-            maj_mask = rng.getrandbits(params.warps)
+            if params.warps <= 8:
+                maj_mask = rng.getrandbits(params.warps)
+            else:   # wide TBs (paper: 32 warps): small majorities, so entries complete
+                maj_mask = sum(1 << w for w in rng.sample(range(params.warps), rng.randint(1, 4)))
         ops = SkipTableOps(
             wr_op=int(op), wr_tb=tb, wr_index=index, wr_pc=wr_pc, wr_warp=warp,
             wr_is_load=int(rng.random() < 0.4), wr_sync=int(rng.random() < 0.25),
@@ -392,8 +395,11 @@ def random_version_table(params: VersionTableParams, rng: random.Random, count: 
     ops_list = []
     state: dict = {}
     phases = {"fill": (0.7, 0.1), "drain": (0.1, 0.7), "steady": (0.4, 0.4)}
+    longest = 2 * params.entries
+    if params.entries > 16:     # paper size (32): longer, purer fills so the table gets full
+        phases["fill"], longest = (0.9, 0.0), 4 * params.entries
     for _ in range(count):
-        p_ins, p_rm = _phase(rng, phases, state, 4, 2 * params.entries)
+        p_ins, p_rm = _phase(rng, phases, state, 4, longest)
         rd = rng.choice(live) if live and rng.random() < 0.7 else rng.choice(keys)
         ins = rng.choice(keys)
         rm = rng.choice(live) if live and rng.random() < 0.8 else rng.choice(keys)

@@ -40,7 +40,7 @@ async def run_replay(dut):
     await bench.replay(dut, NAME)
 
 
-@pytest.mark.parametrize("params", [CoalescerParams(slots=8, tbs=4, pc_width=16)], ids=["small"])
+@pytest.mark.parametrize("params", [CoalescerParams(), CoalescerParams(slots=8, tbs=4, pc_width=16)], ids=["paper", "small"])
 def test_pc_coalescer_cocotb(params, tmp_path):
     bench.run_structure(NAME, params, __name__, tmp_path, default_seed())
 

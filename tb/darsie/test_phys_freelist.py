@@ -39,7 +39,7 @@ async def run_replay(dut):
     await bench.replay(dut, NAME)
 
 
-@pytest.mark.parametrize("params", [PhysFreeListParams(entries=8, tag_width=5, banks=4)], ids=["small"])
+@pytest.mark.parametrize("params", [PhysFreeListParams(), PhysFreeListParams(entries=8, tag_width=5, banks=4)], ids=["paper", "small"])
 def test_phys_freelist_cocotb(params, tmp_path):
     bench.run_structure(NAME, params, __name__, tmp_path, default_seed())
 

@@ -39,7 +39,7 @@ async def run_replay(dut):
     await bench.replay(dut, NAME)
 
 
-@pytest.mark.parametrize("params", [RenameTableParams(warps=8, entries=6, reg_width=5, version_width=3)], ids=["small"])
+@pytest.mark.parametrize("params", [RenameTableParams(), RenameTableParams(warps=8, entries=6, reg_width=5, version_width=3)], ids=["paper", "small"])
 def test_rename_table_cocotb(params, tmp_path):
     bench.run_structure(NAME, params, __name__, tmp_path, default_seed())
 

@@ -39,7 +39,7 @@ async def run_replay(dut):
     await bench.replay(dut, NAME)
 
 
-@pytest.mark.parametrize("params", [SkipTableParams(tbs=4, entries=4, warps=8, pc_width=16), SkipTableParams(tbs=3, entries=3, warps=5, pc_width=12)], ids=["small", "odd"])
+@pytest.mark.parametrize("params", [SkipTableParams(), SkipTableParams(tbs=4, entries=4, warps=8, pc_width=16), SkipTableParams(tbs=3, entries=3, warps=5, pc_width=12)], ids=["paper", "small", "odd"])
 def test_skip_table_cocotb(params, tmp_path):
     bench.run_structure(NAME, params, __name__, tmp_path, default_seed())
 

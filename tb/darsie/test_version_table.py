@@ -39,7 +39,7 @@ async def run_replay(dut):
     await bench.replay(dut, NAME)
 
 
-@pytest.mark.parametrize("params", [VersionTableParams(entries=8, reg_width=4, version_width=3, phys_width=5)], ids=["small"])
+@pytest.mark.parametrize("params", [VersionTableParams(), VersionTableParams(entries=8, reg_width=4, version_width=3, phys_width=5)], ids=["paper", "small"])
 def test_version_table_cocotb(params, tmp_path):
     bench.run_structure(NAME, params, __name__, tmp_path, default_seed())
 

@@ -123,7 +123,8 @@ def make_traces(events: int = TRACE_EVENTS) -> list[Path]:
     return out
 
 
-@pytest.mark.parametrize(("lanes", "registers", "groups"), [(32, 8, 1), (16, 6, 2)])
+@pytest.mark.parametrize(("lanes", "registers", "groups"), [(32, 64, 1), (32, 8, 1), (16, 6, 2)],
+                         ids=["paper", "small", "half_groups"])
 def test_bank_random_cocotb(lanes, registers, groups):
     run_cocotb(BankRTL, {"lanes": lanes, "registers": registers, "groups": groups},
                test_module=__name__, toplevel="bank", testcase="run_random")

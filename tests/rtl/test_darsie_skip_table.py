@@ -115,7 +115,7 @@ def test_rtl_rejects_bad_parameters():
         SkipTableRTL(entries=1)
     dut = SkipTableRTL(tbs=3, entries=3, warps=3, pc_width=6)
     assert (dut.tbs, dut.entries, dut.warps, dut.pc_width) == (3, 3, 3, 6)
-    assert len(dut.rd0_tb) == 2 and len(dut.rd1_mask) == 3 and len(dut.wr_op) == 3
+    assert len(dut.rd0_tb) == 2 and len(dut.rd1_mask) == 3 and len(dut.wr_op.as_value()) == 3
 
 
 @pytest.mark.parametrize("params", [SMALL, ODD], ids=["small", "odd"])
