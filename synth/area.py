@@ -200,8 +200,10 @@ def _macro_text(a: LibertyArea) -> str:
     for m in a.memories:
         if m.macro is not None:
             n = f"{m.macro.copies} x " if m.macro.copies > 1 else ""
-            src = "fit" if m.macro.source.startswith("fit") else "OpenRAM"
-            parts.append(f"{m.name}: {n}{m.shape.key} ({src})")
+            src = ("fit" if m.macro.source.startswith("fit") else
+                   "OpenRAM, " + m.macro.source.split(", ")[1] if ", " in m.macro.source else "OpenRAM")
+            inst = f"{m.instances} x " if m.instances > 1 else ""
+            parts.append(f"{m.name}: {inst}{n}{m.shape.key} ({src})")
         else:
             parts.append(f"{m.name}: {m.shape.words}x{m.shape.width} in FFs ({m.reason})")
     return "; ".join(parts) or "-"
@@ -221,8 +223,9 @@ def render_liberty_markdown(results: list[TargetArea], source: str, liberty: Lib
         f"({liberty.node_nm:.0f} nm), `stat -liberty` (combinational + sequential cells).",
         f"Memories with synchronous reads and one write port are SRAM black boxes priced from "
         f"`{Path(macros.source).name}` ({len(macros.entries)} OpenRAM macros"
-        + (f"; shapes not compiled use a least-squares fit a + b*bits + c*words + d*width, "
-           f"worst error {err:.0%} on the compiled ones" if fit else "") + "); "
+        + (f"; a shape not compiled is priced as the smallest compiled macro of its width that "
+           f"holds it, else by a least-squares power law k * words^a * width^b, worst error "
+           f"{err:.0%} on the compiled ones" if fit else "") + "); "
         "r read ports = r copies of a 1r1w macro. Other memories are mapped to flip-flops.",
         f"'at {PAPER_NODE_NM:.0f} nm' scales each part by (40 / node)^2 (ideal scaling: "
         "optimistic for wires and SRAM periphery; compare orders of magnitude and ratios, not digits).",

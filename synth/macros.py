@@ -4,8 +4,9 @@ The liberty flow (:mod:`synth.liberty`) leaves every synchronous-read memory of 
 as a black box and asks this module what it costs in silicon. Prices come from
 ``synth/macros.yaml``: one entry per shape an SRAM compiler (OpenRAM, FreePDK45) actually
 produced, with its provenance (tool, version, technology, options, compile time). A shape
-that was not compiled is priced by a least-squares fit over the compiled ones of the same
-port kind (``area = a + b*bits + c*words + d*width``), and the report says so.
+that was not compiled is priced as the smallest compiled macro of its width and write mask
+that holds it (compilers have a minimum depth), or else by a least-squares power law over
+the compiled ones (``area = k * words^a * width^b``); the report says which.
 
 Port mapping (stated in the report): a memory with one read and one write port is one
 ``1r1w`` macro; with ``r > 1`` read ports it is ``r`` ``1r1w`` copies written together (the
@@ -163,17 +164,18 @@ class MacroLibrary:
         return cls(entries, str(path))
 
     # ------------------------------------------------------------------ pricing
-    def fit(self) -> tuple[float, float, float, float] | None:
-        """Least-squares ``(a, b, c, d)`` of ``area = a + b*bits + c*words + d*width`` over the
-        compiled 1r1w macros (None with fewer than 5 of them)."""
+    def fit(self) -> tuple[float, float, float] | None:
+        """Least-squares ``(k, a, b)`` of the power law ``area = exp(k) * words^a * width^b``
+        over the compiled 1r1w macros (None with fewer than 5 of them). A power law follows
+        the periphery's share of small arrays better than a linear model in bits."""
         if self._fit is None:
             import numpy as np
             rows = [e for e in self.entries if e.ports == self.PORTS]
             if len(rows) < 5:
                 self._fit = ()
             else:
-                a = np.array([[1.0, e.shape.bits, e.shape.words, e.shape.width] for e in rows])
-                y = np.array([e.area_um2 for e in rows])
+                a = np.array([[1.0, math.log(e.shape.words), math.log(e.shape.width)] for e in rows])
+                y = np.array([math.log(e.area_um2) for e in rows])
                 coef, *_ = np.linalg.lstsq(a, y, rcond=None)
                 self._fit = tuple(float(c) for c in coef)
         return self._fit or None
@@ -189,8 +191,8 @@ class MacroLibrary:
 
     @staticmethod
     def _fitted(shape: MemoryShape, coef) -> float:
-        a, b, c, d = coef
-        return a + b * shape.bits + c * shape.words + d * shape.width
+        k, a, b = coef
+        return math.exp(k + a * math.log(shape.words) + b * math.log(shape.width))
 
     def node_nm(self) -> float:
         nodes = {e.node_nm for e in self.entries}
@@ -200,20 +202,25 @@ class MacroLibrary:
         return nodes.pop()
 
     def price(self, shape: MemoryShape, label: str) -> MacroPrice:
-        """The area of ``shape``: compiled if present, otherwise from the fit."""
+        """The area of ``shape``: the compiled macro of that shape; else the smallest compiled
+        macro of the same width and write mask with at least as many words (a compiler has a
+        minimum depth: OpenRAM's is 16 words); else the power-law fit."""
         copies = max(1, shape.read_ports)
         unit = MemoryShape(shape.words, shape.width, 1, 1, shape.write_granule)
         entry = self._by_key.get((unit.key, self.PORTS))
         if entry is not None:
             return MacroPrice(shape, copies, entry.area_um2, entry.node_nm, f"{entry.tool} {entry.tech}")
+        deeper = [e for e in self.entries if e.ports == self.PORTS and e.shape.width == unit.width
+                  and e.shape.granule == unit.granule and e.shape.words >= unit.words]
+        if deeper:
+            e = min(deeper, key=lambda e: e.shape.words)
+            return MacroPrice(shape, copies, e.area_um2, e.node_nm,
+                              f"{e.tool} {e.tech}, rounded up to {e.shape.key}")
         coef = self.fit()
         if coef is None:
             raise SynthError(f"{label}: no SRAM macro {unit.key} in {self.source} and fewer than 5 "
                              "compiled macros to fit an area model; run `make macros`")
         area = self._fitted(unit, coef)
-        if not math.isfinite(area) or area <= 0:
-            raise SynthError(f"{label}: the macro area fit gives {area:.0f} um^2 for {unit.key}; "
-                             "compile that shape with `make macros`")
         rows = [e for e in self.entries if e.ports == self.PORTS]
         tools = "/".join(sorted({e.tool for e in rows}))
         return MacroPrice(shape, copies, area, self.node_nm(), f"fit over {len(rows)} {tools} macros")
@@ -310,8 +317,8 @@ def main(argv: list[str] | None = None) -> int:
                       f"{e.area_um2:>10,.0f} {e.area_um2 / e.shape.bits:>9.2f}  {e.tool} {e.tech}")
             coef = lib.fit()
             if coef:
-                print(f"fit: area = {coef[0]:.0f} + {coef[1]:.3f}*bits + {coef[2]:.2f}*words + "
-                      f"{coef[3]:.2f}*width um^2 (worst error {lib.fit_error():.1%})")
+                print(f"fit: area = {math.exp(coef[0]):.1f} * words^{coef[1]:.3f} * width^{coef[2]:.3f}"
+                      f" um^2 (worst error {lib.fit_error():.1%} on the compiled macros)")
             return 0
         entries = list(lib.entries)
         for text in args.shapes:

@@ -8,6 +8,7 @@ synthetic (a linear law the fit must recover), not OpenRAM results; the committe
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 from amaranth.hdl import Module, Signal
@@ -66,8 +67,8 @@ def _target(name, **params) -> Target:
 
 
 def _law(words, width):
-    """The synthetic area law of the test macro tables."""
-    return 500.0 + 1.5 * words * width + 20.0 * words + 9.0 * width
+    """The synthetic area law of the test macro tables (a power law, like the fit)."""
+    return 300.0 * words ** 0.6 * width ** 1.2
 
 
 def _library(shapes=((16, 32), (32, 32), (64, 32), (32, 64), (16, 128), (64, 16))) -> MacroLibrary:
@@ -80,6 +81,8 @@ def _liberty() -> Liberty:
     try:
         return Liberty.find()
     except SynthError as exc:
+        if os.environ.get("CI"):
+            raise               # CI must run the liberty flow
         pytest.skip(f"osu018 liberty not installed ({exc}); `make setup` fetches it")
 
 
@@ -102,6 +105,9 @@ def test_fit_recovers_a_linear_law_and_prices_copies_per_read_port():
     assert p.area_um2 == pytest.approx(2 * _law(128, 64)) and p.source == "fit over 6 synthetic macros"
     exact = lib.price(MemoryShape(32, 32), "t")       # compiled shapes are used as they are
     assert exact.source == "synthetic testpdk" and exact.unit_um2 == _law(32, 32)
+    # shallower than a compiled macro of the same width: that macro (minimum depth)
+    up = lib.price(MemoryShape(8, 128), "t")
+    assert up.unit_um2 == _law(16, 128) and up.source.endswith("rounded up to 16x128")
 
 
 def test_too_few_macros_to_fit_is_a_clear_error():
