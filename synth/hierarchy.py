@@ -6,7 +6,7 @@ Amaranth writes one Verilog module per submodule *instance*: a skip table of 32 
 would synthesise each of them. :func:`share_identical_modules` keeps one module per
 distinct body (compared bottom-up, with the module's own name and its children's names
 abstracted) and points every instance at it; :func:`replicated` names the modules that are
-now instantiated more than once. The liberty flow marks those ``keep_hierarchy`` and
+now instantiated more than once and hold state. The liberty flow marks those ``keep_hierarchy`` and
 flattens everything else, so a replicated bank is mapped once and ``stat`` counts it once
 per instance (optimisation across the bank boundary is given up, as in a hierarchical
 physical design).
@@ -118,11 +118,23 @@ def share_identical_modules(verilog: str) -> str:
 
 
 def replicated(verilog: str) -> dict[str, int]:
-    """Modules instantiated more than once in ``verilog`` -> number of instances."""
+    """Stateful modules instantiated more than once in ``verilog`` -> number of instances.
+
+    Only modules that hold state (a clocked process in them or below them) count: those are
+    the replicated banks of the papers' structures. Small combinational helpers (a priority
+    encoder per lane) are left to be flattened, where constant inputs and shared logic can
+    still be optimised across their boundary."""
     _, modules = _split(verilog)
-    names = {n for n, _ in modules}
+    texts = dict(modules)
+    names = set(texts)
     counts = Counter(child for _, text in modules for child, _ in _children(text, names))
-    return {n: c for n, c in counts.items() if c > 1}
+
+    def stateful(name: str, depth: int = 0) -> bool:
+        text = texts.get(name, "")
+        return "posedge" in text or (depth < 64 and any(
+            stateful(c, depth + 1) for c, _ in _children(text, names)))
+
+    return {n: c for n, c in counts.items() if c > 1 and stateful(n)}
 
 
 def instance_counts(verilog: str, top: str) -> dict[str, int]:

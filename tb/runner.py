@@ -359,6 +359,13 @@ VECTOR_CLASSES: tuple[tuple[str, int], ...] = (
 )
 
 
+def class_goals(transactions: int, share: float = 0.4) -> dict[str, int]:
+    """Coverage goals of a random run of :func:`biased_vector` draws: every vector class at
+    least ``share`` of its expected count (keys ``class_<name>``)."""
+    total = sum(w for _, w in VECTOR_CLASSES)
+    return {f"class_{name}": int(share * transactions * w / total) for name, w in VECTOR_CLASSES}
+
+
 def biased_vector(rng: random.Random, width: int) -> tuple[str, int]:
     """Draw one *width*-bit vector from a mix biased towards corner cases.
 

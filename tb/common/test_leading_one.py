@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 import random
+from collections import Counter
 
 import cocotb
 import pytest
@@ -18,7 +19,8 @@ from cocotb.triggers import Timer
 
 from golden.structures.leading_one import LeadingOneDetector as GoldenLeadingOne
 from rtl.common.leading_one import LeadingOneDetector
-from tb.runner import Scoreboard, biased_vector, run_cocotb, tb_params, tb_seed
+from tb.runner import Scoreboard, biased_vector, class_goals, run_cocotb, tb_params, tb_seed
+from tb.stepper import check_coverage
 
 RANDOM_TRANSACTIONS = 10_000
 #: Active mask of G-Scalar Fig. 7a (paper-facts §6.4 B); MSB-first picks lane 14.
@@ -42,11 +44,13 @@ def _name(params: dict) -> str:
     return f"leading_one[{params['width']}, msb_first={params['msb_first']}]"
 
 
-async def _drive(dut, golden: GoldenLeadingOne, board: Scoreboard, bits: int, kind: str) -> None:
+async def _drive(dut, golden: GoldenLeadingOne, board: Scoreboard, bits: int, kind: str) -> int | None:
     dut.bits.value = bits
     await Timer(1, unit="ns")
     got = (int(dut.onehot.value), bool(int(dut.valid.value)))
-    board.check(f"{kind} bits={bits:#x}", tuple(golden.detect(bits)), got)
+    want = tuple(golden.detect(bits))
+    board.check(f"{kind} bits={bits:#x}", want, got)
+    return want[0].bit_length() - 1 if want[1] else None
 
 
 @cocotb.test()
@@ -69,10 +73,16 @@ async def run_random(dut):
     rng = random.Random(seed)
     golden = GoldenLeadingOne(params["width"], msb_first=params["msb_first"])
     board = Scoreboard(f"{_name(params)} random", log=dut._log)
+    cov: Counter = Counter()
     for _ in range(RANDOM_TRANSACTIONS):
         kind, bits = biased_vector(rng, params["width"])
-        await _drive(dut, golden, board, bits, kind)
+        lane = await _drive(dut, golden, board, bits, kind)
+        cov[f"class_{kind}"] += 1
+        cov["none" if lane is None else f"lane_{lane}"] += 1
     board.finish()
+    dut._log.info("%s coverage: %s", _name(params), dict(cov))
+    check_coverage(cov, {**class_goals(RANDOM_TRANSACTIONS), "none": 100,
+                         **{f"lane_{i}": 10 for i in range(params["width"])}})
 
 
 @pytest.mark.parametrize("msb_first", [False, True])

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import random
+from collections import Counter
 
 import cocotb
 import pytest
@@ -17,7 +18,8 @@ from cocotb.triggers import Timer
 
 from golden.structures.popcount import PopCount as GoldenPopCount
 from rtl.common.popcount import PopCount
-from tb.runner import Scoreboard, biased_vector, run_cocotb, tb_params, tb_seed
+from tb.runner import Scoreboard, biased_vector, class_goals, run_cocotb, tb_params, tb_seed
+from tb.stepper import check_coverage
 
 RANDOM_TRANSACTIONS = 10_000
 
@@ -38,10 +40,20 @@ def directed_vectors(width: int, rng: random.Random) -> list[int]:
     return list(dict.fromkeys(vectors))
 
 
-async def _drive(dut, golden: GoldenPopCount, board: Scoreboard, bits: int, kind: str) -> None:
+async def _drive(dut, golden: GoldenPopCount, board: Scoreboard, bits: int, kind: str) -> int:
     dut.bits.value = bits
     await Timer(1, unit="ns")
-    board.check(f"{kind} bits={bits:#x}", golden.count(bits), int(dut.count.value))
+    want = golden.count(bits)
+    board.check(f"{kind} bits={bits:#x}", want, int(dut.count.value))
+    return want
+
+
+def coverage_goals(width: int) -> dict[str, int]:
+    """Random-run goals: every vector class, counts 0 and ``width``, every bit of the count set."""
+    goals = class_goals(RANDOM_TRANSACTIONS)
+    goals.update({"count_zero": 100, "count_full": 100})
+    goals.update({f"count_bit{b}": 20 for b in range(width.bit_length())})
+    return goals
 
 
 @cocotb.test()
@@ -64,10 +76,18 @@ async def run_random(dut):
     rng = random.Random(seed)
     golden = GoldenPopCount(width)
     board = Scoreboard(f"popcount[{width}] random", log=dut._log)
+    cov: Counter = Counter()
     for _ in range(RANDOM_TRANSACTIONS):
         kind, bits = biased_vector(rng, width)
-        await _drive(dut, golden, board, bits, kind)
+        count = await _drive(dut, golden, board, bits, kind)
+        cov[f"class_{kind}"] += 1
+        cov["count_zero"] += count == 0
+        cov["count_full"] += count == width
+        for b in range(width.bit_length()):
+            cov[f"count_bit{b}"] += count >> b & 1
     board.finish()
+    dut._log.info("popcount[%d] coverage: %s", width, dict(cov))
+    check_coverage(cov, coverage_goals(width))
 
 
 @pytest.mark.parametrize("width", [8, 24, 32])

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 import random
+from collections import Counter
 
 import cocotb
 import pytest
@@ -18,7 +19,8 @@ from cocotb.triggers import Timer
 
 from golden.structures.priority_encoder import PriorityEncoder as GoldenPriorityEncoder
 from rtl.common.priority_encoder import PriorityEncoder
-from tb.runner import Scoreboard, biased_vector, run_cocotb, tb_params, tb_seed
+from tb.runner import Scoreboard, biased_vector, class_goals, run_cocotb, tb_params, tb_seed
+from tb.stepper import check_coverage
 
 RANDOM_TRANSACTIONS = 10_000
 
@@ -36,11 +38,13 @@ def directed_vectors(width: int) -> list[int]:
     return list(dict.fromkeys(vectors))
 
 
-async def _drive(dut, golden: GoldenPriorityEncoder, board: Scoreboard, requests: int, kind: str) -> None:
+async def _drive(dut, golden: GoldenPriorityEncoder, board: Scoreboard, requests: int, kind: str) -> int | None:
     dut.requests.value = requests
     await Timer(1, unit="ns")
     got = (int(dut.index.value), bool(int(dut.valid.value)))
-    board.check(f"{kind} requests={requests:#x}", tuple(golden.encode(requests)), got)
+    want = tuple(golden.encode(requests))
+    board.check(f"{kind} requests={requests:#x}", want, got)
+    return want[0] if want[1] else None
 
 
 @cocotb.test()
@@ -63,10 +67,16 @@ async def run_random(dut):
     rng = random.Random(seed)
     golden = GoldenPriorityEncoder(width)
     board = Scoreboard(f"priority_encoder[{width}] random", log=dut._log)
+    cov: Counter = Counter()
     for _ in range(RANDOM_TRANSACTIONS):
         kind, requests = biased_vector(rng, width)
-        await _drive(dut, golden, board, requests, kind)
+        winner = await _drive(dut, golden, board, requests, kind)
+        cov[f"class_{kind}"] += 1
+        cov["none" if winner is None else f"win_{winner}"] += 1
     board.finish()
+    dut._log.info("priority_encoder[%d] coverage: %s", width, dict(cov))
+    check_coverage(cov, {**class_goals(RANDOM_TRANSACTIONS), "none": 100,
+                         **{f"win_{i}": 10 for i in range(width)}})
 
 
 @pytest.mark.parametrize("width", [5, 8, 32])

@@ -15,7 +15,7 @@ import pytest
 
 from golden.structures.gscalar.decompressor import Decompressor, DecompressorOps, DecompressorOutputs
 from golden.structures.gscalar.encoding import ENC_CODES
-from golden.structures.gscalar.params import GScalarParams, pack_fields, pack_lanes
+from golden.structures.gscalar.params import GScalarParams, pack_fields, pack_lanes, unpack_fields
 from rtl.gscalar.decompressor import Decompressor as DecompressorRTL
 from tb.gscalar.comb import play_comb
 from tb.gscalar.stimulus import random_decompressor_ops
@@ -53,7 +53,23 @@ async def run_random(dut):
     ops = random_decompressor_ops(params, random.Random(seed), RANDOM_VECTORS)
     board = Scoreboard(f"decompressor {params} random", log=dut._log)
     await play_comb(dut, Decompressor(params), ops, DecompressorOps, DecompressorOutputs, board,
-                    "random")
+                    "random", count_events=lambda e, o, cov: decompressor_coverage(o, params, cov),
+                    goals=decompressor_goals(params))
+
+
+def decompressor_coverage(ops: DecompressorOps, params: GScalarParams, cov) -> None:
+    """Count the code of every group (legal codes by name, the rest as illegal) and D."""
+    for g, code in enumerate(unpack_fields(ops.enc_groups, 4, params.groups)):
+        cov[f"g{g}_enc_{code:04b}" if code in ENC_CODES else f"g{g}_enc_illegal"] += 1
+    cov["d"] += ops.d
+
+
+def decompressor_goals(params: GScalarParams) -> dict[str, int]:
+    """Every legal code in every group, some illegal codes, and D-set vectors."""
+    goals = {f"g{g}_enc_{c:04b}": 10 for g in range(params.groups) for c in ENC_CODES}
+    goals.update({f"g{g}_enc_illegal": 5 for g in range(params.groups)})
+    goals["d"] = 50
+    return goals
 
 
 @pytest.mark.parametrize(("lanes", "groups"), [(32, 1), (16, 2)])
