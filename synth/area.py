@@ -125,9 +125,14 @@ def render_markdown(results: list[TargetArea], source: str) -> str:
         tr = f"{s.transistors}" + ("" if s.transistors_exact else "+")
         lines.append(f"| {r.target.name} | `{r.target.class_name}` | {_params_text(r.target.params)} "
                      f"| {s.flip_flops} | {s.storage_bits} | {s.cells} | {tr} | {top} | {r.target.paper or '-'} |")
+    return _with_notes(lines, results)
+
+
+def _with_notes(lines: list[str], results: list[TargetArea]) -> str:
+    """The table ``lines`` followed by each target's notes, as one Markdown text."""
     notes = [r for r in results if r.target.notes]
     if notes:
-        lines += ["", "Notes:", ""]
+        lines = lines + ["", "Notes:", ""]
         lines += [f"- **{r.target.name}**: {' '.join(r.target.notes.split())}" for r in notes]
     return "\n".join(lines) + "\n"
 
@@ -240,11 +245,7 @@ def render_liberty_markdown(results: list[TargetArea], source: str, liberty: Lib
         lines.append(f"| {r.target.name} | {_params_text(r.target.params)} | {a.storage_bits:,} "
                      f"| {a.flip_flops:,} | {_macro_text(a)} | {a.logic_um2:,.0f} | {a.macro_um2:,.0f} "
                      f"| {a.total_um2_at(PAPER_NODE_NM):,.0f} | {r.target.paper or '-'} |")
-    notes = [r for r in results if r.target.notes]
-    if notes:
-        lines += ["", "Notes:", ""]
-        lines += [f"- **{r.target.name}**: {' '.join(r.target.notes.split())}" for r in notes]
-    return "\n".join(lines) + "\n"
+    return _with_notes(lines, results)
 
 
 def render_liberty_json(results: list[TargetArea], source: str, liberty: Liberty,
