@@ -16,16 +16,9 @@ from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
 from rtl.common.leading_one import LeadingOneDetector
+from rtl.common.params import check_int
 
 __all__ = ["CAM"]
-
-
-def _check_int(name: str, value, minimum: int) -> int:
-    if not isinstance(value, int) or isinstance(value, bool):
-        raise TypeError(f"{name} must be an integer, not {value!r}")
-    if value < minimum:
-        raise ValueError(f"{name} must be at least {minimum}, not {value}")
-    return value
 
 
 class CAM(wiring.Component):
@@ -102,8 +95,8 @@ class CAM(wiring.Component):
     """
 
     def __init__(self, *, entries: int, tag_width: int):
-        self._entries = _check_int("entries", entries, 2)
-        self._tag_width = _check_int("tag_width", tag_width, 1)
+        self._entries = check_int("CAM", "entries", entries, 2)
+        self._tag_width = check_int("CAM", "tag_width", tag_width, 1)
         index = range(entries)
         super().__init__({
             "lookup_tag": In(tag_width),

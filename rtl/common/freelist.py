@@ -14,6 +14,7 @@ from amaranth.hdl import Cat, Module, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
+from rtl.common.params import check_int
 from rtl.common.popcount import PopCount
 from rtl.common.priority_encoder import PriorityEncoder
 
@@ -65,19 +66,12 @@ class FreeList(wiring.Component):
     """
 
     def __init__(self, *, entries: int, index_width: int | None = None):
-        if not isinstance(entries, int) or isinstance(entries, bool):
-            raise TypeError(f"FreeList entries must be an integer, not {entries!r}")
-        if entries < 1:
-            raise ValueError(f"FreeList entries must be at least 1, not {entries}")
+        check_int("FreeList", "entries", entries, 1)
         minimum = max(1, (entries - 1).bit_length())
         if index_width is None:
             index_width = minimum
-        elif not isinstance(index_width, int) or isinstance(index_width, bool):
-            raise TypeError(f"FreeList index_width must be an integer or None, not {index_width!r}")
-        elif index_width < minimum:
-            raise ValueError(
-                f"FreeList index_width must be at least {minimum} for {entries} entries, "
-                f"not {index_width}")
+        else:
+            check_int("FreeList", f"index_width ({entries} entries)", index_width, minimum)
         self._entries = entries
         self._index_width = index_width
         super().__init__({

@@ -12,6 +12,8 @@ from amaranth.hdl import Cat, Module, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
+from rtl.common.params import check_int
+
 __all__ = ["LeadingOneDetector"]
 
 
@@ -43,10 +45,7 @@ class LeadingOneDetector(wiring.Component):
     """
 
     def __init__(self, *, width: int, msb_first: bool = False):
-        if not isinstance(width, int) or isinstance(width, bool):
-            raise TypeError(f"Leading-one detector width must be an integer, not {width!r}")
-        if width < 1:
-            raise ValueError(f"Leading-one detector width must be at least 1, not {width}")
+        check_int("Leading-one detector", "width", width, 1)
         if not isinstance(msb_first, bool):
             raise TypeError(f"Leading-one detector msb_first must be a bool, not {msb_first!r}")
         self._width = width

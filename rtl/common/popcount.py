@@ -12,6 +12,7 @@ from amaranth.hdl import Module, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
+from rtl.common.params import check_int
 from rtl.common.widths import count_width
 
 __all__ = ["PopCount"]
@@ -38,10 +39,7 @@ class PopCount(wiring.Component):
     """
 
     def __init__(self, *, width: int):
-        if not isinstance(width, int) or isinstance(width, bool):
-            raise TypeError(f"Popcount width must be an integer, not {width!r}")
-        if width < 1:
-            raise ValueError(f"Popcount width must be at least 1, not {width}")
+        check_int("Popcount", "width", width, 1)
         self._width = width
         super().__init__({
             "bits": In(width),

@@ -11,8 +11,9 @@ from amaranth.hdl import Cat, Module
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-from rtl.common.widths import index_width
 from rtl.common.leading_one import LeadingOneDetector
+from rtl.common.params import check_int
+from rtl.common.widths import index_width
 
 __all__ = ["PriorityEncoder"]
 
@@ -44,10 +45,7 @@ class PriorityEncoder(wiring.Component):
     """
 
     def __init__(self, *, width: int):
-        if not isinstance(width, int) or isinstance(width, bool):
-            raise TypeError(f"Priority encoder width must be an integer, not {width!r}")
-        if width < 1:
-            raise ValueError(f"Priority encoder width must be at least 1, not {width}")
+        check_int("Priority encoder", "width", width, 1)
         self._width = width
         super().__init__({
             "requests": In(width),

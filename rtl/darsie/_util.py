@@ -7,16 +7,10 @@ from operator import or_
 
 from amaranth.hdl import Const, Mux
 
-from rtl.common import widths
+from rtl.common import params, widths
 
 
-def check_int(owner: str, name: str, value, minimum: int) -> int:
-    """Return ``value`` if it is an int >= ``minimum``; TypeError/ValueError otherwise."""
-    if not isinstance(value, int) or isinstance(value, bool):
-        raise TypeError(f"{owner} {name} must be an integer, not {value!r}")
-    if value < minimum:
-        raise ValueError(f"{owner} {name} must be at least {minimum}, not {value}")
-    return value
+check_int = params.check_int      # rtl.common.params: one parameter check for every component
 
 
 index_width = widths.index_width   # bits of an index port over ``count`` items (at least 1)

@@ -14,6 +14,7 @@ from amaranth.lib import wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
+from rtl.common.params import check_int
 from rtl.gscalar._checks import check_lanes_groups
 
 __all__ = ["CompressedBank", "LANES_PER_ARRAY", "READ_OUTPUTS", "READ_LATENCY"]
@@ -100,10 +101,7 @@ class CompressedBank(wiring.Component):
 
     def __init__(self, *, lanes: int = 32, registers: int = 64, groups: int = 1):
         check_lanes_groups(lanes, groups)
-        if not isinstance(registers, int) or isinstance(registers, bool):
-            raise TypeError(f"registers must be an integer, not {registers!r}")
-        if registers < 1:
-            raise ValueError(f"registers must be at least 1, not {registers}")
+        check_int("CompressedBank", "registers", registers, 1)
         self._lanes, self._registers, self._groups = lanes, registers, groups
         self._per = -(-lanes // LANES_PER_ARRAY)
         arrays = 4 * self._per
