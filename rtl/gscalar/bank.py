@@ -14,6 +14,7 @@ from amaranth.lib import wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
+from rtl.common.lanes import bytes_of, lane_bytes
 from rtl.common.params import check_int
 from rtl.gscalar._checks import check_lanes_groups
 
@@ -202,6 +203,7 @@ class CompressedBank(wiring.Component):
 
         # ------------------------------------------------------------------ byte arrays
         rd_bytes = {}          # (b, lane) -> 8-bit value on rd_data
+        wr_bytes = lane_bytes(self.wr_data, lanes)
         rd_act, wr_act = [], []
         for b in range(4):
             for a in range(per):
@@ -215,7 +217,7 @@ class CompressedBank(wiring.Component):
                 act_q = Signal(name=f"rd_act_q_b{b}_a{a}")
                 m.d.comb += [
                     wp.addr.eq(self.wr_reg),
-                    wp.data.eq(Cat(self.wr_data[32 * l + 8 * b: 32 * l + 8 * b + 8] for l in arr_lanes)),
+                    wp.data.eq(Cat(wr_bytes[l][b] for l in arr_lanes)),
                     wp.en.eq(Cat(we[b][l] for l in arr_lanes)),
                     rp.addr.eq(self.rd_reg),
                     rp.en.eq(act),
@@ -225,7 +227,7 @@ class CompressedBank(wiring.Component):
                 rd_act.append(act_q)
                 wr_act.append(reduce(or_, [we[b][l] for l in arr_lanes]))
                 for i, l in enumerate(arr_lanes):
-                    rd_bytes[b, l] = Mux(act_q, rp.data[8 * i: 8 * i + 8], 0)
+                    rd_bytes[b, l] = Mux(act_q, bytes_of(rp.data, len(arr_lanes))[i], 0)
         m.d.comb += [
             self.rd_arrays.eq(Cat(*rd_act)),
             self.wr_arrays.eq(Cat(*wr_act)),

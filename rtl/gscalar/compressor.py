@@ -12,6 +12,7 @@ from amaranth.hdl import Cat, Module, Mux, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
+from rtl.common.lanes import bytes_of, words
 from rtl.common.leading_one import LeadingOneDetector
 from rtl.gscalar._checks import check_lanes_groups
 
@@ -99,7 +100,8 @@ class Compressor(wiring.Component):
         lod = LeadingOneDetector(width=n)
         m.submodules[f"lod_{g}"] = lod
         m.d.comb += lod.bits.eq(Cat(self.active[l] for l in lanes))
-        value = [self.values[32 * l: 32 * l + 32] for l in lanes]
+        lane_words = words(self.values, self._lanes)
+        value = [lane_words[l] for l in lanes]
         bus = Signal(32, name=f"bus_{g}")
         m.d.comb += bus.eq(reduce(or_, [Mux(lod.onehot[i], value[i], 0) for i in range(n)]))
         subst = []
@@ -110,8 +112,7 @@ class Compressor(wiring.Component):
         eq = []
         for b in range(4):
             e = Signal(name=f"eq_g{g}_b{b}")
-            pairs = [subst[i][8 * b: 8 * b + 8] == subst[i + 1][8 * b: 8 * b + 8]
-                     for i in range(n - 1)]
+            pairs = [bytes_of(subst[i])[b] == bytes_of(subst[i + 1])[b] for i in range(n - 1)]
             m.d.comb += e.eq(reduce(and_, pairs) if pairs else 1)
             eq.append(e)
         return eq, bus, lod.valid
@@ -133,7 +134,7 @@ class Compressor(wiring.Component):
             full_eq = []
             for b in range(4):
                 e = Signal(name=f"eq_full_b{b}")
-                cross = base_l[8 * b: 8 * b + 8] == base_h[8 * b: 8 * b + 8]
+                cross = bytes_of(base_l)[b] == bytes_of(base_h)[b]
                 m.d.comb += e.eq(Mux(valid_l & valid_h, eq_l[b] & eq_h[b] & cross,
                                      Mux(valid_l, eq_l[b], eq_h[b])))
                 full_eq.append(e)

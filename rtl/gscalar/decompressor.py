@@ -9,6 +9,7 @@ from amaranth.hdl import Cat, Module, Mux
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
+from rtl.common.lanes import bytes_of, lane_bytes, words
 from rtl.gscalar._checks import check_lanes_groups
 
 __all__ = ["Decompressor"]
@@ -68,12 +69,13 @@ class Decompressor(wiring.Component):
         m = Module()
         width = self._lanes // self._groups
         out = []
+        stored = lane_bytes(self.stored, self._lanes)
+        encs = words(self.enc_groups, self._groups, 4)
+        bases = words(self.base_groups, self._groups)
         for lane in range(self._lanes):
             g = lane // width
-            enc = self.enc_groups[4 * g: 4 * g + 4]
-            base = self.base_groups[32 * g: 32 * g + 32]
+            enc, base = encs[g], bytes_of(bases[g])
             for b in range(4):
-                out.append(Mux(enc[b] & ~self.d, base[8 * b: 8 * b + 8],
-                               self.stored[32 * lane + 8 * b: 32 * lane + 8 * b + 8]))
+                out.append(Mux(enc[b] & ~self.d, base[b], stored[lane][b]))
         m.d.comb += self.values.eq(Cat(*out))
         return m
