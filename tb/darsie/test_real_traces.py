@@ -45,9 +45,10 @@ def test_real_workload_traces_cocotb(name, trace_root, monkeypatch):
 
 
 #: Rare states the real traces must reach (a regression guard on the recording). What they
-#: do not reach yet -- the skip table's second read port hitting, evictions (the mechanism
-#: does not replace entries when a bank is full, issue 13), a full rename table -- is
-#: covered by the random and directed runs only.
+#: do not reach -- the skip table's second read port hitting (the mechanism steps the table
+#: one transaction at a time on port 0; the two-port arbitration is the PC coalescer's
+#: trace), evictions (no replacement when a bank is full, issue 13), a full rename table --
+#: is covered by the random and directed runs only.
 REAL_TRACE_GOALS = {
     "skip_table": ("rd0_hit", "rd_sync", "rd_leader_wb", "arrive_done", "full", "store",
                    "majority_write", "flush_tb"),
