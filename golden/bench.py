@@ -1,20 +1,45 @@
 """``make bench``: host throughput of the golden model (warp instructions per second).
 
 Functional mode: MM, HS and BFS at ``default`` size, twice each (the first run also pays
-for parsing/linking), best throughput printed. Timing mode: the same workloads once each
-on the Pascal configuration (``--timing-size``, default ``default``); rates = warp
-instructions issued per CPU-second (process time, robust on a shared machine) and per
-wall-second of the whole run. ``--skip-timing`` omits it.
+for parsing/linking), best throughput printed. Timing mode (:data:`TIMING_CASES`): the same
+workloads on the Pascal configuration, and MM with the ``darsie`` and ``gscalar``
+mechanisms attached (``--timing-size``, default ``default``); rates = warp instructions
+issued per CPU-second (process time, robust on a shared machine) and per wall-second of
+the whole run. ``--skip-timing`` omits them. Each timing row also shows its ratio to the
+figure recorded in ``golden/bench_reference.yaml`` (the speed before the issue-12 work,
+same machine kind), so a speed change reads directly as a factor.
 """
 
 from __future__ import annotations
 
 import sys
 import time
+from pathlib import Path
 
 from golden.workloads import registry
 
 BENCH_WORKLOADS = ("MM", "HS", "BFS")
+#: (workload, mechanisms) of the timing rows.
+TIMING_CASES = (("MM", ()), ("HS", ()), ("BFS", ()), ("MM", ("darsie",)), ("MM", ("gscalar",)))
+REFERENCE = Path(__file__).with_name("bench_reference.yaml")
+
+
+def load_reference(path: Path = REFERENCE) -> dict:
+    """``{(workload, mechanism, size): warp-inst per CPU-second}`` recorded earlier (empty if
+    the file is missing); a malformed file is a ConfigError naming the key path."""
+    import yaml
+
+    from golden.errors import ConfigError
+    if not path.is_file():
+        return {}
+    try:
+        doc = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        rows = doc["timing"]
+        return {(str(r["workload"]), str(r.get("mechanism", "baseline")), str(r["size"])):
+                float(r["cpu_rate"]) for r in rows}
+    except (yaml.YAMLError, KeyError, TypeError, ValueError) as exc:
+        raise ConfigError(f"{path}: timing: expected a list of workload/mechanism/size/cpu_rate "
+                          f"rows ({type(exc).__name__}: {exc})") from None
 
 
 def bench_functional(names=BENCH_WORKLOADS, size: str = "default", repeats: int = 2) -> list[dict]:
@@ -36,13 +61,14 @@ def bench_functional(names=BENCH_WORKLOADS, size: str = "default", repeats: int 
     return rows
 
 
-def bench_timing(names=BENCH_WORKLOADS, size: str = "default", config: str = "pascal") -> list[dict]:
+def bench_timing(cases=TIMING_CASES, size: str = "default", config: str = "pascal") -> list[dict]:
     from golden.report.runner import TimingJob, run_job
     rows = []
-    for name in names:
-        r = run_job(TimingJob(name, config, size=size))
+    for name, mechanisms in cases:
+        r = run_job(TimingJob(name, config, size=size, mechanisms=tuple(mechanisms)))
         winst = r["timing"]["instructions_issued"]
-        rows.append(dict(workload=name, config=r["config_name"], warp_instructions=winst,
+        rows.append(dict(workload=name, mechanism="+".join(mechanisms) or "baseline",
+                         config=r["config_name"], warp_instructions=winst,
                          cycles=r["cycles"], seconds=r["wall_seconds"], cpu_seconds=r["cpu_seconds"],
                          rate=winst / max(r["wall_seconds"], 1e-9),
                          cpu_rate=winst / max(r["cpu_seconds"], 1e-9)))
@@ -63,12 +89,17 @@ def main(argv=None) -> int:
     if not args.skip_timing:
         print(f"\ntiming mode, {args.timing_size} sizes, pascal (warp instructions issued per "
               "CPU-second of this process, and per wall-second)")
-        print(f"{'workload':<8} {'warp inst':>12} {'cycles':>12} {'CPU s':>8} {'wall s':>8} "
-              f"{'per CPU-s':>11} {'per wall-s':>11}")
+        ref = load_reference()
+        print(f"{'workload':<8} {'mechanism':<9} {'warp inst':>12} {'cycles':>12} {'CPU s':>8} "
+              f"{'wall s':>8} {'per CPU-s':>11} {'per wall-s':>11} {'vs recorded':>11}")
         for r in bench_timing(size=args.timing_size):
-            print(f"{r['workload']:<8} {r['warp_instructions']:>12,} {r['cycles']:>12,} "
-                  f"{r['cpu_seconds']:>8.1f} {r['seconds']:>8.1f} {r['cpu_rate']:>11,.0f} "
-                  f"{r['rate']:>11,.0f}")
+            base = ref.get((r["workload"], r["mechanism"], args.timing_size))
+            ratio = f"{r['cpu_rate'] / base:.2f}x" if base else "-"
+            print(f"{r['workload']:<8} {r['mechanism']:<9} {r['warp_instructions']:>12,} "
+                  f"{r['cycles']:>12,} {r['cpu_seconds']:>8.1f} {r['seconds']:>8.1f} "
+                  f"{r['cpu_rate']:>11,.0f} {r['rate']:>11,.0f} {ratio:>11}")
+        if ref:
+            print(f"(vs recorded: CPU-second rate / the one in {REFERENCE.name})")
     return 0
 
 

@@ -205,3 +205,15 @@ def test_run_watchdog_options(capsys):
             main(["run", "MM", *argv])
         assert ei.value.code == 2
         assert msg in capsys.readouterr().err
+
+
+def test_bench_reference_loads_and_rejects_malformed_files(tmp_path):
+    from golden.bench import REFERENCE, load_reference
+    from golden.errors import ConfigError
+    ref = load_reference(REFERENCE)
+    assert ref[("MM", "baseline", "default")] > 0
+    assert load_reference(tmp_path / "missing.yaml") == {}
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("timing:\n  - {workload: MM}\n")
+    with pytest.raises(ConfigError, match="bad.yaml: timing: expected a list"):
+        load_reference(bad)
