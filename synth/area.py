@@ -27,12 +27,12 @@ from .cli import make_parser, run_cli
 from .errors import SynthError
 from .export import verilog_of
 from .fileio import write_atomic
-from .hierarchy import replicated, share_identical_modules
+from .hierarchy import share
 from .liberty import Liberty, LibertyArea, liberty_area
 from .macros import PAPER_NODE_NM, MacroLibrary
 from .stat import AreaStats, area_from_stats, parse_stat_json
 from .targets import Target, load_targets, select_targets
-from .yosys import run_script
+from .yosys import run_script, yosys_version
 
 SYNTH_SCRIPT = """\
 read_verilog design.v
@@ -67,10 +67,8 @@ class TargetArea:
 
 def synthesize_verilog(verilog: str, top: str, label: str) -> tuple[AreaStats, str, str]:
     """Synthesise Verilog text with top module ``top``; return (area, Yosys log, Yosys version)."""
-    verilog = share_identical_modules(verilog)   # replicated banks: synthesised once
-    keep = "".join(f"setattr -mod -set keep_hierarchy 1 {m.lstrip(chr(92))}\n"
-                   for m in sorted(replicated(verilog)))
-    run = run_script(SYNTH_SCRIPT.format(top=top, keep=keep), {"design.v": verilog},
+    design = share(verilog, top)                 # replicated banks: synthesised once
+    run = run_script(SYNTH_SCRIPT.format(top=top, keep=design.keep_script), {"design.v": design.verilog},
                      ["mapped.json", "cmos.json"], label=label)
     mapped = parse_stat_json(run.outputs["mapped.json"], label)
     cmos = parse_stat_json(run.outputs["cmos.json"], label)
@@ -91,9 +89,8 @@ def liberty_area_of(target: Target, liberty: Liberty, macros: MacroLibrary) -> T
     verilog = verilog_of(target)
     label = f"target {target.name} ({target.component}), liberty synthesis"
     lib, log = liberty_area(verilog, target.name, label, liberty, macros)
-    version = next((ln.strip() for ln in log.splitlines() if ln.strip().startswith("Yosys ")), "")
-    return TargetArea(target=target, stats=None, verilog=verilog, log=log, yosys_version=version,
-                      liberty=lib)
+    return TargetArea(target=target, stats=None, verilog=verilog, log=log,
+                      yosys_version=yosys_version(log), liberty=lib)
 
 
 def _short_cell(name: str) -> str:

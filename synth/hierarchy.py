@@ -6,8 +6,8 @@ Amaranth writes one Verilog module per submodule *instance*: a skip table of 32 
 would synthesise each of them. :func:`share_identical_modules` keeps one module per
 distinct body (compared bottom-up, with the module's own name and its children's names
 abstracted) and points every instance at it; :func:`replicated` names the modules that are
-now instantiated more than once and hold state. The liberty flow marks those ``keep_hierarchy`` and
-flattens everything else, so a replicated bank is mapped once and ``stat`` counts it once
+now instantiated more than once and hold state. Both area flows take the result of
+:func:`share`, mark those modules ``keep_hierarchy`` and flatten everything else, so a replicated bank is mapped once and ``stat`` counts it once
 per instance (optimisation across the bank boundary is given up, as in a hierarchical
 physical design).
 """
@@ -17,6 +17,9 @@ from __future__ import annotations
 import hashlib
 import re
 from collections import Counter
+from dataclasses import dataclass
+
+from .errors import SynthError
 
 _MODULE_RE = re.compile(r"^module (\\\S+ |[A-Za-z_][A-Za-z0-9_$]*)\s*\(", re.M)
 _END_RE = re.compile(r"^endmodule\b.*$", re.M)
@@ -29,7 +32,7 @@ _KEYWORDS = {"module", "input", "output", "inout", "wire", "reg", "assign", "alw
 
 def _split(verilog: str) -> tuple[str, list[tuple[str, str]]]:
     """(text before the first module, [(name, full text incl. attributes) ...])."""
-    starts = [m for m in _MODULE_RE.finditer(verilog)]
+    starts = list(_MODULE_RE.finditer(verilog))
     if not starts:
         return verilog, []
     # attributes (* ... *) on the lines just above "module" belong to the module
@@ -86,7 +89,6 @@ def share_identical_modules(verilog: str) -> str:
     texts = dict(modules)
     names = set(texts)
     canon: dict[str, str] = {}            # module -> digest of its abstracted body
-    order: list[str] = []
 
     def visit(name: str, stack: tuple[str, ...] = ()) -> str:
         if name in canon:
@@ -97,7 +99,6 @@ def share_identical_modules(verilog: str) -> str:
         for child, _ in _children(texts[name], names):
             body = _rename(body, child, "\\__" + visit(child, stack + (name,)) + "__")
         canon[name] = hashlib.sha256(_normalise_auto(body).encode()).hexdigest()[:16]
-        order.append(name)
         return canon[name]
 
     for name, _ in modules:
@@ -152,3 +153,30 @@ def instance_counts(verilog: str, top: str) -> dict[str, int]:
 
     walk(top, 1)
     return counts
+
+
+@dataclass(frozen=True)
+class SharedDesign:
+    """A netlist with its identical submodules shared (:func:`share`), ready for Yosys."""
+
+    verilog: str
+    #: stateful modules instantiated more than once -> instances (names without the leading backslash)
+    replicated: dict[str, int]
+    #: every module under the top -> times it occurs (names without the leading backslash)
+    instances: dict[str, int]
+
+    @property
+    def keep_script(self) -> str:
+        """Yosys commands marking the replicated modules ``keep_hierarchy`` (so ``synth
+        -flatten`` maps each once and ``stat`` counts it per instance)."""
+        for mod in self.replicated:
+            if re.search(r"[\s*?\[\]/]", mod):
+                raise SynthError(f"replicated module {mod!r}: name cannot be selected in Yosys")
+        return "".join(f"setattr -mod -set keep_hierarchy 1 {mod}\n" for mod in sorted(self.replicated))
+
+
+def share(verilog: str, top: str) -> SharedDesign:
+    """:func:`share_identical_modules`, then its replicated modules and instance counts."""
+    shared = share_identical_modules(verilog)
+    return SharedDesign(shared, {m.lstrip("\\"): n for m, n in replicated(shared).items()},
+                        {m.lstrip("\\"): n for m, n in instance_counts(shared, top).items()})

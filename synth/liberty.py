@@ -26,9 +26,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from .errors import SynthError
-from .hierarchy import instance_counts, replicated, share_identical_modules
+from .hierarchy import share
 from .macros import MacroLibrary, MacroPrice, MemoryShape, scale_area
-from .stat import _FF_RE, _LATCH_RE, parse_stat_json
+from .stat import _FF_RE, _LATCH_RE, parse_stat_json, stat_design
 from .yosys import run_script
 
 OSU018_LIB = Path("/usr/share/qflow/tech/osu018/osu018_stdcells.lib")
@@ -222,18 +222,14 @@ def _select_name(module: str, cell: str) -> str:
 def liberty_area(verilog: str, top: str, label: str, liberty: Liberty,
                  macros: MacroLibrary) -> tuple[LibertyArea, str]:
     """Synthesise Verilog text to ``liberty`` with SRAM black boxes; return (area, log)."""
-    verilog = share_identical_modules(verilog)
-    reps = {m.lstrip("\\"): n for m, n in replicated(verilog).items()}
-    times = {m.lstrip("\\"): n for m, n in instance_counts(verilog, top).items()}
-    for mod in reps:
-        _select_name(mod, "x")
-    keep = "".join(f"setattr -mod -set keep_hierarchy 1 {mod}\n" for mod in sorted(reps))
-    coarse = run_script(COARSE_SCRIPT.format(top=top, keep=keep), {"design.v": verilog},
-                        ["coarse.il", "mems.json"], label=label)
+    design = share(verilog, top)
+    times = design.instances
+    coarse = run_script(COARSE_SCRIPT.format(top=top, keep=design.keep_script),
+                        {"design.v": design.verilog}, ["coarse.il", "mems.json"], label=label)
     uses: list[MemoryUse] = []
     chtype = []
     for module, cell, shape, sync in parse_memories(coarse.outputs["mems.json"], label):
-        n = times.get(module, 1) if module != top else 1
+        n = times.get(module, 1)
         name = cell if module == top else f"{module}/{cell}"
         if not sync:
             uses.append(MemoryUse(name, shape, None, "asynchronous read port", n))
@@ -247,7 +243,9 @@ def liberty_area(verilog: str, top: str, label: str, liberty: Liberty,
                       {"coarse.il": coarse.outputs["coarse.il"]},
                       ["gates.json", "lib.json"], label=label)
     gates = parse_stat_json(fine.outputs["gates.json"], label)
-    doc = _design(fine.outputs["lib.json"], label)
+    _, doc = stat_design(fine.outputs["lib.json"], label)
+    if "num_cells" not in doc:
+        raise SynthError(f"{label}: Yosys stat -liberty JSON has no design totals")
     by_type = {str(k): int(v) for k, v in doc.get("num_cells_by_type", {}).items()}
     submodules = {t for t in by_type if t.lstrip("\\") in times}
     macro_cells = sum(n for t, n in by_type.items() if t.startswith("sram_"))
@@ -262,17 +260,6 @@ def liberty_area(verilog: str, top: str, label: str, liberty: Liberty,
         cells=sum(cells.values()),
         logic_um2=float(doc.get("area", 0.0)), sequential_um2=float(doc.get("sequential_area", 0.0)),
         logic_node_nm=liberty.node_nm, memories=tuple(uses),
-        cells_by_type=dict(sorted(cells.items())), replicated=reps)
+        cells_by_type=dict(sorted(cells.items())), replicated=design.replicated)
     return area, coarse.log + fine.log
 
-
-def _design(text: str, label: str) -> dict:
-    start, end = text.find("{"), text.rfind("}")
-    try:
-        doc = json.loads(text[start:end + 1])
-    except (json.JSONDecodeError, ValueError) as exc:
-        raise SynthError(f"{label}: cannot parse Yosys stat -liberty JSON: {exc}") from None
-    design = doc.get("design") or next(iter((doc.get("modules") or {}).values()), None)
-    if not isinstance(design, dict) or "num_cells" not in design:
-        raise SynthError(f"{label}: Yosys stat -liberty JSON has no design totals")
-    return design

@@ -164,13 +164,18 @@ class MacroLibrary:
         return cls(entries, str(path))
 
     # ------------------------------------------------------------------ pricing
+    @property
+    def fit_rows(self) -> list[MacroEntry]:
+        """The compiled macros of the port kind the designs' memories are priced as (1r1w)."""
+        return [e for e in self.entries if e.ports == self.PORTS]
+
     def fit(self) -> tuple[float, float, float] | None:
         """Least-squares ``(k, a, b)`` of the power law ``area = exp(k) * words^a * width^b``
         over the compiled 1r1w macros (None with fewer than 5 of them). A power law follows
         the periphery's share of small arrays better than a linear model in bits."""
         if self._fit is None:
             import numpy as np
-            rows = [e for e in self.entries if e.ports == self.PORTS]
+            rows = self.fit_rows
             if len(rows) < 5:
                 self._fit = ()
             else:
@@ -186,7 +191,7 @@ class MacroLibrary:
         if coef is None:
             return None
         errs = [abs(self._fitted(e.shape, coef) / e.area_um2 - 1)
-                for e in self.entries if e.ports == self.PORTS]
+                for e in self.fit_rows]
         return max(errs)
 
     @staticmethod
@@ -210,7 +215,7 @@ class MacroLibrary:
         entry = self._by_key.get((unit.key, self.PORTS))
         if entry is not None:
             return MacroPrice(shape, copies, entry.area_um2, entry.node_nm, f"{entry.tool} {entry.tech}")
-        deeper = [e for e in self.entries if e.ports == self.PORTS and e.shape.width == unit.width
+        deeper = [e for e in self.fit_rows if e.shape.width == unit.width
                   and e.shape.granule == unit.granule and e.shape.words >= unit.words]
         if deeper:
             e = min(deeper, key=lambda e: e.shape.words)
@@ -221,7 +226,7 @@ class MacroLibrary:
             raise SynthError(f"{label}: no SRAM macro {unit.key} in {self.source} and fewer than 5 "
                              "compiled macros to fit an area model; run `make macros`")
         area = self._fitted(unit, coef)
-        rows = [e for e in self.entries if e.ports == self.PORTS]
+        rows = self.fit_rows
         tools = "/".join(sorted({e.tool for e in rows}))
         return MacroPrice(shape, copies, area, self.node_nm(), f"fit over {len(rows)} {tools} macros")
 

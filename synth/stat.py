@@ -72,8 +72,9 @@ class AreaStats:
         return d
 
 
-def parse_stat_json(text: str, label: str) -> CellStats:
-    """Read the whole-design numbers from the text ``stat -json`` wrote (``tee -o``)."""
+def stat_design(text: str, label: str) -> tuple[dict, dict]:
+    """(whole document, whole-design section) of the text ``stat -json`` wrote (``tee -o``):
+    the ``design`` totals (hierarchy counted per instance), or the only module's numbers."""
     start, end = text.find("{"), text.rfind("}")
     try:
         doc = json.loads(text[start:end + 1]) if start >= 0 else None
@@ -88,6 +89,12 @@ def parse_stat_json(text: str, label: str) -> CellStats:
             raise SynthError(f"{label}: Yosys stat JSON has no 'design' totals and "
                              f"{len(modules)} modules; expected a flattened design")
         design = next(iter(modules.values()))
+    return doc, design
+
+
+def parse_stat_json(text: str, label: str) -> CellStats:
+    """Read the whole-design numbers from the text ``stat -json`` wrote (``tee -o``)."""
+    doc, design = stat_design(text, label)
     try:
         by_type = {str(k): int(v) for k, v in design.get("num_cells_by_type", {}).items()}
         transistors, exact = _parse_transistors(design.get("estimated_num_transistors"))

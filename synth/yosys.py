@@ -36,11 +36,12 @@ class YosysRun:
     @property
     def version(self) -> str:
         """The ``Yosys x.y (...)`` banner line of the log, or ``""``."""
-        for line in self.log.splitlines():
-            line = line.strip()
-            if line.startswith("Yosys "):
-                return line
-        return ""
+        return yosys_version(self.log)
+
+
+def yosys_version(log: str) -> str:
+    """The first ``Yosys x.y (...)`` banner line of a Yosys log, or ``""``."""
+    return next((ln.strip() for ln in log.splitlines() if ln.strip().startswith("Yosys ")), "")
 
 
 def log_tail(log: str, lines: int = LOG_TAIL_LINES) -> str:

@@ -20,7 +20,7 @@ from pathlib import Path
 from golden.structures.gscalar import enc_from_common
 from golden.structures.gscalar.eligibility import EligibilityOps, EligibilityOutputs, EligibilityParams
 
-__all__ = ["ELIGIBILITY_GOALS", "TRACE_SOURCES", "eligibility_coverage", "random_eligibility_ops",
+__all__ = ["ELIGIBILITY_GOALS", "RecordedDecisions", "TRACE_SOURCES", "eligibility_coverage", "random_eligibility_ops",
            "record_eligibility_decisions", "save_decisions", "load_decisions"]
 
 #: Sources of a recorded trace: up to 3 operands and a predicate, 64-bit operands as two
@@ -131,6 +131,16 @@ def record_eligibility_decisions(workload: str, size: str = "small", config: str
     if bad:
         raise AssertionError(f"{workload}: outputs differ under gscalar: {bad[:2]}")
     return seen
+
+
+class RecordedDecisions:
+    """Plays back recorded decisions in order, in the place of a golden model (``step``)."""
+
+    def __init__(self, outs):
+        self._outs = iter(outs)
+
+    def step(self, ops: EligibilityOps) -> EligibilityOutputs:
+        return next(self._outs)
 
 
 def save_decisions(path: str | Path, workload: str, rows) -> Path:

@@ -22,7 +22,7 @@ from golden.structures.gscalar.eligibility import (
 from rtl.gscalar.eligibility import ScalarEligibility as EligibilityRTL
 from tb.gscalar.comb import play_comb
 from tb.gscalar.eligibility_stimulus import (
-    ELIGIBILITY_GOALS, TRACE_SOURCES, eligibility_coverage, load_decisions,
+    ELIGIBILITY_GOALS, TRACE_SOURCES, RecordedDecisions, eligibility_coverage, load_decisions,
     random_eligibility_ops, record_eligibility_decisions, save_decisions,
 )
 from tb.runner import REPO_ROOT, Scoreboard, run_cocotb, tb_params, tb_seed
@@ -57,7 +57,7 @@ async def run_traces(dut):
         head, rows = load_decisions(path)
         board = Scoreboard(f"eligibility trace {head['workload']}", log=dut._log)
         recorded = [out for _, out in rows]
-        await play_comb(dut, _Recorded(recorded), [ops for ops, _ in rows], EligibilityOps,
+        await play_comb(dut, RecordedDecisions(recorded), [ops for ops, _ in rows], EligibilityOps,
                         EligibilityOutputs, board, head["workload"])
         board2 = Scoreboard(f"eligibility golden {head['workload']}", log=dut._log)
         golden = ScalarEligibility(params)
@@ -67,16 +67,6 @@ async def run_traces(dut):
         dut._log.info("trace %s: %d decisions (%d scalar, %d divergent scalar), all matched",
                       head["workload"], len(rows), sum(o.scalar for o in recorded),
                       sum(o.div_scalar for o in recorded))
-
-
-class _Recorded:
-    """Plays back the decisions the timing mechanism made, as a golden model would."""
-
-    def __init__(self, outs):
-        self._outs = iter(outs)
-
-    def step(self, ops):
-        return next(self._outs)
 
 
 @pytest.mark.parametrize("params", [EligibilityParams(), EligibilityParams(sources=2, lanes=8, divergent=False)],

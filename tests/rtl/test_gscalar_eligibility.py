@@ -15,7 +15,7 @@ from golden.structures.gscalar.eligibility import (
 )
 from rtl.gscalar.eligibility import ScalarEligibility as EligibilityRTL
 from tb.gscalar.eligibility_stimulus import (
-    ELIGIBILITY_GOALS, TRACE_SOURCES, eligibility_coverage, random_eligibility_ops,
+    ELIGIBILITY_GOALS, TRACE_SOURCES, RecordedDecisions, eligibility_coverage, random_eligibility_ops,
     record_eligibility_decisions,
 )
 
@@ -66,16 +66,8 @@ def test_rtl_matches_golden_on_random_vectors(params):
 def test_rtl_matches_the_mechanism_on_bfs_decisions():
     rows = record_eligibility_decisions("BFS", limit=600)
     params = EligibilityParams(sources=TRACE_SOURCES)
-
-    class Recorded:
-        def __init__(self):
-            self.outs = iter(out for _, out in rows)
-
-        def step(self, ops: EligibilityOps) -> EligibilityOutputs:
-            return next(self.outs)
-
-    Recorded.step.__annotations__ = ScalarEligibility.step.__annotations__
-    check_comb_against_golden(EligibilityRTL(**params.__dict__), Recorded(), [o for o, _ in rows],
+    check_comb_against_golden(EligibilityRTL(**params.__dict__),
+                              RecordedDecisions(out for _, out in rows), [o for o, _ in rows],
                               "eligibility BFS decisions")
 
 
