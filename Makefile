@@ -1,6 +1,8 @@
 # simtlab – every target installs what it needs on a fresh machine.
 #   make setup     create .venv, install simtlab[dev], ensure Icarus Verilog, Chromium
 #                  (headless, for the report page test) and the osu018 liberty (make synth)
+#   make native    compile the hot timing modules (Cython pure-Python mode, out of tree in
+#                  build/native/<source hash>; part of setup; SIMTLAB_PURE_PYTHON=1 ignores it)
 #   make test      run every test (unit, golden model, cocotb under Icarus, synth smoke)
 #   make test-sweep  every workload under every mechanism variant, outputs vs baseline (long)
 #   make cosim     run only the cocotb testbenches (tb/)
@@ -35,7 +37,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.simtlab-installed
 JOBS   ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: setup test test-sweep cosim verilog synth synth-quick macros mutate osu018 ptx bench clean iverilog chromium reproduce speedups validate publish
+.PHONY: setup native test test-sweep cosim verilog synth synth-quick macros mutate osu018 ptx bench clean iverilog chromium reproduce speedups validate publish
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -85,7 +87,16 @@ osu018:
 	      || echo "warning: could not fetch qflow-tech-osu018; make synth and the liberty-flow tests need it (they fail under CI=true)" ); \
 	fi
 
-setup: $(STAMP) iverilog chromium osu018
+setup: $(STAMP) iverilog chromium osu018 native
+
+# The compiled timing core (golden/native): Cython + gcc build of the hot timing modules into
+# build/native/<source hash>/, used only while the sources match that hash (an edited .py
+# falls back to plain Python until the next build). Without a C compiler the model runs as
+# plain Python (a warning; under CI=true an error).
+native: $(STAMP)
+	@$(PY) -m golden.native build || { \
+	    if [ "$${CI:-}" = true ]; then exit 1; fi; \
+	    echo "warning: compiled timing core not built; the model runs as plain Python (slower)"; }
 
 # pytest exits 5 when it collects nothing; that is a broken checkout, not a pass.
 define run_pytest

@@ -75,12 +75,30 @@ def bench_timing(cases=TIMING_CASES, size: str = "default", config: str = "pasca
     return rows
 
 
+def bench_timing_pure(name: str, mechanisms, size: str) -> dict:
+    """One timing row in a child process with the compiled core switched off."""
+    import json
+    import os
+    import subprocess
+    code = ("import json, sys\nfrom golden.bench import bench_timing\n"
+            f"json.dump(bench_timing((({name!r}, {tuple(mechanisms)!r}),), size={size!r})[0], "
+            "sys.stdout)\n")
+    env = dict(os.environ, SIMTLAB_PURE_PYTHON="1")
+    out = subprocess.run([sys.executable, "-c", code], env=env, check=True,
+                         capture_output=True, text=True).stdout
+    return json.loads(out)
+
+
 def main(argv=None) -> int:
     import argparse
     ap = argparse.ArgumentParser(prog="python -m golden.bench")
     ap.add_argument("--timing-size", default="default", choices=("small", "default"))
     ap.add_argument("--skip-timing", action="store_true")
+    ap.add_argument("--no-pure", action="store_true",
+                    help="skip the plain-Python rerun of the first timing row")
     args = ap.parse_args(argv)
+    from golden import native
+    print(f"timing core: {native.status().reason}")
     print("functional mode, default sizes (best of 2; rate = warp instructions / launch time)")
     print(f"{'workload':<8} {'warp inst':>12} {'launch s':>9} {'total s':>8} {'warp-inst/s':>13}")
     for r in bench_functional():
@@ -100,6 +118,14 @@ def main(argv=None) -> int:
                   f"{r['cpu_rate']:>11,.0f} {r['rate']:>11,.0f} {ratio:>11}")
         if ref:
             print(f"(vs recorded: CPU-second rate / the one in {REFERENCE.name})")
+        if native.status().active and not args.no_pure:
+            name, mechs = TIMING_CASES[0]
+            pure = bench_timing_pure(name, mechs, args.timing_size)
+            comp = bench_timing(((name, mechs),), size=args.timing_size)[0]
+            print(f"\ncompiled vs plain Python ({name}, {args.timing_size}, measured back to back): "
+                  f"{comp['cpu_rate']:,.0f} vs {pure['cpu_rate']:,.0f} warp-inst per CPU-s = "
+                  f"{comp['cpu_rate'] / pure['cpu_rate']:.2f}x"
+                  + ("" if comp["cycles"] == pure["cycles"] else "  CYCLES DIFFER"))
     return 0
 
 

@@ -33,6 +33,11 @@ class SharedBanks:
                 raise SimtlabError(f"{name} must be a positive power of two, got {v}")
         self._banks = banks
         self._width = bank_width_bytes
+        # memo of cycles() per lane pattern: the same tile access pattern recurs in every
+        # warp and TB (bounded: emptied when it reaches MEMO_LIMIT patterns)
+        self._memo: dict = {}
+
+    MEMO_LIMIT = 1 << 14
 
     @property
     def banks(self) -> int:
@@ -49,6 +54,16 @@ class SharedBanks:
             raise SimtlabError(f"access size must be positive, got {size}")
         offs = np.asarray(lane_offsets, dtype=np.uint64)
         act = active_lanes(active_mask, offs.shape[0])
+        key = (offs.tobytes(), act.tobytes(), size, serialize_same_word)
+        memo = self._memo
+        c = memo.get(key)
+        if c is None:
+            if len(memo) >= self.MEMO_LIMIT:
+                memo.clear()
+            c = memo[key] = self._cycles(offs, act, size, serialize_same_word)
+        return c
+
+    def _cycles(self, offs, act, size: int, serialize_same_word: bool) -> int:
         offs = offs[act]
         if offs.size == 0:
             return 0

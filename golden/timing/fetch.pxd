@@ -1,0 +1,8 @@
+# Cython declarations for fetch.py (compiled timing core, golden/native): extension types
+# with typed fields; the .py stays the one source and runs unchanged as plain Python.
+cdef class IBuffer:
+    cdef public object entries
+    cdef public int capacity
+    cpdef bint has_space(self)
+    cpdef push(self, pc, ready)
+    cpdef flush(self)
