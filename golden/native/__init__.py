@@ -54,7 +54,7 @@ HOT_MODULES: tuple[str, ...] = (
 #: annotations in the sources document, they do not type (Cython would reject e.g. a
 #: Counter passed where ``dict`` is annotated); the types come from the ``.pxd`` files.
 DIRECTIVES = {"language_level": 3, "binding": False, "annotation_typing": False,
-              "boundscheck": False, "wraparound": True, "initializedcheck": False,
+              "boundscheck": True, "wraparound": True, "initializedcheck": False,
               "embedsignature": False}
 
 SOURCE_ROOT = Path(__file__).resolve().parents[2]      # the directory holding golden/

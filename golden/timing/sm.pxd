@@ -6,6 +6,19 @@ from golden.timing.scheduler cimport IssueScheduler
 from golden.timing.pipelines cimport PipelineClass
 from golden.timing.operand_collector cimport OperandCollector
 
+cdef class DecodedInst:
+    cdef readonly object opcode
+    cdef readonly int pipe
+    cdef readonly tuple srcs
+    cdef readonly tuple dsts
+    cdef readonly tuple hazard
+    cdef readonly bint is_mem
+    cdef readonly bint is_control
+    cdef readonly int vec
+    cdef readonly object guard
+    cdef readonly bint guard_negated
+    cdef readonly object timing
+
 cdef class WarpSlot:
     cdef public object tb
     cdef public object wave
@@ -79,11 +92,11 @@ cdef class SM:
     cdef public bint _fetch_refused
     cdef dict __dict__
 
-    @cython.locals(w=WarpSlot, sched=IssueScheduler, eo=long, head_ready=long, has_inst=bint, at_bar=bint, blk=int, n=int, used=int, e=object, pc_=PipelineClass)
+    @cython.locals(d=DecodedInst, w=WarpSlot, sched=IssueScheduler, eo=long, head_ready=long, has_inst=bint, at_bar=bint, blk=int, n=int, used=int, e=object, pc_=PipelineClass)
     cpdef int _issue(self, IssueScheduler sched, long now)
     @cython.locals(sched=IssueScheduler, progress=bint, reason=int)
     cpdef bint tick(self, long now)
     @cython.locals(w=WarpSlot, ib=IBuffer, n=int, start=int, fetched=int, k=int, room=int, got=int, skipped=bint, refused=bint, pc=long)
     cpdef bint _fetch(self, long now)
-    @cython.locals(active=int)
-    cpdef _execute(self, WarpSlot w, long pc, d, long now)
+    @cython.locals(active=int, pipe_id=int, latency=long, ready=long, done=long, release=long, pc_=PipelineClass)
+    cpdef _execute(self, WarpSlot w, long pc, DecodedInst d, long now)
