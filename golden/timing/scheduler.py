@@ -40,10 +40,12 @@ class IssueScheduler:
         self.dirty = True
         self.wake = 0
         self.head_ready = NEVER  # set by the SM's issue walk: earliest pending I-buffer head
+        self._gto = None  # gto: the order for the current ``last`` (rebuilt when it changes)
 
     def add(self, warp) -> None:
         """A warp was dispatched to this scheduler."""
         self.dirty = True
+        self._gto = None
         self.warps.append(warp)
         if self.policy == "two_level":
             (self.active if len(self.active) < self.active_size else self.pending).append(warp)
@@ -51,6 +53,7 @@ class IssueScheduler:
     def remove(self, warp) -> None:
         """A warp finished."""
         self.dirty = True
+        self._gto = None
         self.warps.remove(warp)
         if self.last is warp:
             self.last = None
@@ -69,7 +72,10 @@ class IssueScheduler:
         if self.policy == "gto":
             if last is None or last is ws[0]:
                 return ws
-            return [last] + [w for w in ws if w is not last]
+            o = self._gto
+            if o is None:
+                o = self._gto = [last] + [w for w in ws if w is not last]
+            return o
         if last is None or last not in ws:
             return ws
         i = ws.index(last) + 1
@@ -77,7 +83,9 @@ class IssueScheduler:
 
     def issued(self, warp) -> None:
         """``warp`` issued this cycle."""
-        self.last = warp
+        if warp is not self.last:
+            self.last = warp
+            self._gto = None
 
     def long_stall(self, warp) -> None:
         """two_level: ``warp`` waits on memory or at a barrier; swap it out of the active set
