@@ -80,10 +80,12 @@ def bench_timing_pure(name: str, mechanisms, size: str) -> dict:
     import json
     import os
     import subprocess
+
+    from golden import native
     code = ("import json, sys\nfrom golden.bench import bench_timing\n"
             f"json.dump(bench_timing((({name!r}, {tuple(mechanisms)!r}),), size={size!r})[0], "
             "sys.stdout)\n")
-    env = dict(os.environ, SIMTLAB_PURE_PYTHON="1")
+    env = dict(os.environ, **{native.PURE_ENV: "1"})
     out = subprocess.run([sys.executable, "-c", code], env=env, check=True,
                          capture_output=True, text=True).stdout
     return json.loads(out)
@@ -98,7 +100,8 @@ def main(argv=None) -> int:
                     help="skip the plain-Python rerun of the first timing row")
     args = ap.parse_args(argv)
     from golden import native
-    print(f"timing core: {native.status().reason}")
+    core = native.status()
+    print(f"timing core: {core.reason}")
     print("functional mode, default sizes (best of 2; rate = warp instructions / launch time)")
     print(f"{'workload':<8} {'warp inst':>12} {'launch s':>9} {'total s':>8} {'warp-inst/s':>13}")
     for r in bench_functional():
@@ -118,7 +121,7 @@ def main(argv=None) -> int:
                   f"{r['cpu_rate']:>11,.0f} {r['rate']:>11,.0f} {ratio:>11}")
         if ref:
             print(f"(vs recorded: CPU-second rate / the one in {REFERENCE.name})")
-        if native.status().active and not args.no_pure:
+        if core.active and not args.no_pure:
             name, mechs = TIMING_CASES[0]
             pure = bench_timing_pure(name, mechs, args.timing_size)
             comp = bench_timing(((name, mechs),), size=args.timing_size)[0]

@@ -4,17 +4,7 @@ import json
 
 import pytest
 
-from timing_fixtures import CASES, FIXTURE_DIR, measure
-
-
-def _diff(old, new, path=""):
-    """First few differing leaves between two JSON trees, as 'path: old -> new'."""
-    if isinstance(old, dict) and isinstance(new, dict):
-        out = []
-        for k in sorted(set(old) | set(new)):
-            out += _diff(old.get(k), new.get(k), f"{path}.{k}" if path else k)
-        return out
-    return [] if old == new else [f"{path}: {old!r} -> {new!r}"]
+from timing_fixtures import CASES, FIXTURE_DIR, diff, measure
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
@@ -23,7 +13,7 @@ def test_statistics_match_the_fixture(case):
     assert path.exists(), f"missing fixture {path}; run python tests/timing_fixtures.py {case}"
     want = json.loads(path.read_text())
     got = measure(CASES[case])
-    diffs = _diff(want, got)
+    diffs = diff(want, got)
     assert not diffs, (f"{case}: statistics differ from the committed fixture (if the change "
                        f"is meant to alter them, regenerate with python tests/timing_fixtures.py "
                        f"and say so in the commit):\n  " + "\n  ".join(diffs[:20]))

@@ -50,6 +50,16 @@ CASES: dict[str, TimingJob] = {
 }
 
 
+def diff(old, new, path=""):
+    """First few differing leaves between two JSON trees, as 'path: old -> new'."""
+    if isinstance(old, dict) and isinstance(new, dict):
+        out = []
+        for k in sorted(set(old) | set(new)):
+            out += diff(old.get(k), new.get(k), f"{path}.{k}" if path else k)
+        return out
+    return [] if old == new else [f"{path}: {old!r} -> {new!r}"]
+
+
 def measure(job: TimingJob) -> dict:
     """The fixture content of one run (JSON-normalised: tuples become lists)."""
     r = run_job(job)

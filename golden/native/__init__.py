@@ -103,6 +103,11 @@ def module_path(build: Path, module: str) -> Path:
     return build / Path(*module.split(".")).with_suffix(EXT_SUFFIX)
 
 
+def _complete(build: Path) -> bool:
+    """True when ``build`` holds the extension of every hot module."""
+    return all(module_path(build, m).is_file() for m in HOT_MODULES)
+
+
 @dataclass(frozen=True)
 class Status:
     """Which form of the hot modules this process uses, and why."""
@@ -116,14 +121,15 @@ class Status:
 def status() -> Status:
     """The compiled core's state for the sources as they are now."""
     h = group_hash()
-    build = native_dir() / h
-    complete = all(module_path(build, m).is_file() for m in HOT_MODULES)
+    root = native_dir()
+    build = root / h
+    complete = _complete(build)
     if os.environ.get(PURE_ENV, "") not in ("", "0"):
         return Status(False, f"{PURE_ENV} is set: plain Python", build if complete else None, h)
     if complete:
         return Status(True, f"compiled ({build})", build, h)
-    others = sorted(p.name for p in native_dir().glob("*") if p.is_dir()
-                    and not p.name.startswith(".")) if native_dir().is_dir() else []
+    others = root.is_dir() and any(p.is_dir() and not p.name.startswith(".")
+                                   for p in root.iterdir())
     why = ("a build exists for other sources (edited since): run `make native`" if others
            else "not built: run `make native`")
     return Status(False, f"plain Python ({why})", None, h)
@@ -175,7 +181,7 @@ def build(force: bool = False, jobs: int | None = None, quiet: bool = True) -> P
     h = group_hash()
     root = native_dir()
     final = root / h
-    if not force and all(module_path(final, m).is_file() for m in HOT_MODULES):
+    if not force and _complete(final):
         return final
     try:
         from Cython.Build import cythonize
@@ -196,9 +202,9 @@ def build(force: bool = False, jobs: int | None = None, quiet: bool = True) -> P
                                              "--parallel", str(jobs or os.cpu_count() or 1)]})
         dist.parse_command_line()
         dist.run_commands()
-        for m in HOT_MODULES:
-            if not module_path(work / "lib", m).is_file():
-                raise NativeBuildError(f"{m}: no extension produced")
+        if not _complete(work / "lib"):
+            missing = [m for m in HOT_MODULES if not module_path(work / "lib", m).is_file()]
+            raise NativeBuildError(f"no extension produced for {', '.join(missing)}")
         # sources unchanged while compiling? (otherwise the build would carry a wrong hash)
         if group_hash() != h:
             raise NativeBuildError("hot-module sources changed during the build; run it again")

@@ -27,6 +27,9 @@ from golden.timing.memory.coalescer import active_lanes
 class SharedBanks:
     """Serialised cycles of one warp's shared-memory access."""
 
+    #: most lane patterns whose cycles are remembered at once
+    MEMO_LIMIT = 1 << 14
+
     def __init__(self, *, banks: int, bank_width_bytes: int):
         for name, v in (("banks", banks), ("bank_width_bytes", bank_width_bytes)):
             if v <= 0 or v & (v - 1):
@@ -36,8 +39,6 @@ class SharedBanks:
         # memo of cycles() per lane pattern: the same tile access pattern recurs in every
         # warp and TB (bounded: emptied when it reaches MEMO_LIMIT patterns)
         self._memo: dict = {}
-
-    MEMO_LIMIT = 1 << 14
 
     @property
     def banks(self) -> int:
