@@ -38,7 +38,9 @@ Hook points and what a return value means:
   writeback events: counted as skipped), a pipeline name ``"alu" | "sfu" | "mem"``
   to convert it to another pipeline class, or an :class:`IssueOverride` that changes how
   this one instruction uses its pipeline (per-instruction initiation interval and latency,
-  the lanes charged to the execution units, an instruction injected ahead of it).
+  extra pipeline stages, the lanes charged to the execution units, an instruction injected
+  ahead of it). With several mechanisms attached the last non-None answer counts, except
+  that ``"eliminate"`` from any of them stands.
 * :meth:`on_operand_read` -- the source registers (storage indices) to read; return
   the list actually read from the banked RF (e.g. fewer if a value is reused).
 * :meth:`on_writeback` -- destination registers being written back; return the list
@@ -116,8 +118,19 @@ class IssueOverride:
         still counts its active threads in ``thread_instructions``.
     inject_interval : int
         Cycles the unit is occupied *before* this instruction by instructions the
-        mechanism injected ahead of it (e.g. a copy); 0 = none. The mechanism counts the
-        injected instructions' other events itself.
+        mechanism injected ahead of it (e.g. a copy, G-Scalar's special move): the
+        instruction enters the unit after them, so it and its dependants are delayed and
+        the unit's throughput is spent; 0 = none. The injected instruction is a micro-op
+        dispatched with this one (it takes no scheduler issue slot of its own). The
+        mechanism counts the injected instructions' other events (RF accesses, energy)
+        itself.
+    extra_latency : int
+        Cycles added to this instruction's result only (>= 0): pipeline stages a
+        mechanism inserts (e.g. G-Scalar's decompress / compress / metadata read), so the
+        write-back -- for a memory instruction, the request's arrival at the memory system
+        -- and every dependant wait longer while the unit's throughput is unchanged. Not
+        charged to the execution unit's lane-cycles (the stages are the mechanism's own
+        logic).
     """
 
     pipe: str | None = None
@@ -125,6 +138,7 @@ class IssueOverride:
     latency: int | None = None
     lanes: int | None = None
     inject_interval: int = 0
+    extra_latency: int = 0
 
     def __post_init__(self):
         for name in ("interval", "latency"):
@@ -133,9 +147,10 @@ class IssueOverride:
                 raise ValueError(f"IssueOverride.{name} must be an integer >= 1, not {v!r}")
         if self.lanes is not None and (not isinstance(self.lanes, int) or self.lanes < 0):
             raise ValueError(f"IssueOverride.lanes must be an integer >= 0, not {self.lanes!r}")
-        if not isinstance(self.inject_interval, int) or self.inject_interval < 0:
-            raise ValueError("IssueOverride.inject_interval must be an integer >= 0, "
-                             f"not {self.inject_interval!r}")
+        for name in ("inject_interval", "extra_latency"):
+            v = getattr(self, name)
+            if not isinstance(v, int) or v < 0:
+                raise ValueError(f"IssueOverride.{name} must be an integer >= 0, not {v!r}")
         if self.pipe not in (None, "alu", "sfu", "mem"):
             raise ValueError(f"IssueOverride.pipe must be alu, sfu or mem, not {self.pipe!r}")
 

@@ -4,8 +4,7 @@ cdef class PipelineClass:
     cdef public list free_at
     cdef public long interval
     cdef public long latency
-    cdef public long extra_latency
     cpdef bint available(self, long cycle, long unit=*)
     cpdef next_free(self)
-    cpdef long occupy(self, long ready, timing=*, long unit=*)
+    cpdef long occupy(self, long ready, timing=*, long unit=*, long before=*)
     cpdef long occupy_cycles(self, long ready, long interval, long latency, long unit=*, long before=*)

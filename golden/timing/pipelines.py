@@ -75,18 +75,16 @@ def op_timing(pipelines_cfg, pipe: int, opcode: str | None, types: tuple = ()):
 class PipelineClass:
     """The ``count`` units of one pipeline class; each unit stores the cycle it frees.
 
-    ``extra_latency`` (default 0) is added to every instruction's latency on this class:
-    the hook for a mechanism that lengthens the pipeline (e.g. G-Scalar's three stages).
-    A caller may pin an instruction to one ``unit`` (a sub-core's own unit, see
+    A mechanism that lengthens the pipeline for some instructions (e.g. G-Scalar's three
+    stages) says so per instruction (:class:`golden.timing.hooks.IssueOverride`). A caller may pin an instruction to one ``unit`` (a sub-core's own unit, see
     ``core.sub_core_units``); ``unit=-1`` takes the earliest free unit."""
 
-    __slots__ = ("free_at", "interval", "latency", "extra_latency")
+    __slots__ = ("free_at", "interval", "latency")
 
     def __init__(self, cfg: PipelineConfig, warp_size: int):
         self.free_at = [0] * cfg.count
         self.interval = -(-warp_size // cfg.simd_width)
         self.latency = cfg.latency
-        self.extra_latency = 0
 
     def available(self, cycle: int, unit: int = -1) -> bool:
         """True if the unit (any unit when ``unit < 0``) can accept a warp instruction in
@@ -99,28 +97,29 @@ class PipelineClass:
         """Earliest cycle a unit frees."""
         return min(self.free_at)
 
-    def occupy(self, ready: int, timing=None, unit: int = -1) -> int:
+    def occupy(self, ready: int, timing=None, unit: int = -1, before: int = 0) -> int:
         """Start an instruction whose operands are ready at ``ready`` on ``unit`` (the
         earliest free unit when ``unit < 0``); return the cycle its result is written
         back. ``timing`` is the instruction's own ``(latency, interval multiple)``
-        (:func:`op_timing`) or None for the class's latency and interval."""
+        (:func:`op_timing`) or None for the class's latency and interval; ``before``
+        cycles of injected work occupy the unit first (the instruction enters after it)."""
         fa = self.free_at
         i = unit if unit >= 0 else fa.index(min(fa))
-        entry = max(ready, fa[i])
+        entry = max(ready, fa[i]) + before
         if timing is None:
             fa[i] = entry + self.interval
-            return entry + self.interval - 1 + self.latency + self.extra_latency
+            return entry + self.interval - 1 + self.latency
         fa[i] = entry + self.interval * timing[1]
-        return entry + self.interval - 1 + timing[0] + self.extra_latency
+        return entry + self.interval - 1 + timing[0]
 
     def occupy_cycles(self, ready: int, interval: int, latency: int, unit: int = -1,
                       before: int = 0) -> int:
         """Like :meth:`occupy` with an explicit ``interval`` (cycles the unit is busy)
         and ``latency``; ``before`` cycles of injected work occupy the unit first. Return
-        the writeback cycle ``entry + interval - 1 + latency (+ extra_latency)``, where
+        the writeback cycle ``entry + interval - 1 + latency``, where
         ``entry`` is the cycle the instruction itself enters."""
         fa = self.free_at
         i = unit if unit >= 0 else fa.index(min(fa))
         entry = max(ready, fa[i]) + before
         fa[i] = entry + interval
-        return entry + interval - 1 + latency + self.extra_latency
+        return entry + interval - 1 + latency

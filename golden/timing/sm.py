@@ -657,7 +657,7 @@ class SM:
         action = None
         for m in self.mechanisms:
             a = m.on_issue(self, w, pc, self.launch.program.slots[pc >> 3].inst)
-            if a is not None:
+            if a is not None and action != "eliminate":  # an elimination always stands
                 action = a
         wave = w.wave
         self.launch.clock = now
@@ -698,13 +698,16 @@ class SM:
                 srcs = m.on_operand_read(self, w, pc, list(srcs))
             ready = self.oc.read(now, w.slot, srcs, st) + self.dispatch_extra
             unit = self.sched_units[w.sched.index][pipe_id]
-            if ov is None or (ov.interval is None and ov.latency is None
-                              and not ov.inject_interval):
+            if ov is None:
                 done = pc_.occupy(ready, own, unit)
+            elif ov.interval is None and ov.latency is None:
+                # the instruction's own occupancy, after injected work, plus extra stages
+                done = pc_.occupy(ready, own, unit, ov.inject_interval) + ov.extra_latency
             else:  # per-instruction occupancy (hooks.IssueOverride)
                 interval = (ov.interval if ov.interval is not None
                             else pc_.interval * (own[1] if own else 1))
-                done = pc_.occupy_cycles(ready, interval, latency, unit, ov.inject_interval)
+                done = pc_.occupy_cycles(ready, interval, latency + ov.extra_latency, unit,
+                                         ov.inject_interval)
             if d.is_mem and rec.mem is not None and rec.mem.active.any():
                 # ``done``: the request reaches the memory system (writeback_delay is added
                 # when its data returns, in _memory_port)

@@ -24,7 +24,7 @@ from golden.mechanisms.registry import make_mechanisms
 from golden.report.runner import ReportOptions, TimingJob, output_digest, run_job
 from golden.structures.gscalar.encoding import byte_enc, common_bytes, group_enc
 from golden.timing.energy import EnergyModel
-from golden.timing.stats import PIPE_ALU, PIPE_SFU, TimingStats
+from golden.timing.stats import PIPE_ALU, PIPE_MEM, PIPE_SFU, TimingStats
 from golden.timing.timing_device import TimingDevice
 from golden.workloads import registry
 
@@ -178,7 +178,7 @@ def test_extra_latency_costs_three_cycles_per_dependent_link():
     assert cycles["alu-scalar"] == cycles[None]
 
 
-def test_latency_applied_once_per_sm_and_launch():
+def test_latency_is_per_instruction_and_launch_state_released():
     m = GScalarMechanism(CFG, "gscalar")
     dev = TimingDevice(CFG, mechanisms=[m], echo_printf=False)
     out = dev.to_device(np.zeros(32, dtype=np.uint32))
@@ -186,7 +186,63 @@ def test_latency_applied_once_per_sm_and_launch():
     c1 = f((1,), (32,), (out,)).timing.cycles
     c2 = f((1,), (32,), (out,)).timing.cycles        # a second launch: same cycles
     assert c1 == c2
-    assert m.tracker is None and not m._sms          # per-launch state released
+    assert m.tracker is None                         # per-launch state released
+
+
+# A divergent write to a register that holds a compressed (scalar) value needs the special
+# move of §3.3 first: 'r2' is written scalar by all 32 threads, then by 8 of them, every
+# iteration.
+MOVES_KERNEL = r"""
+.version 7.0
+.target sm_75
+.address_size 64
+
+.visible .entry m(.param .u64 m_param_0)
+{{
+    .reg .pred %p<3>;
+    .reg .b32 %r<8>;
+    .reg .b64 %rd<4>;
+    ld.param.u64 %rd1, [m_param_0];
+    mov.u32 %r1, %tid.x;
+    mov.u32 %r3, 0;
+    mov.u32 %r4, 0;
+$L_loop:
+    mov.u32 %r2, 5;
+    setp.lt.u32 %p1, %r1, 8;
+    @%p1 add.u32 %r2, %r1, %r4;
+    add.u32 %r3, %r3, %r2;
+    add.u32 %r4, %r4, 1;
+    setp.lt.u32 %p2, %r4, {iters};
+    @%p2 bra $L_loop;
+    cvt.u64.u32 %rd2, %r1;
+    shl.b64 %rd2, %rd2, 2;
+    add.s64 %rd3, %rd1, %rd2;
+    st.global.u32 [%rd3], %r3;
+    ret;
+}}
+"""
+
+
+def test_special_moves_occupy_the_pipeline():
+    iters = 30
+    cycles, outs, moves = {}, {}, {}
+    for inject in (False, True):
+        m = GScalarMechanism(CFG, "gscalar", inject_moves=inject)
+        dev = TimingDevice(CFG, mechanisms=[m], echo_printf=False)
+        out = dev.to_device(np.zeros(32, dtype=np.uint32))
+        st = dev.load_module(code=MOVES_KERNEL.format(iters=iters)).get_function("m")(
+            (1,), (32,), (out,))
+        cycles[inject], outs[inject] = st.timing.cycles, out.get()
+        moves[inject] = mechanism_counters(st.timing, "gscalar")["special_moves"]
+    tid = np.arange(32)
+    want = np.where(tid < 8, iters * tid + iters * (iters - 1) // 2, 5 * iters)
+    assert (outs[True] == want).all() and (outs[False] == want).all()
+    assert moves[True] == moves[False] == iters        # one move per divergent write
+    # each move takes one pass of the ALU ahead of the divergent add, on the critical path
+    interval = -(-32 // CFG.pipelines.alu.simd_width)
+    assert cycles[True] - cycles[False] >= interval * (iters - 1)
+    with pytest.raises(ConfigError, match="inject_moves"):
+        GScalarMechanism(CFG, "gscalar", inject_moves="yes")
 
 
 # ---------------------------------------------------------------- compressor comparison
@@ -235,22 +291,34 @@ def test_energy_report_arithmetic_by_hand():
                  "lanes_saved_sfu": 31, "special_moves": 1, "move_read_arrays": 2,
                  "move_write_arrays": 8, "move_meta": 2}.items():
         st.count_mechanism(f"gscalar.{k}", v)
+    st.count_mechanism("gscalar.decompressions", 11)
+    st.count_mechanism("gscalar.compressions", 5)
+    st.sm_cycles = 2800
     e = CFG.energy
     rep = energy_report(st, CFG, "gscalar")
     rd, wr = e.rf_read.pj, e.rf_write.pj
     want_rf = ((16 + 2) * rd / 8 + (8 + 1) * 0.052 * rd + 2 * rd        # 2 reads unaccounted
                + (8 + 8) * wr / 8 + (4 + 1) * 0.052 * wr) * 1e-12
     assert rep.component("register_file").joules == pytest.approx(want_rf)
-    # saved lanes are converted to lane-cycles at the pipeline's mean latency per lane
-    assert rep.component("alu").joules == pytest.approx((320 - 62) * 4 * e.alu_op_per_lane.pj * 1e-12)
-    assert rep.component("sfu").joules == pytest.approx((64 - 31) * 20 * e.sfu_op_per_lane.pj * 1e-12)
+    base = EnergyModel(e).compute(st, CFG)
+    # execution units: the run's own lane counts (scalar lanes already reduced at issue)
+    for name in ("alu", "sfu", "fetch_decode", "icache", "l1_shared", "l2", "dram"):
+        assert rep.component(name).joules == base.component(name).joules
+    # the added logic per access: 15.86 mW / 1.4 GHz per decompression, 16.22 per compression
+    assert rep.component("gscalar_logic").joules == pytest.approx(
+        (11 * 15.86 / 1.4 + 5 * 16.22 / 1.4) * 1e-12)
+    # its leakage: 0.7% of the SM leakage over the active SM-seconds
+    sm_seconds = 2800 / (CFG.core.clock_mhz * 1e6)
+    assert rep.static - base.static == pytest.approx(0.007 * e.sm_leakage.watts * sm_seconds)
+    assert rep.total == pytest.approx(sum(c.joules for c in rep.components))
+    # the always-on upper bound (the model before issue 13): Table 3 power of every SM
+    on = energy_report(st, CFG, "gscalar", logic_energy="always_on")
     seconds = 1400 / (CFG.core.clock_mhz * 1e6)
     logic = (16 * 15.86 + 4 * 16.22) / 1000 * CFG.core.num_sms * seconds
-    assert rep.component("gscalar_logic").joules == pytest.approx(logic)
-    base = EnergyModel(e).compute(st, CFG)
-    for name in ("fetch_decode", "icache", "l1_shared", "l2", "dram", "static"):
-        assert rep.component(name).joules == base.component(name).joules
-    assert rep.total == pytest.approx(sum(c.joules for c in rep.components))
+    assert on.component("gscalar_logic").joules == pytest.approx(logic)
+    assert on.static == base.static
+    with pytest.raises(ConfigError, match="logic_energy"):
+        energy_report(st, CFG, "gscalar", logic_energy="sometimes")
     # ALU scalar: no metadata, scalar-RF accesses, no logic power
     st2 = TimingStats.for_config(CFG)
     st2.cycles = 1400
@@ -295,7 +363,8 @@ def test_registry_builds_every_variant():
 @pytest.fixture(scope="module")
 def mm_results():
     out = {}
-    for mech in [(), ("gscalar",), ("gscalar-half",), ("alu-scalar",)]:
+    for mech in [(), ("gscalar",), ("gscalar-half",), ("alu-scalar",),
+                 ("gscalar:inject_moves=false",)]:
         out[mech[0] if mech else None] = run_job(TimingJob("MM", "gtx480", "small", 0, mech))
     return out
 
@@ -315,8 +384,12 @@ def test_mm_outputs_and_counter_consistency(mm_results):
         assert c["thread_lanes"] == st.thread_instructions
         assert (c["rf_reads"], c["rf_writes"]) == (st.rf_reads_total, st.rf_writes_total)
         assert st.rf_reads_total == bst.rf_reads_total
-        assert st.fu_lane_ops == bst.fu_lane_ops          # the baseline counters are untouched
+        # scalar execution charges fewer lanes to the units, instruction by instruction
+        for pipe, k in ((PIPE_ALU, "alu"), (PIPE_SFU, "sfu"), (PIPE_MEM, "mem")):
+            assert st.fu_lane_ops[pipe] == bst.fu_lane_ops[pipe] - c[f"lanes_saved_{k}"], (v, k)
+        assert st.fu_ops == bst.fu_ops
         assert 0 < c["scalar_alu"] and c["lanes_saved_alu"] > 0
+        assert c["decompressions"] >= c["rf_reads"] and c["compressions"] > 0
     # ALU scalar adds no latency: the same cycle count as the baseline
     assert mm_results["alu-scalar"]["cycles"] == base["cycles"]
     assert mm_results["gscalar"]["cycles"] >= base["cycles"]
@@ -330,11 +403,12 @@ def test_mm_energy_sanity(mm_results):
         rep = energy_report(st, CFG, v)
         c = mechanism_counters(st, v)
         assert 0 < rep.component("register_file").joules < brep.component("register_file").joules
-        per_lane = st.fu_lane_cycles[PIPE_ALU] / st.fu_lane_ops[PIPE_ALU]
-        assert rep.component("alu").joules == pytest.approx(
-            brep.component("alu").joules
-            - c["lanes_saved_alu"] * per_lane * CFG.energy.alu_op_per_lane.pj * 1e-12)
+        if c["lanes_saved_alu"]:
+            assert rep.component("alu").joules < brep.component("alu").joules
         assert rep.total == pytest.approx(rep.dynamic + rep.static)
+        if v != "alu-scalar":   # per-access logic energy is far below the always-on bound
+            on = energy_report(st, CFG, v, logic_energy="always_on")
+            assert 0 < rep.component("gscalar_logic").joules < on.component("gscalar_logic").joules
     # compression activates fewer arrays than the scalar RF design leaves on the vector RF
     g = mechanism_counters(TimingStats.from_dict(mm_results["gscalar"]["timing"]), "gscalar")
     a = mechanism_counters(TimingStats.from_dict(mm_results["alu-scalar"]["timing"]), "alu-scalar")
@@ -347,7 +421,7 @@ def test_report_renders_every_figure(mm_results, monkeypatch):
     monkeypatch.setattr(rep, "_workloads", lambda: ["MM"])
     opts = ReportOptions(size="small", seed=0, jobs=1)
     keys = {j.key for j in rep.jobs(opts)}
-    assert len(keys) == 5  # baseline, three variants, the functional value analysis
+    assert len(keys) == 6  # baseline, three variants, free moves, the value analysis
     results = {TimingJob("MM", "gtx480", "small", 0, (v,) if v else ()).key: r
                for v, r in mm_results.items()}
     stats = rep.ValueStatsJob("MM", "small", 0)
@@ -360,6 +434,11 @@ def test_report_renders_every_figure(mm_results, monkeypatch):
     assert row["outputs_gscalar"] and row["outputs_alu-scalar"] and row["outputs_gscalar-half"]
     assert row["ipc_alu-scalar"] == 0.0 and row["ipc_gscalar"] <= 0.0
     assert row["rf_gscalar"] < 0 and row["rf_alu-scalar"] < 0
+    # issue 13's before/after lines: the always-on logic power costs efficiency, and moves
+    # that occupy the pipeline cost (at most) cycles
+    assert "Modelling fixes (issue 13)" in md and row["outputs_free_moves"]
+    assert row["ipcw_gscalar_alwayson"] < row["ipcw_gscalar"]
+    assert row["ipc_free_moves"] >= row["ipc_gscalar"]
     f = data["functional"][0]
     # the timing mechanism's eligibility equals the functional analysis (same warp streams)
     assert row["elig_gscalar-half"] == pytest.approx(f["e_total"])
@@ -384,12 +463,12 @@ def test_workload_list_is_the_gscalar_suite():
 def test_outputs_bit_identical_under_every_variant(name):
     """Timing-mode outputs equal the functional run's (= the baseline's) byte for byte."""
     want = _functional_digest(name)
-    for v in VARIANTS:
+    for v in VARIANTS + ("gscalar:inject_moves=false",):
         r = run_job(TimingJob(name, "gtx480", "small", 0, (v,)))
         assert r["outputs_match"], (name, v)
         assert r["output_digest"] == want, (name, v)
         st = TimingStats.from_dict(r["timing"])
-        c = mechanism_counters(st, v)
+        c = mechanism_counters(st, v.partition(":")[0])
         assert (c["rf_reads"], c["rf_writes"]) == (st.rf_reads_total, st.rf_writes_total)
         assert c["thread_lanes"] == st.thread_instructions
 

@@ -80,8 +80,44 @@ def test_zero_lanes_and_latency(gtx285, base):
     assert slow.cycles > b.cycles
 
 
+def test_occupy_before_keeps_the_instructions_own_timing():
+    p = PipelineClass(PipelineConfig(count=1, simd_width=8, latency=24), 32)
+    # an op class with latency 10 and initiation x2, after 4 injected cycles
+    assert p.occupy(0, (10, 2), before=4) == 4 + 4 - 1 + 10
+    assert p.free_at == [4 + 8]
+
+
+def test_extra_latency_delays_results_not_throughput_or_lane_energy(gtx285, base):
+    m, t = _run(gtx285, IssueOverride(extra_latency=80))  # MM hides a few cycles
+    b = base.stats[0].timing
+    assert m.n > 0
+    assert t.cycles > b.cycles
+    # the extra stages are the mechanism's logic: lane-cycles of the units are unchanged
+    assert t.fu_lane_cycles == b.fu_lane_cycles and t.fu_lane_ops == b.fu_lane_ops
+    m2, t2 = _run(gtx285, IssueOverride(extra_latency=80, inject_interval=4))
+    assert t2.cycles > t.cycles
+
+
+class _Eliminate(Mechanism):
+    def on_issue(self, sm, warp, pc, inst):
+        return "eliminate" if sm.decoded[pc >> 3].pipe == PIPE_ALU else None
+
+
+def test_elimination_stands_against_a_later_override(gtx285):
+    runs = {}
+    for order in ("elim-first", "elim-last"):
+        ms = [_Eliminate(), _OverrideALU(IssueOverride(latency=50))]
+        if order == "elim-last":
+            ms.reverse()
+        run = registry.run_workload("MM", "small", device=TimingDevice(gtx285, mechanisms=ms))
+        assert run.mismatches() == []
+        runs[order] = run.stats[0].timing.to_dict()
+    assert runs["elim-first"] == runs["elim-last"]
+
+
 @pytest.mark.parametrize("kw", [{"interval": 0}, {"latency": -1}, {"lanes": -2},
-                                {"inject_interval": -1}, {"pipe": "tensor"}])
+                                {"inject_interval": -1}, {"extra_latency": -1},
+                                {"pipe": "tensor"}])
 def test_invalid_override(kw):
     with pytest.raises(ValueError):
         IssueOverride(**kw)

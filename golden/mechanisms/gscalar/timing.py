@@ -20,18 +20,20 @@ the compressed register file stores afterwards. Variants (:data:`VARIANTS`, by n
 
 What the hooks do
 -----------------
-* ``on_dispatch`` (first TB of each SM of a launch): new per-launch RF metadata
-  (:class:`~.regstate.RegisterEncodingTracker`, one row per warp of the launch) and the
-  **+3 cycles**: the mechanism adds ``extra_latency`` to the latency of the SM's ALU, SFU
-  and MEM pipeline classes (``sm.pipes[k].extra_latency``), so every result is written back 3
-  cycles later and dependent instructions wait 3 cycles longer, while the initiation
-  interval (throughput) is unchanged -- exactly the effect of three more pipelined stages
-  (BVR/EBR read before the RF read, decompression after it, compression before the
-  write-back). It applies to instructions with their own latency class
-  (``pipelines.op_classes``) as well, and travels with the mechanism, so a report job
-  needs only the mechanism name.
-  For the MEM class the cycles are added before the request reaches the memory hierarchy
-  (stores pay them too although they need only two of the three stages).
+* ``on_dispatch`` (first TB of a launch): new per-launch RF metadata
+  (:class:`~.regstate.RegisterEncodingTracker`, one row per warp of the launch).
+* ``on_issue`` returns an :class:`~golden.timing.hooks.IssueOverride` per instruction:
+  **+3 cycles** as ``extra_latency`` (three more pipelined stages: BVR/EBR read before the
+  RF read, decompression after it, compression before the write-back), so every result is
+  written back 3 cycles later and dependants wait 3 cycles longer while the initiation
+  interval (throughput) is unchanged; for a memory instruction the cycles come before the
+  request reaches the memory hierarchy (stores pay them too although they need only two
+  of the three stages). A scalar instruction's ``lanes`` (1, or the half-scalar count) are
+  what the execution unit is charged. A divergent write to a register holding a
+  compressed value first needs the **special move** of §3.3: it is injected ahead of the
+  instruction as one pass of the instruction's pipeline (``inject_interval``), delaying it
+  and its dependants and spending the unit's throughput (``inject_moves=false``: moves
+  are counted in energy only, the model before issue 13).
 * ``on_issue`` (before the functional step): the instruction's active mask (SIMT TOS mask
   AND guard) and the warp's launched threads give divergence; the sources' metadata
   (``nc`` = common MSB bytes, D bit, stored mask, per-half ``ncg``) give the scalar class:
@@ -49,8 +51,9 @@ What the hooks do
 
 Counters go to ``stats.count_mechanism("<variant>.<counter>")`` at the end of every launch
 (:data:`COUNTERS`); :func:`energy_report` turns them into an
-:class:`~golden.timing.energy.EnergyReport` whose register-file, ALU and SFU terms replace
-the baseline's and which adds the compressor/decompressor power (Table 3).
+:class:`~golden.timing.energy.EnergyReport` whose register-file term replaces the
+baseline's and which adds the compressor/decompressor energy per access and their leakage
+(Table 3, §5.1).
 
 Approximations (documented; see also the report):
 
@@ -60,10 +63,11 @@ Approximations (documented; see also the report):
   baseline timing model) and are compressed like any register.
 * an access by a write with no active lane (guard false everywhere) costs what the
   baseline charges (one full access), with no metadata change.
-* the special move of §3.3 is counted (instructions, RF energy) but does not take an
-  issue slot or pipeline pass: the hook interface cannot insert an instruction.
+* the special move of §3.3 is a micro-op dispatched with the divergent instruction: it
+  occupies the pipeline for one pass but takes no scheduler issue slot of its own.
 * scalar execution changes FU energy only: lanes still occupy the pipeline for the
-  same interval (the paper clock-gates lanes, it does not shorten the pass).
+  same interval (the paper clock-gates lanes, it does not shorten the pass). Scalar
+  memory instructions charge one lane to the address-generation units too.
 * an instruction another mechanism eliminates still updates the metadata (its results
   are written functionally) but is charged no RF energy.
 """
@@ -82,7 +86,7 @@ from golden.mechanisms.gscalar.rf_energy import RFEnergyParams, load_rf_energy
 from golden.ptx.ir import Addr, Reg, SpecialReg, Vec
 from golden.simt.stats import OPCODE_CLASS
 from golden.timing.energy import PJ, EnergyComponent, EnergyModel, EnergyReport, EnergyTerm
-from golden.timing.hooks import Mechanism
+from golden.timing.hooks import IssueOverride, Mechanism
 from golden.timing.pipelines import pipe_of
 from golden.timing.sm import _NO_DST, _regs_of
 from golden.timing.stats import PIPE_ALU, PIPE_MEM, PIPE_SFU, TimingStats
@@ -108,6 +112,7 @@ COUNTERS = (
     "srf_reads", "srf_writes",               # scalar-RF accesses (alu-scalar)
     "rf_writes_empty",                       # writes with no active lane (baseline cost)
     "special_moves", "move_read_arrays", "move_write_arrays", "move_meta", "move_srf",
+    "decompressions", "compressions",        # 32-bit register passes through the Table 3 units
 )
 
 
@@ -118,8 +123,12 @@ class GScalarTimingParams:
 
     extra_latency_cycles: pipeline cycles added for compress, decompress and BVR/EBR read.
     decompressor_power_mw / decompressors_per_sm, compressor_power_mw /
-    compressors_per_sm: Table 3 power of the added logic, charged for every SM of the
-    GPU over the run time.
+    compressors_per_sm: Table 3 power of the added logic at ``table3_clock_mhz``; one
+    unit busy for one cycle costs ``power / clock`` (:attr:`decompression_pj`,
+    :attr:`compression_pj`), charged per decompression / compression.
+    logic_area_share: the added logic's share of SM area (§5.1: 0.16 mm², 0.7%); its
+    leakage is that share of the configuration's per-SM leakage, charged per active
+    SM-second like the SM's own.
     """
 
     extra_latency_cycles: int = 3
@@ -127,6 +136,8 @@ class GScalarTimingParams:
     decompressors_per_sm: int = 16
     compressor_power_mw: float = 16.22
     compressors_per_sm: int = 4
+    table3_clock_mhz: float = 1400.0
+    logic_area_share: float = 0.007
 
     def __post_init__(self):
         for f in fields(self):
@@ -138,9 +149,20 @@ class GScalarTimingParams:
 
     @property
     def logic_watts_per_sm(self) -> float:
-        """Power of one SM's decompressors and compressors in watts."""
+        """Power of one SM's decompressors and compressors in watts, all of them busy every
+        cycle (Table 3 summed: the always-on upper bound)."""
         return (self.decompressor_power_mw * self.decompressors_per_sm
                 + self.compressor_power_mw * self.compressors_per_sm) / 1000.0
+
+    @property
+    def decompression_pj(self) -> float:
+        """Energy of one decompression (one unit busy one cycle): mW / GHz = pJ."""
+        return self.decompressor_power_mw / (self.table3_clock_mhz / 1000.0)
+
+    @property
+    def compression_pj(self) -> float:
+        """Energy of one compression (one unit busy one cycle)."""
+        return self.compressor_power_mw / (self.table3_clock_mhz / 1000.0)
 
 
 def load_timing_params(path: str | Path | None = None) -> GScalarTimingParams:
@@ -288,7 +310,8 @@ class GScalarMechanism(Mechanism):
     """G-Scalar (or a comparison variant) on the cycle-level SM model; see module docstring."""
 
     def __init__(self, config, variant: GScalarVariant | str = "gscalar",
-                 params: GScalarTimingParams | None = None, energy: RFEnergyParams | None = None):
+                 params: GScalarTimingParams | None = None, energy: RFEnergyParams | None = None,
+                 inject_moves: bool = True):
         if isinstance(variant, str):
             if variant not in VARIANTS:
                 raise ConfigError(f"unknown G-Scalar variant '{variant}'; known: "
@@ -304,12 +327,15 @@ class GScalarMechanism(Mechanism):
         self.energy = energy if energy is not None else load_rf_energy()
         lat = variant.extra_latency
         self.extra_latency = self.params.extra_latency_cycles if lat is None else lat
+        if not isinstance(inject_moves, bool):
+            raise ConfigError(f"{variant.name}: inject_moves must be true or false, "
+                              f"not {inject_moves!r}")
+        self.inject_moves = inject_moves
         self._reset()
 
     # ---------------------------------------------------------------- launch state
     def _reset(self) -> None:
         self._launch = None
-        self._sms: dict = {}           # id(sm) -> sm whose pipeline latency was raised
         self.tracker: RegisterEncodingTracker | None = None
         self._static: dict = {}
         self._regcols: dict = {}       # register index -> tracker columns
@@ -328,11 +354,6 @@ class GScalarMechanism(Mechanism):
     def on_dispatch(self, sm, tb_id: int, warps_per_tb: int) -> bool:
         if sm.launch is not self._launch:
             self._begin_launch(sm.launch)
-        if id(sm) not in self._sms:
-            self._sms[id(sm)] = sm
-            if self.extra_latency:
-                for p in sm.pipes:
-                    p.extra_latency += self.extra_latency
         return True
 
     def on_complete(self, stats) -> None:
@@ -429,12 +450,38 @@ class GScalarMechanism(Mechanism):
         elif not nondiv and nact:
             c["divergent"] += 1
         v = self.variant
+        lanes = None
         if nact and st.opclass in v.classes:
             lanes = self._scalar_lanes(st, warp, wave, widx, active, nondiv)
             if lanes is not None:
                 c[f"lanes_saved_{_PIPES[st.pipe]}"] += nact - lanes
         self._cur = (warp, pc, st, active, full)
-        return None
+        moves = self._moves_needed(st, warp.gid, nondiv) if nact and self.inject_moves else 0
+        if lanes is None and not moves and not self.extra_latency:
+            return None
+        return IssueOverride(lanes=lanes, extra_latency=self.extra_latency,
+                             inject_interval=sm.pipes[st.pipe].interval * moves)
+
+    def _moves_needed(self, st: _Static, g: int, nondiv: bool) -> int:
+        """Special moves (§3.3) a divergent write of ``st``'s destinations needs: one per
+        destination register with a compressed part (the move decompresses it before the
+        divergent instruction writes some of its lanes). The same rule as the counting in
+        :meth:`_apply_writes`, evaluated on the metadata before the write."""
+        if nondiv or not st.dsts:
+            return 0
+        T = self.tracker
+        rf = self.variant.rf
+        n = 0
+        for _key, cols in st.dsts:
+            for col in cols:
+                if T.d[g, col]:
+                    continue
+                if (rf == "gscalar" and T.nc[g, col] > 0) \
+                        or (rf == "gscalar_half" and int(T.ncg[g, col].max()) > 0) \
+                        or (rf == "scalar_rf" and T.nc[g, col] == 4):
+                    n += 1
+                    break
+        return n
 
     def _scalar_lanes(self, st: _Static, warp, wave, widx: int, active: int, nondiv: bool):
         """Lanes the instruction uses if it runs (partly) scalar, after counting its class;
@@ -511,6 +558,7 @@ class GScalarMechanism(Mechanism):
                 cols = self._regcols[r] = self._cols_of(self._keys[r])
             w = 1.0 / len(cols)
             c["rf_reads"] += 1
+            c["decompressions"] += len(cols)
             for col in cols:
                 d = bool(T.d[g, col])
                 if rf == "gscalar":
@@ -548,6 +596,7 @@ class GScalarMechanism(Mechanism):
             w = 1.0 / len(cols)
             if charge:
                 c["rf_writes"] += 1
+                c["compressions"] += len(cols)
             for col, vals in zip(cols, parts):
                 x = vals if act is None else vals[act]
                 nc = common_msb_bytes(x)
@@ -572,6 +621,8 @@ class GScalarMechanism(Mechanism):
                     c["rf_write_meta"] += w
                     if not nondiv and not prev_d and prev_nc > 0:     # §3.3 special move
                         c["special_moves"] += w
+                        c["decompressions"] += 1
+                        c["compressions"] += 1
                         c["move_read_arrays"] += w * _PER_BYTE * (4 - prev_nc)
                         c["move_write_arrays"] += w * _ARRAYS
                         c["move_meta"] += 2 * w
@@ -580,6 +631,8 @@ class GScalarMechanism(Mechanism):
                     c["rf_write_meta"] += w
                     if not nondiv and not prev_d and int(prev_ncg.max()) > 0:
                         c["special_moves"] += w
+                        c["decompressions"] += 1
+                        c["compressions"] += 1
                         c["move_read_arrays"] += w * (_ARRAYS - int(prev_ncg.sum()))
                         c["move_write_arrays"] += w * _ARRAYS
                         c["move_meta"] += 2 * w
@@ -595,19 +648,21 @@ class GScalarMechanism(Mechanism):
 
 
 # ----------------------------------------------------------------------------- factories
-def make_gscalar(config) -> GScalarMechanism:
-    """Full G-Scalar: all-scalar + divergent-scalar execution, full-register compression."""
-    return GScalarMechanism(config, "gscalar")
+def make_gscalar(config, inject_moves: bool = True) -> GScalarMechanism:
+    """Full G-Scalar: all-scalar + divergent-scalar execution, full-register compression.
+    ``gscalar:inject_moves=false`` lets the special moves of §3.3 pass without occupying
+    the pipeline (the model before issue 13; counted in energy only)."""
+    return GScalarMechanism(config, "gscalar", inject_moves=inject_moves)
 
 
-def make_gscalar_half(config) -> GScalarMechanism:
+def make_gscalar_half(config, inject_moves: bool = True) -> GScalarMechanism:
     """G-Scalar with half-register compression and half-warp scalar execution."""
-    return GScalarMechanism(config, "gscalar-half")
+    return GScalarMechanism(config, "gscalar-half", inject_moves=inject_moves)
 
 
-def make_alu_scalar(config) -> GScalarMechanism:
+def make_alu_scalar(config, inject_moves: bool = True) -> GScalarMechanism:
     """Prior work: scalar RF and scalar execution of non-divergent ALU instructions only."""
-    return GScalarMechanism(config, "alu-scalar")
+    return GScalarMechanism(config, "alu-scalar", inject_moves=inject_moves)
 
 
 # ----------------------------------------------------------------------------- energy
@@ -619,18 +674,32 @@ def mechanism_counters(stats: TimingStats, variant: str) -> dict:
 
 def energy_report(stats: TimingStats, config, variant: str | GScalarVariant,
                   params: GScalarTimingParams | None = None,
-                  energy: RFEnergyParams | None = None) -> EnergyReport:
+                  energy: RFEnergyParams | None = None,
+                  logic_energy: str = "per_access") -> EnergyReport:
     """Energy of a run with ``variant`` attached: the baseline model's report with the
-    register-file, ALU and SFU components recomputed from the mechanism's counters and a
-    ``gscalar_logic`` component (compressor/decompressor power x run time) added.
+    register-file component recomputed from the mechanism's counters and the added
+    compressor/decompressor logic charged.
 
     Register file: every counted array activation costs ``array_access`` (1/8) of the
     configuration's per-access read or write energy, every metadata access
     ``metadata_access`` (``metadata_access_half`` with half-register compression), every
     scalar-RF access ``scalar_rf_access``; RF accesses the mechanism did not account
-    (eliminated by another mechanism) keep the baseline cost. ALU/SFU: lane operations
-    minus the lanes scalar execution clock-gated.
+    (eliminated by another mechanism) keep the baseline cost. ALU, SFU and AGU energy come
+    from the run's own lane counts: the mechanism tells the SM how many lanes each scalar
+    instruction uses (:class:`~golden.timing.hooks.IssueOverride` ``lanes``).
+
+    Added logic (``gscalar_logic``), ``logic_energy``:
+
+    * ``"per_access"`` (default): ``decompression_pj`` per decompression (every 32-bit
+      register read) and ``compression_pj`` per compression (every 32-bit register write,
+      and one of each per special move); their leakage, ``logic_area_share`` of the SM
+      leakage, goes to the ``static`` component.
+    * ``"always_on"``: Table 3's power of every unit of every SM over the run time (the
+      model before issue 13: an upper bound, as if every unit switched every cycle).
     """
+    if logic_energy not in ("per_access", "always_on"):
+        raise ConfigError(f"gscalar energy: logic_energy must be per_access or always_on, "
+                          f"not {logic_energy!r}")
     v = VARIANTS[variant] if isinstance(variant, str) else variant
     params = params if params is not None else load_timing_params()
     e = energy if energy is not None else load_rf_energy()
@@ -657,33 +726,39 @@ def energy_report(stats: TimingStats, config, variant: str | GScalarVariant,
     ]
     comps = []
     seconds = base.seconds
+    src3 = "seed 003 Table 3 (timing.yaml)"
     for comp in base.components:
         if comp.name == "register_file":
             terms = tuple(EnergyTerm(event=ev, constant=const, count=n, per_event=pj, unit="pJ",
                                      source=src_rf, joules=n * pj * PJ)
                           for ev, const, n, pj in rf_terms)
             comps.append(EnergyComponent("register_file", terms))
-        elif comp.name in ("alu", "sfu"):
-            pipe = PIPE_ALU if comp.name == "alu" else PIPE_SFU
-            ev = getattr(cfg_e, f"{comp.name}_op_per_lane")
-            # energy is charged per lane-cycle (lanes x latency); the saved lanes are
-            # converted at this pipeline's mean latency per lane (simplification: scalar
-            # execution is assumed to save lanes of average-latency instructions)
-            lanes = stats.fu_lane_ops[pipe]
-            per_lane = stats.fu_lane_cycles[pipe] / lanes if lanes else 0.0
-            n = (lanes - c[f"lanes_saved_{comp.name}"]) * per_lane
-            comps.append(EnergyComponent(comp.name, (EnergyTerm(
-                event=f"active {comp.name.upper()} lane-cycles after scalar execution",
-                constant=f"{comp.name}_op_per_lane", count=n, per_event=ev.pj, unit="pJ",
-                source=ev.source, joules=n * ev.pj * PJ),)))
-        elif comp.name == "static":
-            if v.logic_power:
+        elif comp.name == "static" and v.logic_power:
+            if logic_energy == "always_on":
                 watts = params.logic_watts_per_sm * config.core.num_sms
                 comps.append(EnergyComponent("gscalar_logic", (EnergyTerm(
-                    event=f"compressors + decompressors of {config.core.num_sms} SMs",
+                    event=f"compressors + decompressors of {config.core.num_sms} SMs, always on",
                     constant="timing.yaml logic power", count=seconds, per_event=watts,
-                    unit="W", source="seed 003 Table 3 (timing.yaml)", joules=watts * seconds),)))
-            comps.append(comp)
+                    unit="W", source=src3, joules=watts * seconds),)))
+                comps.append(comp)
+                continue
+            dyn = tuple(EnergyTerm(event=ev, constant=const, count=n, per_event=pj, unit="pJ",
+                                   source=src3, joules=n * pj * PJ)
+                        for ev, const, n, pj in (
+                            ("decompressions (32-bit register reads, special moves)",
+                             "decompressor_power_mw / table3_clock_mhz", c["decompressions"],
+                             params.decompression_pj),
+                            ("compressions (32-bit register writes, special moves)",
+                             "compressor_power_mw / table3_clock_mhz", c["compressions"],
+                             params.compression_pj)))
+            comps.append(EnergyComponent("gscalar_logic", dyn))
+            leak = base.term("sm_leakage")
+            watts = leak.per_event * params.logic_area_share
+            comps.append(EnergyComponent("static", comp.terms + (EnergyTerm(
+                event=f"G-Scalar logic leakage: {params.logic_area_share:.1%} of SM area",
+                constant="logic_area_share x sm_leakage", count=leak.count, per_event=watts,
+                unit="W", source="seed 003 §5.1 (timing.yaml) x " + leak.source,
+                joules=watts * leak.count),)))
         else:
             comps.append(comp)
     return EnergyReport(components=tuple(comps), seconds=seconds)
