@@ -419,9 +419,37 @@ class EnergyModel:
                        constant="chip_constant", count=seconds, per_event=const.watts,
                        unit="W", source=const.source, joules=const.watts * seconds),
         ]
-        return EnergyReport(
-            components=tuple(EnergyComponent(name, tuple(by_comp[name])) for name in COMPONENTS),
-            seconds=seconds)
+        comps = [EnergyComponent(name, tuple(by_comp[name])) for name in COMPONENTS]
+        own = mechanism_structure_terms(stats)
+        if own:
+            comps.insert(len(comps) - 1, EnergyComponent(MECHANISM_COMPONENT, own))
+        return EnergyReport(components=tuple(comps), seconds=seconds)
+
+
+#: Component holding the dynamic energy mechanisms charge for their own structures.
+MECHANISM_COMPONENT = "mechanism_structures"
+
+#: Infix of a mechanism counter that holds picojoules of the mechanism's own structures:
+#: ``"<mechanism>.energy_pj.<structure>"`` (e.g. ``darsie.energy_pj.skip_table``).
+ENERGY_PJ = ".energy_pj."
+
+
+def mechanism_structure_terms(stats: TimingStats) -> tuple:
+    """Energy terms of the mechanisms' own structures: every ``<mech>.energy_pj.<structure>``
+    counter of ``stats.mechanism`` (picojoules the mechanism computed from its own sourced
+    per-access constants), one term each, in name order; () when there is none. The
+    baseline has none, so its report is unchanged."""
+    terms = []
+    for key in sorted(stats.mechanism):
+        if ENERGY_PJ not in key:
+            continue
+        mech, _, struct = key.partition(ENERGY_PJ)
+        pj = stats.mechanism[key]
+        terms.append(EnergyTerm(event=f"{mech}: {struct} accesses", constant=key, count=pj,
+                                per_event=1.0, unit="pJ",
+                                source=f"charged by the {mech} mechanism from its own per-access "
+                                       f"constants", joules=pj * PJ))
+    return tuple(terms)
 
 
 def energy_constants(energy: EnergyConfig) -> dict:

@@ -473,7 +473,8 @@ class GPU:
                                  + ("held by its warp-formation policy" if w.hold else "stalled"))
                     else:
                         pc = launch.next_pc(w.wave, w.widx)
-                        state = "waits at a barrier" if bar else "stalled"
+                        state = ("waits at a barrier" if bar else "held by a mechanism"
+                                 if w.hold or w.hold_issue else "stalled")
                     lines.append(f"  SM {sm.id} TB {w.tb.tb_id} warp {w.widx}: next "
                                  f"{launch.pc_where(pc)}, {state}")
                 if len(sm.warps) > per_sm:

@@ -29,9 +29,12 @@ Hook points and what a return value means:
   decided at fetch while older instructions were still in the I-buffer).
 * ``warp.hold`` -- a mechanism sets this attribute of a
   :class:`~golden.timing.sm.WarpSlot` to stop the warp fetching and issuing (DARSIE's
-  TB-wide synchronisation); the scheduler counts it as a ``barrier`` stall. A mechanism
-  that clears it must call ``sm.wake_schedulers()``; it must only hold a warp until an
-  event the SM simulates (a writeback, another warp's issue or fetch) releases it.
+  Sync entries, which take the warp out of the fetch scheduler); ``warp.hold_issue``
+  stops issue only, so the warp keeps filling its I-buffer while it waits (DARSIE's
+  branch barrier: the branch resolved, the next PC is known). The scheduler counts
+  either as a ``barrier`` stall. A mechanism that clears one must call
+  ``sm.wake_schedulers()``; it must only hold a warp until an event the SM simulates (a
+  writeback, another warp's issue or fetch) releases it.
 * ``sm.now`` -- the cycle being simulated.
 * :meth:`on_issue` -- an instruction is about to issue; return ``None`` (baseline),
   ``"eliminate"`` (the functional step runs, but no operand read, no pipeline, no

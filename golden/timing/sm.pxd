@@ -33,6 +33,7 @@ cdef class WarpSlot:
     cdef public long age
     cdef public bint done
     cdef public bint hold
+    cdef public bint hold_issue
     cdef public bint mem_wait
 
 cdef class SM:

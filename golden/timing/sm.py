@@ -147,7 +147,7 @@ class WarpSlot:
     """A resident warp: its functional state handle, I-buffer, scoreboard and fetch PC."""
 
     __slots__ = ("tb", "wave", "widx", "slot", "gid", "sched", "ibuf", "sb", "fetch_pc",
-                 "done", "age", "hold", "mem_wait", "dyn")
+                 "done", "age", "hold", "hold_issue", "mem_wait", "dyn")
 
     def __init__(self, tb, widx: int, slot: int, gid: int, ibuf_entries: int, age: int,
                  tracker=Scoreboard):
@@ -165,6 +165,7 @@ class WarpSlot:
         #: set by a mechanism to stop this warp fetching and issuing (e.g. DARSIE's
         #: TB-wide synchronisation); counted as a ``barrier`` stall; see hooks.py
         self.hold = False
+        self.hold_issue = False
         #: the instruction at the I-buffer head waited on a memory (long-latency)
         #: dependence before it issued; read by mechanisms in their issue hooks
         self.mem_wait = False
@@ -611,7 +612,7 @@ class SM:
                 at_bar = True
                 sched.long_stall(w)  # two_level: a warp waiting at a barrier leaves the active set
                 continue
-            if w.hold:  # a mechanism holds the warp (counted like a barrier wait)
+            if w.hold or w.hold_issue:  # a mechanism holds the warp (like a barrier wait)
                 at_bar = True
                 continue
             d = decoded[e[0][0] >> 3]
@@ -633,7 +634,7 @@ class SM:
             n = 1
             used = 1 << d.pipe  # pipeline classes issued to this cycle (dual issue rule)
             while n < self.issue_width and not w.done and e and e[0][1] <= now \
-                    and not w.wave.at_barrier[w.widx] and not w.hold:
+                    and not w.wave.at_barrier[w.widx] and not w.hold and not w.hold_issue:
                 d = decoded[e[0][0] >> 3]
                 if (self.dual_distinct and used & (1 << d.pipe)) or w.sb.blocked(d) \
                         or not pipes[d.pipe].available(now + eo, units[d.pipe]) \

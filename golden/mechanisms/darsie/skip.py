@@ -49,8 +49,10 @@ Protocol (each step names the paper's rule)
   same point (issue 13 item 1). ``free_dead=false`` keeps the release at redefinition only.
 * **Barriers**: by default warps that left the majority path do not rejoin at
   ``bar.sync`` (see ``DarsieParams.rejoin_at_barrier`` for why).
-* **Branches** (§4.3.3, Fig. 5): every ``bra`` of a majority-path warp is a TB-wide
-  barrier: the warp is held until every majority-path warp issued a branch; the direction
+* **Branches** (§4.3.3, Fig. 5): a ``bra`` of a majority-path warp is a TB-wide
+  barrier (every one with ``branch_sync="all"``; by default only backward branches and
+  branches on a condition not proven TB-uniform, see ``DarsieParams.branch_sync``):
+  the warp is held until every majority-path warp issued a branch; the direction
   most warps took (ties: the lowest warp's) stays on the majority path, the others leave.
   A SIMD-diverged branch (or lanes exiting) makes the warp leave at once. Leaving costs a
   copy-back: every renamed register is read from its physical register (operand
@@ -80,7 +82,10 @@ import numpy as np
 
 from golden.errors import ConfigError, SimtlabError
 from golden.mechanisms.darsie.frontend import DeferredSkips, full_mask
+from golden.mechanisms.darsie.lattice import Redundancy
 from golden.mechanisms.darsie.marking import MarkingOptions, mark_kernel
+from golden.mechanisms.darsie.structure_energy import BitTally, Metered
+from golden.mechanisms.darsie.structure_energy import load_params as load_structure_energy
 from golden.structures.darsie import (CoalescerParams, PCCoalescer, PhysFreeListParams,
                                       PhysRegFreeList, RenameTable, RenameTableParams, SkipTable,
                                       SkipTableParams, TraceRecorder, VersionTable,
@@ -91,6 +96,7 @@ VARIANTS = ("darsie", "darsie-ignore-store", "darsie-no-cf-sync")
 _LOADS = frozenset({"ld", "ldu"})
 _ATOMICS = frozenset({"atom", "red"})
 _FENCES = frozenset({"membar", "fence"})
+DR = Redundancy.DR
 
 
 @dataclass(frozen=True)
@@ -117,6 +123,26 @@ class DarsieParams:
         the version's physical register can return to the freelist (see "Versions").
         wait_for_wb: a follower that found LeaderWB = 0 waits for the writeback event
         instead of re-probing the skip table (and taking a read port) every cycle.
+        branch_sync: which ``bra`` instructions are TB-wide barriers. ``"all"``: every
+        one (Fig. 5's caption taken literally; the model before issue 13). ``"needed"``
+        (default): only those that can split the majority path or let a warp reach a PC
+        twice between barriers -- a branch whose condition the marking does not prove
+        TB-uniform (a V guard, ``bra.uni`` included: ``.uni`` promises uniformity within
+        a warp, not across the TB) and every backward branch (loop back-edges, so no warp
+        runs ahead into the next iteration of a PC that other warps still skip with this
+        iteration's value). Forward unconditional branches and forward branches on a DR
+        condition pass without waiting: every majority-path warp takes them the same way.
+        fetch_while_held: a warp held at a branch barrier keeps fetching its non-skippable
+        instructions (its next PC is known once the branch executed), so the release does
+        not start a refetch of up to 32 warps at the fetch width; a skippable PC waits for
+        the release, when its skip-table probe can find the leader's entry. False: a held
+        warp neither fetches nor issues (the model before issue 13).
+        lead_at_decode: the leader is the first eligible warp to *decode* (fetch) the PC
+        (§4.3.1 C.1, §4.3.5): its entry exists from then on, so warps fetching the PC
+        while the leader's instruction waits in its I-buffer find it and wait for
+        LeaderWB instead of executing privately. Only a PC certainly on the warp's path
+        (no unresolved control instruction ahead of it in the I-buffer) is led at decode;
+        otherwise, or with False (the model before issue 13), the leader is chosen at issue.
     """
 
     variant: str = "darsie"
@@ -134,6 +160,9 @@ class DarsieParams:
     rejoin_at_barrier: bool = False
     free_dead: bool = True
     wait_for_wb: bool = True
+    branch_sync: str = "needed"
+    fetch_while_held: bool = True
+    lead_at_decode: bool = True
 
     def __post_init__(self):
         if self.variant not in VARIANTS:
@@ -143,9 +172,12 @@ class DarsieParams:
             v = getattr(self, name)
             if not isinstance(v, int) or v < 1:
                 raise ConfigError(f"darsie.{name}: must be a positive integer, not {v!r}")
-        for name in ("free_dead", "rejoin_at_barrier", "wait_for_wb"):
+        for name in ("free_dead", "rejoin_at_barrier", "wait_for_wb", "fetch_while_held",
+                     "lead_at_decode"):
             if not isinstance(getattr(self, name), bool):
                 raise ConfigError(f"darsie.{name}: must be true or false, not {getattr(self, name)!r}")
+        if self.branch_sync not in ("all", "needed"):
+            raise ConfigError(f"darsie.branch_sync: all or needed, not {self.branch_sync!r}")
         if self.read_ports > 2:
             raise ConfigError("darsie.read_ports: the PC coalescer model (and its RTL) grants "
                               "at most 2 ports per cycle; 1 or 2")
@@ -170,7 +202,8 @@ class _Entry:
 class _Slot:
     """One TB slot of an SM: the TB there and its rename/version/freelist structures."""
 
-    def __init__(self, index: int, params: DarsieParams, reg_width: int, banks: int, recorders):
+    def __init__(self, index: int, params: DarsieParams, reg_width: int, banks: int, recorders,
+                 tally: BitTally | None = None):
         self.index = index
         self.tb = None
         rec = recorders or {}
@@ -186,6 +219,10 @@ class _Slot:
                                                            tag_width=max(8, (params.freelist - 1).bit_length()),
                                                            banks=banks),
                                         recorder=rec.get("phys_freelist"))
+        if tally is not None:  # every transaction priced for the energy model (§6.1)
+            self.rename = Metered(self.rename, "rename_table", tally)
+            self.version = Metered(self.version, "version_table", tally)
+            self.freelist = Metered(self.freelist, "phys_freelist", tally)
         self.reset_state()
 
     def reset_state(self):
@@ -199,7 +236,7 @@ class _Slot:
 
 
 class _SMState:
-    def __init__(self, sm, mech: "DarsieMechanism", recorders=None):
+    def __init__(self, sm, mech: "DarsieMechanism", recorders=None, count: bool = True):
         p = mech.params
         self.nslots = min(32, p.skip_tbs or sm.cfg.core.max_tbs_per_sm)
         rec = recorders or {}
@@ -209,6 +246,9 @@ class _SMState:
         self.coalescer = PCCoalescer(CoalescerParams(slots=p.coalescer_slots, tbs=self.nslots,
                                                      pc_width=p.pc_width),
                                      recorder=rec.get("pc_coalescer"))
+        if count:
+            self.table = Metered(self.table, "skip_table", mech._tally)
+            self.coalescer = Metered(self.coalescer, "pc_coalescer", mech._tally)
         self.slots: list[_Slot | None] = [None] * self.nslots
         self.by_tb: dict[int, _Slot] = {}
         self.cycle = -1
@@ -233,8 +273,11 @@ class DarsieMechanism(Mechanism):
         self._leading: dict[int, tuple] = {}     # id(warp) -> (slot, entry) awaiting capture
         self._lead_wb: dict[tuple, tuple] = {}   # (id(warp), pc) -> (slot, entry) awaiting WB
         self._wb_wait: dict[int, _Entry] = {}    # id(follower) -> entry whose LeaderWB it awaits
+        self._decode_led: dict[tuple, tuple] = {}  # (id(warp), pc) -> (slot, entry) led at decode
         self._open: list = []                    # open trace recorders
         self._trace_n = 0
+        self._tally = BitTally()                 # bits each structure touched this launch
+        self._struct_energy = load_structure_energy()
 
     # ------------------------------------------------------------------ setup
     def _open_recorder(self, name: str, params, tag: str):
@@ -253,10 +296,12 @@ class DarsieMechanism(Mechanism):
         self._leading.clear()
         self._lead_wb.clear()
         self._wb_wait.clear()
+        self._decode_led.clear()
         self._skips = DeferredSkips()
         m = mark_kernel(launch.program, launch.geo.block, MarkingOptions(warp_size=32))
         self.skippable = m.skippable_pcs
         self.marking = m
+        self.no_sync = self._unsynced_branches(launch.program, m)
         self.keys = sorted(launch.program.reg_types)
         self.reg_width = max(8, (len(self.keys) - 1).bit_length())
         self.dying = None  # per instruction slot: register indices dead after it
@@ -269,6 +314,22 @@ class DarsieMechanism(Mechanism):
         if self.params.trace_dir is not None:
             self._trace_n += 1
 
+    def _unsynced_branches(self, program, m) -> frozenset:
+        """PCs of the ``bra`` instructions that are no TB-wide barrier (``branch_sync``
+        "needed"): forward, and unconditional or on a condition the marking resolves to DR
+        for this launch."""
+        if self.params.branch_sync == "all":
+            return frozenset()
+        out = []
+        for i, sl in enumerate(program.slots):
+            inst = sl.inst
+            pc = 8 * i
+            if inst is None or inst.opcode != "bra" or sl.target is None or sl.target <= pc:
+                continue
+            if inst.guard is None or m.decision.resolve(m.mark(pc).value) is DR:
+                out.append(pc)
+        return frozenset(out)
+
     def _sm(self, sm) -> _SMState:
         if sm.launch is not self._launch:
             self._new_launch(sm)
@@ -276,7 +337,7 @@ class DarsieMechanism(Mechanism):
         if s is None:
             rec = None
             if sm.id == 0 and self.params.trace_dir is not None:
-                probe = _SMState(sm, self)
+                probe = _SMState(sm, self, count=False)
                 rec = {"skip_table": self._open_recorder("skip_table", probe.table.params, "sm0"),
                        "pc_coalescer": self._open_recorder("pc_coalescer", probe.coalescer.params,
                                                            "sm0")}
@@ -307,7 +368,8 @@ class DarsieMechanism(Mechanism):
                 rec = {"rename_table": self._open_recorder("rename_table", rp, "sm0_slot0"),
                        "version_table": self._open_recorder("version_table", tmp.version.params, "sm0_slot0"),
                        "phys_freelist": self._open_recorder("phys_freelist", tmp.freelist.params, "sm0_slot0")}
-            slot = s.slots[i] = _Slot(i, self.params, self.reg_width, self.banks, rec)
+            slot = s.slots[i] = _Slot(i, self.params, self.reg_width, self.banks, rec,
+                                      self._tally)
         else:
             self._recycle(slot)
         slot.tb = w.tb
@@ -344,6 +406,7 @@ class DarsieMechanism(Mechanism):
         for s in self._sms.values():
             self._flush_coalescer(s)
         self._close_traces()
+        self._tally.flush(stats, "darsie", self._struct_energy)
 
     # ------------------------------------------------------------------ helpers
     def _eligible(self, slot: _Slot, w) -> bool:
@@ -432,6 +495,8 @@ class DarsieMechanism(Mechanism):
         slot = self._slot(sm, w)
         if slot is None or not self._eligible(slot, w):
             return False
+        if w.widx in slot.arrivals:
+            return True  # held at a branch barrier: probe once the barrier is released
         s = self._sms[sm.id]
         st = sm.stats
         waiting = self._wb_wait.get(id(w))
@@ -451,6 +516,15 @@ class DarsieMechanism(Mechanism):
             st.count_mechanism("darsie.probes")
             r = s.table.probe(slot.index, pc)
             e = slot.entries.get(pc)
+            if not r.hit and e is None and self.params.lead_at_decode \
+                    and (id(w), pc) not in self._decode_led:
+                # §4.3.1: the first eligible warp to decode the PC leads it; the entry exists
+                # from now on, so later warps wait for its LeaderWB instead of executing
+                e = self._allocate(sm, s, slot, w, pc)
+                if e is not None:
+                    self._decode_led[(id(w), pc)] = (slot, e)
+                    st.count_mechanism("darsie.decode_leads")
+                return False  # fetch normally: the leader executes it
             if not r.hit or e is None or r.mask >> w.widx & 1:
                 return False  # fetch normally (it may lead this PC at issue)
             if e.sync:
@@ -500,6 +574,16 @@ class DarsieMechanism(Mechanism):
         if op is None:
             return None
         s = self._sms[sm.id]
+        led = self._decode_led.pop((id(w), pc), None) if self._decode_led else None
+        if led is not None:
+            e = led[1]
+            # the entry is still in the table, or it is a Sync entry every majority warp
+            # reached before its leader issued (the waiters need the leader's writeback)
+            live = slot.entries.get(pc) is e or (e.sync and e.complete and e.waiters)
+            if led[0] is slot and live and self._eligible(slot, w):
+                self._own(sm, slot, w, e)
+                return self._after_issue(sm, s, slot, w, d, op, inst)
+            self._abandon(sm, led[0], e)
         if pc in self.skippable and self._eligible(slot, w):
             e = slot.entries.get(pc)
             r = s.table.probe(slot.index, pc)
@@ -514,9 +598,17 @@ class DarsieMechanism(Mechanism):
                     e.complete = True
                     self._entry_gone(sm, slot, e)
             sm.stats.count_mechanism("darsie.private_redundant")
+        return self._after_issue(sm, s, slot, w, d, op, inst)
+
+    def _after_issue(self, sm, s: _SMState, slot: _Slot, w, d, op, inst):
+        """Issue-time bookkeeping of every instruction: private writes drop renames,
+        stores and atomics drop load entries (§4.4)."""
         if slot.renamed.get(w.widx):
+            led = self._leading.get(id(w))
+            own = {r for r, _k, _v in led[1].dsts} if led is not None else ()
             for reg in d.dsts:
-                self._rename_drop(slot, w.widx, reg)
+                if reg not in own:
+                    self._rename_drop(slot, w.widx, reg)
         if op == "st" or (op in _ATOMICS and "shared" in inst.mods):
             if self.params.variant != "darsie-ignore-store":
                 self._drop_loads(sm, s, [slot], store_tb=slot.index)
@@ -526,20 +618,62 @@ class DarsieMechanism(Mechanism):
         return None
 
     def _lead(self, sm, s: _SMState, slot: _Slot, w, pc: int) -> bool:
+        """``w`` leads ``pc`` at issue: allocate its entry and take it (False: it could not)."""
+        return self._allocate(sm, s, slot, w, pc, own=True) is not None
+
+    def _own(self, sm, slot: _Slot, w, e: _Entry) -> None:
+        """The leader issues ``e.pc``: rename its destinations to the new versions, capture
+        its result after the functional step, set LeaderWB at its writeback."""
+        for reg, _key, ver in e.dsts:
+            self._rename_set(slot, w.widx, reg, ver)
+        self._leading[id(w)] = (slot, e)
+        self._lead_wb[(id(w), e.pc)] = (slot, e)
+
+    def _abandon(self, sm, slot: _Slot, e: _Entry) -> None:
+        """A decode-time leader will not execute ``e.pc`` as leader (it left the majority
+        path, or every other warp executed the PC privately): remove the entry, release
+        warps held at it (they execute the PC themselves) and free its versions."""
+        if slot.tb is None or e.wb:
+            return
+        if slot.entries.get(e.pc) is e:
+            self._sms[sm.id].table.invalidate(slot.index, e.index)
+            del slot.entries[e.pc]
+        elif not e.waiters:
+            return  # already gone, nobody waits for it
+        sm.stats.count_mechanism("darsie.abandoned_leads")
+        if e.waiters:
+            self._release_sync(sm, slot, e, skip=False)
+        for reg, _k, ver in e.dsts:
+            v = slot.versions.get((reg, ver))
+            if v is not None:
+                v[1] = False
+                self._maybe_free(slot, reg, ver)
+
+    def _allocate(self, sm, s: _SMState, slot: _Slot, w, pc: int,
+                  own: bool = False) -> _Entry | None:
+        """Allocate the skip-table entry, versions and physical registers of ``pc`` with
+        ``w`` as leader (§4.3.1 C.2-C.5), or None when a structure is short (the warp then
+        executes privately, paper-facts K). ``own``: the leader is issuing it now (take the
+        entry at once, :meth:`_own`); otherwise (decode) nothing is allocated when every
+        other majority warp already executed the PC."""
         st = sm.stats
         dsts = self._dsts(sm, pc)
         if not dsts:
-            return False
+            return None
+        if not own:
+            maj = slot.majority
+            if (slot.passed.get(pc, 0) | 1 << w.widx) & maj == maj:
+                return None
         if s.table.full(slot.index):
             st.count_mechanism("darsie.table_full")
-            return False
+            return None
         if slot.freelist.free_count < len(dsts):
             st.count_mechanism("darsie.freelist_short")
-            return False
+            return None
         in_use = {reg for m in slot.renamed.values() for reg in m}
         if len(in_use | {r for r, _ in dsts}) > self.params.rename_entries:
             st.count_mechanism("darsie.rename_full")
-            return False
+            return None
         sync = slot.freelist.free_count == len(dsts)
         inst = sm.launch.program.slots[pc >> 3].inst
         is_load = inst.opcode in _LOADS
@@ -554,11 +688,13 @@ class DarsieMechanism(Mechanism):
                 raise SimtlabError(f"darsie: version ({reg}, {ver}) still live at overflow")
             slot.version.insert(reg, ver, phys)
             slot.versions[(reg, ver)] = [phys, True]
-            self._rename_set(slot, w.widx, reg, ver)
+            if own:
+                self._rename_set(slot, w.widx, reg, ver)
             e.dsts.append((reg, key, ver))
         slot.entries[pc] = e
-        self._leading[id(w)] = (slot, e)
-        self._lead_wb[(id(w), pc)] = (slot, e)
+        if own:
+            self._leading[id(w)] = (slot, e)
+            self._lead_wb[(id(w), pc)] = (slot, e)
         st.count_mechanism("darsie.leader")
         if sync:
             st.count_mechanism("darsie.sync_points")
@@ -572,7 +708,7 @@ class DarsieMechanism(Mechanism):
         if done:
             e.complete = True
             self._entry_gone(sm, slot, e)
-        return True
+        return e
 
     def after_step(self, sm, w, pc: int, rec) -> None:
         lead = self._leading.pop(id(w), None)
@@ -661,6 +797,9 @@ class DarsieMechanism(Mechanism):
             for reg, ver in held.items():
                 self._maybe_free(slot, reg, ver)
         slot.arrivals.pop(w.widx, None)
+        if w.hold_issue:
+            w.hold_issue = False
+            sm.wake_schedulers()
         if w.hold and not any(w in e.waiters for e in slot.entries.values()):
             w.hold = False
             sm.wake_schedulers()
@@ -734,10 +873,13 @@ class DarsieMechanism(Mechanism):
         if diverged or not full_mask(w):
             self._leave(sm, slot, w)
             return
-        if op != "bra":
+        if op != "bra" or pc in self.no_sync:
             return
         slot.arrivals[w.widx] = (pc, sm.launch.next_pc(w.wave, w.widx))
-        w.hold = True
+        if self.params.fetch_while_held:
+            w.hold_issue = True    # it may fetch ahead; skippable PCs wait for the release
+        else:
+            w.hold = True
         sm.stats.count_mechanism("darsie.branch_waits")
         self._resolve_branch(sm, slot)
 
@@ -776,6 +918,7 @@ class DarsieMechanism(Mechanism):
         slot.passed.clear()
         for widx in arrived:
             warps[widx].hold = False
+            warps[widx].hold_issue = False
         sm.wake_schedulers()
         for widx in arrived:
             if widx not in best:
@@ -788,7 +931,8 @@ def _params(variant: str, kwargs: dict) -> DarsieParams:
     """DarsieParams of a registry name with its arguments (``darsie:freelist=64,...``);
     unknown or internal arguments are a ConfigError naming the accepted ones."""
     ok = ("skip_tbs", "entries", "read_ports", "coalescer_slots", "max_skips_per_fetch",
-          "freelist", "rename_entries", "free_dead", "rejoin_at_barrier", "wait_for_wb")
+          "freelist", "rename_entries", "free_dead", "rejoin_at_barrier", "wait_for_wb",
+          "branch_sync", "fetch_while_held", "lead_at_decode")
     bad = sorted(set(kwargs) - set(ok))
     if bad:
         raise ConfigError(f"{variant}: unknown argument(s) {', '.join(bad)} "

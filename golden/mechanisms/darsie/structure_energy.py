@@ -1,0 +1,178 @@
+"""Dynamic energy of DARSIE's own structures (seed 000 §6.1: 0.95% of dynamic energy).
+
+DARSIE prices its PC skip table, majority-path mask, rename and version tables with
+CACTI 7.0 but publishes no per-access value. We charge every transaction the mechanism
+makes on the golden structures by the bits it touches:
+
+* a **search** compares a key with every stored tag of the bank (the skip table's PC
+  tags of one TB, the rename table's register tags, the version table's <reg, version>
+  keys, the PC coalescer's requests against its port keys);
+* a **read** or **write** touches the named fields of one entry (or a column of bits,
+  e.g. one warp's renamed bits when it leaves the majority path);
+
+at the per-bit energies of ``structure_energy.yaml`` (the 40 nm scalar RF of seed 002
+Table 2, the smallest SRAM with published numbers among the seeds; a searched bit costs
+one read bit, a lower bound for a CAM). The bits each transaction touches follow from the
+structures' parameters (:func:`transaction_bits`), so the sensitivity runs (more entries)
+pay for their larger structures.
+
+:class:`Metered` wraps a structure so each call of a priced method adds its bits to a
+:class:`BitTally`; the mechanism turns the tally into ``darsie.bits.<structure>.<kind>``
+counters and ``darsie.energy_pj.<structure>`` picojoules at the end of a launch, which the
+energy model charges as the ``mechanism_structures`` component
+(:func:`golden.timing.energy.mechanism_structure_terms`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from pathlib import Path
+
+import yaml
+
+from golden.errors import ConfigError
+
+DEFAULT_PATH = Path(__file__).with_name("structure_energy.yaml")
+KINDS = ("search", "read", "write")
+
+
+@dataclass(frozen=True)
+class StructureEnergyParams:
+    """Picojoules per bit read, written, or compared in a search."""
+
+    read_pj_per_bit: float = 0.0055
+    write_pj_per_bit: float = 0.00506
+    search_pj_per_bit: float = 0.0055
+
+    def __post_init__(self):
+        for f in fields(self):
+            v = getattr(self, f.name)
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or v < 0:
+                raise ConfigError(f"darsie structure energy.{f.name}: must be a non-negative "
+                                  f"number, not {v!r}")
+
+    def pj(self, search: int, read: int, write: int) -> float:
+        return (search * self.search_pj_per_bit + read * self.read_pj_per_bit
+                + write * self.write_pj_per_bit)
+
+
+def load_params(path: str | Path | None = None) -> StructureEnergyParams:
+    """Read ``structure_energy.yaml`` (``key: {value, source}``); clear errors name the key."""
+    p = Path(path) if path is not None else DEFAULT_PATH
+    try:
+        raw = yaml.safe_load(p.read_text())
+    except (OSError, yaml.YAMLError) as e:
+        raise ConfigError(f"{p}: cannot read DARSIE's structure energy constants: {e}") from e
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{p}: expected a mapping of constants")
+    known = {f.name for f in fields(StructureEnergyParams)}
+    kw = {}
+    for key, entry in raw.items():
+        if key not in known:
+            raise ConfigError(f"{p}: unknown key '{key}'; known: {', '.join(sorted(known))}")
+        if not isinstance(entry, dict) or set(entry) != {"value", "source"} \
+                or not str(entry.get("source") or "").strip():
+            raise ConfigError(f"{p}: '{key}' must be a mapping with a 'value' and a non-empty "
+                              f"'source'")
+        kw[key] = entry["value"]
+    return StructureEnergyParams(**kw)
+
+
+def transaction_bits(structure: str, params) -> dict:
+    """``method -> (searched, read, written)`` bits of each priced call of one structure
+    (``params`` is the structure's parameter dataclass). The coalescer's ``coalesce`` is
+    priced per request (its keys compared with the two port keys)."""
+    if structure == "skip_table":
+        t, w, pcw = params.entries, params.warps, params.pc_width
+        flags = 3                                  # IsLoad, LeaderWB, Sync
+        return {
+            "probe": (t * pcw, w + flags, 0),      # PC tags searched; mask and flags read
+            "alloc": (t * pcw, 0, pcw + w + flags),
+            "arrive": (0, 2 * w, w),               # mask and majority read, mask written
+            "leader_wb": (0, 0, 1),
+            "invalidate": (0, 0, 1),
+            "flush_tb": (0, 0, t + w),             # valid bits, majority mask to ones
+            "store": (0, t, t),                    # IsLoad bits read, valid bits cleared
+            "global_atomic": (0, params.tbs * t, params.tbs * t),
+            "set_majority": (0, 0, w),
+            "entries_of": (0, t * w, 0),           # every entry's mask (majority shrank)
+        }
+    if structure == "rename_table":
+        e, r, v, w = params.entries, params.reg_width, params.version_width + 1, params.warps
+        return {
+            "lookup": (e * r, v, 0),
+            "set": (e * r, v, v),
+            "drop": (e * r, v, 1),
+            "clear_warp": (0, 0, e),
+            "flush": (0, 0, e * w),
+        }
+    if structure == "version_table":
+        e, k, p = params.entries, params.reg_width + params.version_width, params.phys_width
+        return {
+            "lookup": (e * k, p, 0),
+            "insert": (e * k, 0, k + p),
+            "remove": (e * k, p, 1),
+            "flush": (0, 0, e),
+        }
+    if structure == "phys_freelist":
+        return {"alloc": (0, params.entries, 1), "free": (0, 0, 1)}
+    if structure == "pc_coalescer":
+        key = max(1, (params.tbs - 1).bit_length()) + params.pc_width
+        return {"coalesce": (2 * key, 0, 0)}
+    raise ConfigError(f"darsie structure energy: unknown structure {structure!r}")
+
+
+class BitTally:
+    """Bits searched / read / written per structure, summed over a launch."""
+
+    def __init__(self):
+        self.bits: dict[str, list] = {}
+
+    def add(self, structure: str, s: int, r: int, w: int) -> None:
+        b = self.bits.get(structure)
+        if b is None:
+            b = self.bits[structure] = [0, 0, 0]
+        b[0] += s
+        b[1] += r
+        b[2] += w
+
+    def flush(self, stats, prefix: str, energy: StructureEnergyParams) -> None:
+        """Add ``<prefix>.bits.<structure>.<kind>`` and ``<prefix>.energy_pj.<structure>``
+        to ``stats`` and start over."""
+        for name in sorted(self.bits):
+            s, r, w = self.bits[name]
+            for kind, n in zip(KINDS, (s, r, w)):
+                if n:
+                    stats.count_mechanism(f"{prefix}.bits.{name}.{kind}", n)
+            pj = energy.pj(s, r, w)
+            if pj:
+                stats.count_mechanism(f"{prefix}.energy_pj.{name}", pj)
+        self.bits = {}
+
+
+def _meter(fn, structure: str, cost: tuple, tally: BitTally, per_item: bool):
+    s, r, w = cost
+    if per_item:
+        def call(items, *a, **k):
+            n = sum(1 for x in items if x is not None)
+            tally.add(structure, s * n, r * n, w * n)
+            return fn(items, *a, **k)
+    else:
+        def call(*a, **k):
+            tally.add(structure, s, r, w)
+            return fn(*a, **k)
+    return call
+
+
+class Metered:
+    """A golden structure whose priced methods add their bits to ``tally`` on every call;
+    every other attribute is the structure's own."""
+
+    def __init__(self, obj, structure: str, tally: BitTally):
+        self._obj = obj
+        for name, cost in transaction_bits(structure, obj.params).items():
+            setattr(self, name, _meter(getattr(obj, name), structure, cost, tally,
+                                       per_item=name == "coalesce"))
+
+    def __getattr__(self, name):
+        return getattr(self._obj, name)
