@@ -41,15 +41,25 @@ How our setup differs from the paper's:
   and otherwise as GPGPU-Sim 4's Pascal config (16-byte fetch, per-opcode latencies,
   sub-core RF and units, L1 bypass for global loads, perfect I-cache, memcpy-warmed L2;
   `make validate` correlates it with GPGPU-Sim); energy from the component model with
-  the `pascal` YAML constants (GPUWattch/AccelWattch-derived, not GPUWattch itself);
-  DARSIE's own structures' energy (0.95% in the paper) is not added.
+  the `pascal` YAML constants (GPUWattch/AccelWattch-derived, not GPUWattch itself).
+  DARSIE's own structures (skip table, PC coalescer, rename and version tables, freelist)
+  are charged per transaction by the bits searched, read and written at the 40 nm
+  per-bit energy of UV's scalar RF (seed 002 Table 2; `structure_energy.yaml`), since
+  the paper's CACTI numbers are not published; a CAM search bit is priced like a read
+  bit, a lower bound.
 * **DARSIE details the paper leaves open** (see `golden/mechanisms/darsie/skip.py`): the
-  leader is the first eligible warp to *issue* a marked PC; a skip-table read port is
+  leader is the first eligible warp to *decode* a marked PC (§4.3.1) when the PC is
+  certainly on its path (no unresolved branch ahead of it in the I-buffer), else the
+  first to issue it; a skip-table read port is
   needed per distinct <TB, PC> per cycle (2 ports); at most 4 skips per warp per fetch
   cycle; a full table, short freelist or full rename table make the leader execute
   privately; a warp's rename entry is dropped at the register's last use (PTX liveness,
   standing in for the register reuse of the paper's register-allocated code; the
-  sensitivity table shows the effect); every `bra` is a TB-wide barrier; warps that left the majority path do **not**
+  sensitivity table shows the effect); a `bra` is a TB-wide barrier (Fig. 5) unless it
+  branches forward and is unconditional or on a condition the marking proves TB-uniform
+  (every majority-path warp takes it the same way, and no warp can reach a PC twice
+  between barriers); warps held at a barrier keep fetching non-skippable
+  instructions; warps that left the majority path do **not**
   rejoin at `__syncthreads` (rejoining is unsound with the paper's marking: HS writes
   `%rs8` = 0 or 1 on the two sides of a vector branch, the join meets DR with DR, and a
   rejoined warp would copy a wrong `setp` result).
@@ -92,7 +102,16 @@ SENSITIVITY = {"32 (paper), free at last use": "darsie",
                "64": "darsie:freelist=64,rename_entries=64",
                "256": "darsie:freelist=256,rename_entries=256",
                "1 skip-table read port": "darsie:read_ports=1",
-               "followers re-probe every cycle while LeaderWB = 0": "darsie:wait_for_wb=false"}
+               "followers re-probe every cycle while LeaderWB = 0": "darsie:wait_for_wb=false",
+               "leader chosen at issue, not decode": "darsie:lead_at_decode=false",
+               "every bra a TB-wide barrier": "darsie:branch_sync=all",
+               "warps held at a branch barrier do not fetch": "darsie:fetch_while_held=false",
+               "skip-table bank replaces its LRU entry when full": "darsie:replace_when_full=true",
+               "all issue-13 fixes off (the model before)":
+                   "darsie:free_dead=false,wait_for_wb=false,branch_sync=all,"
+                   "fetch_while_held=false,lead_at_decode=false",
+               "DAC-IDEAL comparison point (claims each instance at fetch)": "dac-ideal",
+               "DAC-IDEAL as before issue 13 (claims at issue)": "dac-ideal:claim_at_fetch=false"}
 
 
 def jobs(opts: ReportOptions) -> list[TimingJob]:
@@ -102,7 +121,7 @@ def jobs(opts: ReportOptions) -> list[TimingJob]:
     variants = [()] + [(v,) for v in MECHS]
     out = [_job(w.name, opts, m) for w in _workloads(opts) for m in variants]
     out += [_job(w.name, opts, (m,)) for w in _workloads(opts) if w.dims >= 2
-            for m in SENSITIVITY.values() if m != "darsie"]
+            for m in SENSITIVITY.values() if m not in MECHS]
     sms = _filled_sms(opts)
     if sms:
         out += [_job(w.name, opts, m, sms) for w in _workloads(opts) if w.dims >= 2 for m in variants]
@@ -200,6 +219,15 @@ def _why(results: dict, opts: ReportOptions, rows2d: list) -> list[str]:
             "|---|---|---|---|---|---|---|"] + out
 
 
+def structures_joules(result: dict) -> float:
+    """Joules of DARSIE's own structures in one run's energy report (0 without them)."""
+    from golden.timing.energy import MECHANISM_COMPONENT
+    comps = result["energy"].get("components", {})
+    c = comps.get(MECHANISM_COMPONENT) if isinstance(comps, dict) else next(
+        (x for x in comps if x["name"] == MECHANISM_COMPONENT), None)
+    return c["joules"] if c else 0.0
+
+
 def _sensitivity(results: dict, opts: ReportOptions, names: list) -> tuple[list[str], dict]:
     """Geomean over the 2D workloads of each renaming-structure variant (SENSITIVITY):
     speedup, fetched instructions removed, and how often a leader found the freelist
@@ -210,13 +238,19 @@ def _sensitivity(results: dict, opts: ReportOptions, names: list) -> tuple[list[
            "reused, so without it dead versions stay renamed until the warp exits), and one "
            "skip-table read port instead of two, and followers that re-probe the skip table "
            "every cycle while the leader has not written back (instead of waiting for the "
-           "writeback). Short / full: leaders that found the freelist "
-           "short or the rename table full and executed privately (sum over the workloads).", "",
+           "writeback); then the other modelling fixes of issue 13 one at a time (the leader "
+           "chosen at issue instead of decode, every `bra` a barrier, held warps that stop "
+           "fetching) and all of them off. Short / full: leaders that found the freelist "
+           "short or the rename table full and executed privately (sum over the workloads); "
+           "private: eligible warps that executed a marked PC themselves; structures: "
+           "DARSIE's own structures' energy in % of the run's dynamic energy (mean; the paper: "
+           "0.95%).", "",
            "| variant | speedup (geomean) | fetched −% (geomean) | freelist short | rename full | "
-           "workloads | outputs identical |", "|---|--:|--:|--:|--:|--:|---|"]
+           "private | structures % dyn | workloads | outputs identical |",
+           "|---|--:|--:|--:|--:|--:|--:|--:|---|"]
     data: dict = {}
     for label, mech in SENSITIVITY.items():
-        sp, fetch, short, full, same, n = [], [], 0, 0, True, 0
+        sp, fetch, short, full, same, n, priv, own = [], [], 0, 0, True, 0, 0, []
         for name in names:
             base = results.get(_job(name, opts).key)
             r = results.get(_job(name, opts, (mech,)).key)
@@ -228,12 +262,19 @@ def _sensitivity(results: dict, opts: ReportOptions, names: list) -> tuple[list[
             m = r["timing"]["mechanism"]
             short += m.get("darsie.freelist_short", 0)
             full += m.get("darsie.rename_full", 0)
+            priv += m.get("darsie.private_redundant", 0)
+            if r["energy"]["dynamic_j"]:
+                own.append(100.0 * structures_joules(r) / r["energy"]["dynamic_j"])
             same &= r["output_digest"] == base["output_digest"] and r["outputs_match"]
         g, gf = geomean(sp), geomean(fetch)
+        own_pct = sum(own) / len(own) if own else None
         data[label] = {"mechanism": mech, "speedup": g, "fetch_ratio": gf, "freelist_short": short,
-                       "rename_full": full, "workloads": n, "outputs_identical": same}
+                       "rename_full": full, "private_redundant": priv,
+                       "structures_pct_dynamic": own_pct, "workloads": n,
+                       "outputs_identical": same}
         out.append(f"| {label} (`{mech}`) | {_fmt(g, 'x')} | {_fmt(_pct_removed(gf))} | "
-                   f"{short:,} | {full:,} | {n} | {'yes' if same else 'NO'} |")
+                   f"{short:,} | {full:,} | {priv:,} | {'–' if own_pct is None else f'{own_pct:.2f}'} | {n} | "
+                   f"{'yes' if same else 'NO'} |")
     return out + [""], data
 
 

@@ -37,6 +37,9 @@ dram                ``dram_activates`` row activations              ``dram_activ
                     ``dram_read_bytes`` / ``dram_write_bytes``      ``dram_read_byte`` /
                                                                    ``dram_write_byte``
                     ``dram_bytes`` over the interface (I/O)         ``dram_io_byte``
+mechanism_           ``<mech>.energy_pj.<structure>`` mechanism      (the mechanism's own
+structures          counters: picojoules a mechanism charged for    sourced constants)
+                    its own structures (only when present)
 static              ``sm_cycles / f`` active SM-seconds             ``sm_leakage`` (W/SM)
                     ``cycles / f`` run time                         ``chip_constant`` (W)
 ==================  ============================================  ======================

@@ -9,9 +9,9 @@ coalescer, TB slot 0's rename table, version table and physical register freelis
 * ``paper``: the paper's sizes everywhere (32 TB banks of 8 entries, 48-bit PCs, 32 warps,
   32 renaming registers, 5-bit versions);
 * ``stress``: the same kernels with small tables (2 skip entries per TB, 6 renaming
-  registers and rename entries, dead versions kept, polling followers), which drives the
-  mechanism into its rare paths: TB synchronisation points, the last free register,
-  full tables.
+  registers and rename entries, dead versions kept, polling followers, LRU replacement in
+  a full skip-table bank), which drives the mechanism into its rare paths: TB
+  synchronisation points, the last free register, full tables, evictions.
 
 Each trace can be cut to its first ``max_cycles`` cycles (a prefix of a trace from reset
 is a trace). The files go to ``<out>/<variant>/<workload>/`` and are generated at test time
@@ -31,7 +31,7 @@ MAX_CYCLES: int | None = None
 VARIANTS: dict[str, dict] = {
     "paper": {},
     "stress": {"entries": 2, "freelist": 6, "rename_entries": 6, "free_dead": False,
-               "wait_for_wb": False},
+               "wait_for_wb": False, "replace_when_full": True},
 }
 
 

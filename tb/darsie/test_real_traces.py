@@ -47,11 +47,11 @@ def test_real_workload_traces_cocotb(name, trace_root, monkeypatch):
 #: Rare states the real traces must reach (a regression guard on the recording). What they
 #: do not reach -- the skip table's second read port hitting (the mechanism steps the table
 #: one transaction at a time on port 0; the two-port arbitration is the PC coalescer's
-#: trace), evictions (no replacement when a bank is full, issue 13), a full rename table --
-#: is covered by the random and directed runs only.
+#: trace), a full rename table -- is covered by the random and directed runs only.
+#: Evictions come from the stress variant, which replaces in a full bank.
 REAL_TRACE_GOALS = {
     "skip_table": ("rd0_hit", "rd_sync", "rd_leader_wb", "arrive_done", "full", "store",
-                   "majority_write", "flush_tb"),
+                   "majority_write", "flush_tb", "alloc_evict"),
     "pc_coalescer": ("two_ports", "merged", "leftover"),
     "rename_table": ("set_hit", "old_shared", "old_private", "drop", "clear"),
     "version_table": ("ins_new", "rm_hit"),

@@ -18,14 +18,20 @@ fetch, with zero cost to synchronise the affine and non-affine streams:
   and predicate registers only when uniform; special registers ``%tid``/``%laneid`` and
   the uniform ones above count as affine) and so is its result; loads, stores, atomics,
   control flow and instructions without a register result are never affine;
-* per TB and PC, the first warp to reach its k-th dynamic instance of the PC executes it
-  (it is the affine stream) and its operands are checked; a PC is *classified affine*
-  once an executed instance was affine and until one is found that is not;
+* per TB and PC, the first warp to *fetch* its k-th dynamic instance of a
+  classified-affine PC claims it and executes it (it is the affine stream, "executed
+  once"); an instance nobody claimed is claimed by the warp that issues it. Executed
+  instances have their operands checked; a PC is *classified affine* once an executed
+  instance (in any TB of the launch) was affine and until one is found that is not;
 * a warp with a full active mask reaching the k-th instance of a classified-affine PC
-  after the TB's k-th execution of it skips it at fetch (no fetch, decode, RF or execute;
-  up to ``max_skips_per_fetch`` per cycle, no skip-table ports, no waiting). Its value
-  comes from the idealised affine stream: the functional core evaluates the instruction
-  for the warp when the warp's PC reaches it, so outputs stay exact.
+  that another warp claimed skips it at fetch at once, whether or not the claimant has
+  executed it yet ("zero cost for synchronizing the affine and non-affine streams"): no
+  fetch, decode, RF or execute; up to ``max_skips_per_fetch`` per cycle, no skip-table
+  ports, no waiting. Its value comes from the idealised affine stream: the functional
+  core evaluates the instruction for the warp when the warp's PC reaches it, so outputs
+  stay exact. (``claim_at_fetch=false``, the model before issue 13: an instance is
+  claimed only when its first execution issues, so every warp that fetched it before
+  then executes it too.)
 
 The per-warp affine test is our reading of "affine" (DAC's (base, stride) tuples per
 warp); in 1D TBs it also removes per-warp-affine work that is not TB-redundant, as DAC
@@ -99,9 +105,10 @@ class DacIdealMechanism(Mechanism):
 
     name = "dac"
 
-    def __init__(self, config, max_skips_per_fetch: int = 4):
+    def __init__(self, config, max_skips_per_fetch: int = 4, claim_at_fetch: bool = True):
         self.config = config
         self.max_skips = max_skips_per_fetch
+        self.claim_at_fetch = claim_at_fetch
         self._launch = None
 
     def _reset(self, sm):
@@ -130,9 +137,12 @@ class DacIdealMechanism(Mechanism):
         t = self._tb(sm, w)
         visits = t["visits"][w.widx]
         skipped = 0
+        claimed = t["exec"]
         while self.affine.get(pc):
             k = visits.get(pc, 0)
-            if t["exec"].get(pc, 0) <= k:
+            if claimed.get(pc, 0) <= k:
+                if self.claim_at_fetch and self._skips.can_skip(sm, w):
+                    claimed[pc] = k + 1  # the affine stream's one execution of instance k
                 return False  # this warp executes the instance (fetched normally)
             if skipped >= self.max_skips or not self._skips.can_skip(sm, w):
                 return True
@@ -193,5 +203,10 @@ class DacIdealMechanism(Mechanism):
         self._skips.drain(sm, w)
 
 
-def make_dac_ideal(config):
-    return DacIdealMechanism(config)
+def make_dac_ideal(config, claim_at_fetch: bool = True):
+    """``dac-ideal``; ``dac-ideal:claim_at_fetch=false`` lets every warp that reaches an
+    instance before its first execution issues execute it too (the model before issue 13)."""
+    if not isinstance(claim_at_fetch, bool):
+        from golden.errors import ConfigError
+        raise ConfigError(f"dac-ideal: claim_at_fetch must be true or false, not {claim_at_fetch!r}")
+    return DacIdealMechanism(config, claim_at_fetch=claim_at_fetch)

@@ -19,12 +19,14 @@ Protocol (each step names the paper's rule)
   flushes the slot (majority mask all ones, entries freed); warps that can never have a
   full active mask (partial last warp) are cleared from the majority mask.
 * **Eligibility** (§4.3, §4.5): majority bit set, full SIMT active mask, PC marked DR.
-* **Leader** (§4.3.1-2): the first eligible warp to *issue* a marked PC with no entry for
-  it allocates the entry (IsLoad, LeaderWB = 0), pops a physical register per
-  destination from the freelist, inserts <reg, version> in the version table and renames
-  its own <warp, reg>. Taking the freelist's last register makes the entry a
-  synchronisation point (Sync). A full skip table, a freelist without enough registers or
-  a full rename table make the leader execute privately (paper §4.3 K: safe choice).
+* **Leader** (§4.3.1-2): the first eligible warp to *decode* (fetch) a marked PC with no
+  entry for it allocates the entry (IsLoad, LeaderWB = 0), pops a physical register per
+  destination from the freelist and inserts <reg, version> in the version table; it
+  renames its own <warp, reg> when it issues the instruction (``lead_at_decode``; a PC
+  behind an unresolved branch in the I-buffer is led at issue). Taking the freelist's
+  last register makes the entry a synchronisation point (Sync). A full skip-table bank
+  (unless ``replace_when_full``, which replaces its LRU entry), a freelist without enough
+  registers or a full rename table make the leader execute privately (paper §4.3 K).
   The leader's result (lanes written) is captured after its functional step; LeaderWB is
   set at its writeback.
 * **Followers** (§4.3.2, §4.3.4-5): at fetch, before the I-cache, an eligible warp at a
@@ -68,7 +70,8 @@ Protocol (each step names the paper's rule)
 Counters (``darsie.*`` in :attr:`TimingStats.mechanism`): skipped, leader, follower_waits
 (probes that found LeaderWB = 0: one per wait with ``wait_for_wb``, one per cycle without),
 dead_releases (rename entries dropped at a register's death), port_retries, sync_points, sync_waits, branch_syncs, majority_leaves,
-copyback_regs, renamed_reads, table_full, freelist_short, rename_full, load_drops,
+copyback_regs, renamed_reads, table_full, evictions, freelist_short, rename_full, load_drops,
+decode_leads, abandoned_leads,
 private_redundant (eligible warps that executed a marked PC), probes, coalesced.
 """
 
@@ -143,6 +146,15 @@ class DarsieParams:
         LeaderWB instead of executing privately. Only a PC certainly on the warp's path
         (no unresolved control instruction ahead of it in the I-buffer) is led at decode;
         otherwise, or with False (the model before issue 13), the leader is chosen at issue.
+        replace_when_full: a leader that finds its TB's skip-table bank full replaces the
+        least recently used entry (§4.3: "replaced dynamically"; the structure's LRU); the
+        victim's un-arrived warps execute the PC themselves, and the warps that had taken
+        it count as arrived at a later entry for the PC. Off by default, from measurement
+        (issue 13): every entry in the table is for a PC of the current barrier window
+        that un-arrived majority warps will still reach, so a replacement trades one skip
+        for another and thrashes (2D geomean at small size 1.10 without, 1.08 with; FWS
+        skips 14,080 -> 7,808 instructions). False: the leader executes privately
+        (paper-facts K's safe choice).
     """
 
     variant: str = "darsie"
@@ -163,6 +175,7 @@ class DarsieParams:
     branch_sync: str = "needed"
     fetch_while_held: bool = True
     lead_at_decode: bool = True
+    replace_when_full: bool = False
 
     def __post_init__(self):
         if self.variant not in VARIANTS:
@@ -173,7 +186,7 @@ class DarsieParams:
             if not isinstance(v, int) or v < 1:
                 raise ConfigError(f"darsie.{name}: must be a positive integer, not {v!r}")
         for name in ("free_dead", "rejoin_at_barrier", "wait_for_wb", "fetch_while_held",
-                     "lead_at_decode"):
+                     "lead_at_decode", "replace_when_full"):
             if not isinstance(getattr(self, name), bool):
                 raise ConfigError(f"darsie.{name}: must be true or false, not {getattr(self, name)!r}")
         if self.branch_sync not in ("all", "needed"):
@@ -637,10 +650,18 @@ class DarsieMechanism(Mechanism):
             return
         if slot.entries.get(e.pc) is e:
             self._sms[sm.id].table.invalidate(slot.index, e.index)
-            del slot.entries[e.pc]
         elif not e.waiters:
             return  # already gone, nobody waits for it
         sm.stats.count_mechanism("darsie.abandoned_leads")
+        self._drop_entry(sm, slot, e)
+
+    def _drop_entry(self, sm, slot: _Slot, e: _Entry) -> None:
+        """``e`` leaves the mechanism without completing (abandoned by its leader, or the
+        skip table's replacement victim): warps held at it are released to execute the PC
+        themselves, warps waiting for its LeaderWB probe again, its versions are freed
+        once no warp is renamed to them. Warps that already skipped it keep their renames."""
+        if slot.entries.get(e.pc) is e:
+            del slot.entries[e.pc]
         if e.waiters:
             self._release_sync(sm, slot, e, skip=False)
         for reg, _k, ver in e.dsts:
@@ -666,7 +687,8 @@ class DarsieMechanism(Mechanism):
                 return None
         if s.table.full(slot.index):
             st.count_mechanism("darsie.table_full")
-            return None
+            if not self.params.replace_when_full:
+                return None
         if slot.freelist.free_count < len(dsts):
             st.count_mechanism("darsie.freelist_short")
             return None
@@ -678,6 +700,20 @@ class DarsieMechanism(Mechanism):
         inst = sm.launch.program.slots[pc >> 3].inst
         is_load = inst.opcode in _LOADS
         out = s.table.alloc(slot.index, pc, w.widx, is_load=is_load, sync=sync)
+        if out.alloc_evict:  # §4.3: entries are replaced dynamically (the table's LRU victim)
+            victim = slot.entries.get(out.alloc_evict_pc)
+            if victim is None or victim.index != out.alloc_index:
+                raise SimtlabError(f"darsie: skip table evicted pc 0x{out.alloc_evict_pc:x}, "
+                                   f"which the mechanism does not hold at that index")
+            st.count_mechanism("darsie.evictions")
+            # the warps that took the victim (its leader and followers that skipped it) are
+            # past the PC: a later entry for it counts them as arrived, as for private passes
+            held = 0
+            for x in victim.waiters:
+                held |= 1 << x.widx
+            slot.passed[victim.pc] = (slot.passed.get(victim.pc, 0)
+                                      | out.alloc_evict_mask & ~held)
+            self._drop_entry(sm, slot, victim)
         vmax = 1 << self.params.version_width
         e = _Entry(pc=pc, index=out.alloc_index, leader=w.widx, dsts=[], is_load=is_load, sync=sync)
         for reg, key in dsts:
@@ -932,7 +968,7 @@ def _params(variant: str, kwargs: dict) -> DarsieParams:
     unknown or internal arguments are a ConfigError naming the accepted ones."""
     ok = ("skip_tbs", "entries", "read_ports", "coalescer_slots", "max_skips_per_fetch",
           "freelist", "rename_entries", "free_dead", "rejoin_at_barrier", "wait_for_wb",
-          "branch_sync", "fetch_while_held", "lead_at_decode")
+          "branch_sync", "fetch_while_held", "lead_at_decode", "replace_when_full")
     bad = sorted(set(kwargs) - set(ok))
     if bad:
         raise ConfigError(f"{variant}: unknown argument(s) {', '.join(bad)} "
