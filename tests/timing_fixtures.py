@@ -33,7 +33,7 @@ CASES: dict[str, TimingJob] = {
     # DARSIE as modelled before issue 13 (every switch of its fixes off)
     "MM-pascal-darsie-keepdead": TimingJob("MM", "pascal", mechanisms=(
         "darsie:free_dead=false,wait_for_wb=false,branch_sync=all,fetch_while_held=false,"
-        "lead_at_decode=false",)),
+        "lead_at_decode=false,rejoin_at_barrier=false",)),
     "LIB-pascal-dac-ideal": TimingJob("LIB", "pascal", mechanisms=("dac-ideal",)),
     "FWS-pascal-uv": TimingJob("FWS", "pascal", mechanisms=("uv",)),
     "HS-gtx480": TimingJob("HS", "gtx480"),

@@ -59,10 +59,12 @@ How our setup differs from the paper's:
   branches forward and is unconditional or on a condition the marking proves TB-uniform
   (every majority-path warp takes it the same way, and no warp can reach a PC twice
   between barriers); warps held at a barrier keep fetching non-skippable
-  instructions; warps that left the majority path do **not**
-  rejoin at `__syncthreads` (rejoining is unsound with the paper's marking: HS writes
-  `%rs8` = 0 or 1 on the two sides of a vector branch, the join meets DR with DR, and a
-  rejoined warp would copy a wrong `setp` result).
+  instructions; warps that left the majority path rejoin it at `__syncthreads` (§4.3.3),
+  which is unsound with the paper's marking as published (HS writes `%rs8` = 0 or 1 on
+  the two sides of a vector branch, the join meets DR with DR, and a rejoined warp would
+  copy a wrong `setp` result), so the kernel is marked with control dependence at
+  reconvergence points (a register written under a non-DR branch is met with the
+  branch's class at its immediate post-dominator).
 * **Comparison points.** `uv` eliminates at issue instructions whose source values are
   uniform across the warp (no memory instructions); `dac-ideal` skips at fetch, once per TB
   and dynamic instance, instructions found affine per warp at run time, without
@@ -107,9 +109,10 @@ SENSITIVITY = {"32 (paper), free at last use": "darsie",
                "every bra a TB-wide barrier": "darsie:branch_sync=all",
                "warps held at a branch barrier do not fetch": "darsie:fetch_while_held=false",
                "skip-table bank replaces its LRU entry when full": "darsie:replace_when_full=true",
+               "no rejoin at bar.sync (the paper's marking)": "darsie:rejoin_at_barrier=false",
                "all issue-13 fixes off (the model before)":
                    "darsie:free_dead=false,wait_for_wb=false,branch_sync=all,"
-                   "fetch_while_held=false,lead_at_decode=false",
+                   "fetch_while_held=false,lead_at_decode=false,rejoin_at_barrier=false",
                "DAC-IDEAL comparison point (claims each instance at fetch)": "dac-ideal",
                "DAC-IDEAL as before issue 13 (claims at issue)": "dac-ideal:claim_at_fetch=false"}
 

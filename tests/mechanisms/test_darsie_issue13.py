@@ -21,7 +21,8 @@ from golden.structures.darsie import SkipTable, SkipTableParams
 from golden.timing.energy import MECHANISM_COMPONENT, EnergyModel, mechanism_structure_terms
 from golden.timing.stats import TimingStats
 
-OLD = "darsie:branch_sync=all,fetch_while_held=false,lead_at_decode=false"
+OLD = ("darsie:branch_sync=all,fetch_while_held=false,lead_at_decode=false,"
+       "rejoin_at_barrier=false")
 
 
 def _job(workload: str, mechs: tuple = ()) -> dict:
@@ -229,3 +230,30 @@ def test_dac_ideal_claims_each_instance_once_at_fetch():
     assert new["timing"]["mechanism"]["dac.skipped"] > old["timing"]["mechanism"]["dac.skipped"]
     with pytest.raises(ConfigError, match="claim_at_fetch"):
         make_mechanisms(["dac-ideal:claim_at_fetch=1"], load_config("pascal"))
+
+
+def test_join_taint_marks_values_merged_after_a_vector_branch_v():
+    """HS writes %rs8 = 0 or 1 on the two sides of a V branch; the paper's marking meets
+    DR with DR at the join, so `setp.eq.s16 %p27, %rs8, 0` is DR, which is wrong for a warp
+    that took the other side and rejoins at bar.sync. join_taint makes it V."""
+    from golden.workloads import registry
+    path = registry.get("HS").ptx_path
+    program = link_program(parse_ptx(path.read_text(), str(path)), "hotspot_steps")
+    pc = next(8 * i for i, s in enumerate(program.slots)
+              if s.inst is not None and s.inst.opcode == "setp" and s.inst.loc.line == 199)
+    block = (16, 16, 1)
+    plain = mark_kernel(program, block, MarkingOptions(warp_size=32))
+    taint = mark_kernel(program, block, MarkingOptions(warp_size=32, join_taint=True))
+    assert plain.skippable(pc) and not taint.skippable(pc)
+    # the taint only removes DR marks, it never adds one
+    assert taint.skippable_pcs <= plain.skippable_pcs
+
+
+def test_warps_rejoin_at_barriers_with_identical_outputs():
+    base = _job("HS")
+    on, off = _job("HS", ("darsie",)), _job("HS", ("darsie:rejoin_at_barrier=false",))
+    for r in (on, off):
+        assert r["outputs_match"] and r["output_digest"] == base["output_digest"]
+    mon, moff = on["timing"]["mechanism"], off["timing"]["mechanism"]
+    assert mon["darsie.rejoins"] > 0 and "darsie.rejoins" not in moff
+    assert mon["darsie.skipped"] > moff["darsie.skipped"]

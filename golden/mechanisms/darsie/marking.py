@@ -83,10 +83,19 @@ class MarkingOptions:
     cr_tid_y: also treat ``%tid.y`` as a CR root (the paper's 3D remark; the paper's own
         analysis, and the default, uses ``%tid.x`` only). Promotion then also needs
         ``x*y`` to be a power of two <= the warp size.
+    join_taint: control dependence at reconvergence points: a register written between a
+        branch whose condition is not DR and the branch's immediate post-dominator is met
+        with the branch's class there (``_KernelAnalysis._divergent_joins``). The paper's
+        pass (False, the default) meets only the reaching definitions, so DR meets DR at a
+        join even when the two sides wrote different values. That is sound for DARSIE's
+        majority path (its warps took the same direction at every non-DR branch since the
+        TB started), not for warps that rejoin it at ``bar.sync``: DARSIE's
+        ``rejoin_at_barrier`` marks with this on.
     """
 
     warp_size: int = 32
     cr_tid_y: bool = False
+    join_taint: bool = False
 
 
 @dataclass(frozen=True)
@@ -321,6 +330,7 @@ class _KernelAnalysis:
         blocks = func.blocks
         nregs = len(self.reg_names)
         local_content = int(DR)
+        joins: dict[int, dict[int, int]] = {}   # block -> {reg: class} met at its entry
         while True:
             ins: list[list[int] | None] = [None] * len(blocks)
             ins[0] = [int(DR)] * nregs
@@ -336,6 +346,9 @@ class _KernelAnalysis:
                         new = list(out)
                     else:
                         new = [a if a <= b else b for a, b in zip(cur, out)]
+                    for r, c in joins.get(s, {}).items():
+                        if new[r] > c:
+                            new[r] = c
                     if new != cur:
                         ins[s] = new
                         if s not in queued:
@@ -354,9 +367,48 @@ class _KernelAnalysis:
             for i, info in enumerate(self.infos):
                 if info.kind == "local_store" and reached[i]:
                     new_local = min(new_local, classes[i])
-            if new_local == local_content:
+            new_joins = self._divergent_joins(classes, reached) if self.options.join_taint else {}
+            if new_local == local_content and new_joins == joins:
                 return classes, reached
             local_content = new_local
+            joins = new_joins
+
+    def _divergent_joins(self, classes: list[int], reached: list[bool]) -> dict:
+        """Control dependence: a register written between a conditional branch whose class
+        is below DR and the branch's reconvergence point (its block's immediate
+        post-dominator) may hold different values in warps that went different ways, so at
+        the reconvergence point it is met with the branch's class (a loop whose exit
+        condition is V: every register the loop writes is V after it). Without this, DR
+        meets DR at the join although the two sides wrote different DR values (HS: ``%rs8``
+        = 0 or 1 on the two sides of a V branch)."""
+        func = self.func
+        blocks = func.blocks
+        joins: dict[int, dict[int, int]] = {}
+        for blk in blocks:
+            last = blk.end - 1
+            if blk.end <= blk.start or not reached[last]:
+                continue
+            inst = func.instructions[last]
+            if inst.opcode != "bra" or inst.guard is None or len(blk.succs) < 2:
+                continue
+            cb = classes[last]
+            j = blk.ipdom
+            if cb >= int(DR) or j is None:
+                continue
+            seen, stack = set(), [x for x in blk.succs if x != j]
+            while stack:
+                b = stack.pop()
+                if b in seen or b == j:
+                    continue
+                seen.add(b)
+                stack.extend(blocks[b].succs)
+            out = joins.setdefault(j, {})
+            for b in seen:
+                for i in range(blocks[b].start, blocks[b].end):
+                    for d in self.infos[i].defs:
+                        if out.get(d, int(DR)) > cb:
+                            out[d] = cb
+        return {k: v for k, v in joins.items() if v}
 
 
 def _reason(inst: Instruction, info: _InstInfo, cls: Redundancy, reached: bool) -> tuple[Redundancy, str]:

@@ -49,8 +49,11 @@ Protocol (each step names the paper's rule)
   stays renamed until the warp exits and the 32-register freelist runs dry; the paper's
   register-allocated code frees it at redefinition, which register allocation makes the
   same point (issue 13 item 1). ``free_dead=false`` keeps the release at redefinition only.
-* **Barriers**: by default warps that left the majority path do not rejoin at
-  ``bar.sync`` (see ``DarsieParams.rejoin_at_barrier`` for why).
+* **Barriers** (§4.3.3): when ``bar.sync`` releases, every live full-mask warp rejoins
+  the majority path and the TB's entries are finished; the kernel is marked with
+  ``MarkingOptions.join_taint`` so that this is sound (see
+  ``DarsieParams.rejoin_at_barrier``; ``rejoin_at_barrier=false`` keeps warps off the
+  majority path until they exit, with the paper's marking).
 * **Branches** (§4.3.3, Fig. 5): a ``bra`` of a majority-path warp is a TB-wide
   barrier (every one with ``branch_sync="all"``; by default only backward branches and
   branches on a condition not proven TB-uniform, see ``DarsieParams.branch_sync``):
@@ -112,14 +115,15 @@ class DarsieParams:
         per cycle (8, our assumption). max_skips_per_fetch: instructions one warp may skip
         in one fetch cycle (not given; 4 assumed). freelist: renaming registers per TB (32).
         rename_entries: renamed registers per TB (32). version_width: 5. pc_width: 48.
-        rejoin_at_barrier: the paper's literal rule that ``__syncthreads`` resets every
-        majority bit to 1 (§4.3.3). Off by default because it is unsound with the §4.2
-        marking: a register written with different DR values on the two sides of a V
-        branch meets to DR at the join (HS: ``%rs8`` = 0 or 1, then
-        ``setp.eq.s16 %p27, %rs8, 0`` after ``bar.sync`` is marked DR), so a warp that
-        left the majority path would copy a wrong value after rejoining. Without rejoining,
-        majority-path warps took the same direction at every branch since the TB started,
-        so their DR values are equal.
+        rejoin_at_barrier: the paper's rule that ``__syncthreads`` resets every majority
+        bit to 1 (§4.3.3): warps that left the majority path rejoin it. With the §4.2
+        marking as published this is unsound: a register written with different DR values
+        on the two sides of a V branch meets to DR at the join (HS: ``%rs8`` = 0 or 1,
+        then ``setp.eq.s16 %p27, %rs8, 0`` after ``bar.sync`` is marked DR), so a rejoined
+        warp would copy a wrong value. Rejoining therefore marks the kernel with
+        ``MarkingOptions.join_taint`` (such join values become V). Without rejoining,
+        majority-path warps took the same direction at every non-DR branch since the TB
+        started, so their DR values are equal and the paper's marking is sound.
         trace_dir: when set, record JSON-lines transaction traces of SM 0's skip table and
         PC coalescer and of TB slot 0's rename/version tables and freelist there.
         free_dead: drop a warp's rename entry once the register is dead (PTX liveness), so
@@ -169,7 +173,7 @@ class DarsieParams:
     pc_width: int = 48
     trace_dir: str | None = None
     trace_meta: dict = field(default_factory=dict)
-    rejoin_at_barrier: bool = False
+    rejoin_at_barrier: bool = True
     free_dead: bool = True
     wait_for_wb: bool = True
     branch_sync: str = "needed"
@@ -311,7 +315,8 @@ class DarsieMechanism(Mechanism):
         self._wb_wait.clear()
         self._decode_led.clear()
         self._skips = DeferredSkips()
-        m = mark_kernel(launch.program, launch.geo.block, MarkingOptions(warp_size=32))
+        m = mark_kernel(launch.program, launch.geo.block,
+                        MarkingOptions(warp_size=32, join_taint=self.params.rejoin_at_barrier))
         self.skippable = m.skippable_pcs
         self.marking = m
         self.no_sync = self._unsynced_branches(launch.program, m)
@@ -891,13 +896,26 @@ class DarsieMechanism(Mechanism):
         if op in ("bar", "barrier"):
             wave = w.wave
             if self.params.rejoin_at_barrier and not wave.at_barrier.any():
-                # barrier released: majority bits reset (§4.3.3, unsound: see DarsieParams)
+                # barrier released: majority bits reset (§4.3.3; sound with the marking's
+                # join_taint, see DarsieParams). Every warp is past every PC before the
+                # barrier, so the TB's entries are finished (as at a branch barrier).
+                s = self._sms[sm.id]
+                for e in list(slot.entries.values()):
+                    if e.waiters:
+                        raise SimtlabError(f"darsie: warps held at Sync pc 0x{e.pc:x} at a "
+                                           f"barrier release")
+                    s.table.invalidate(slot.index, e.index)
+                    e.complete = True
+                    self._entry_gone(sm, slot, e)
+                slot.passed.clear()
                 maj = 0
                 for x in w.tb.warps:
                     if not x.done and full_mask(x):
                         maj |= 1 << x.widx
+                if maj & ~slot.majority:
+                    sm.stats.count_mechanism("darsie.rejoins", (maj & ~slot.majority).bit_count())
                 slot.majority = maj
-                self._sms[sm.id].table.set_majority(slot.index, maj)
+                s.table.set_majority(slot.index, maj)
             elif slot.majority >> w.widx & 1:
                 self._resolve_branch(sm, slot)
             return
