@@ -28,8 +28,8 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from pathlib import Path
 
-import yaml
 
+from golden.configs.sourced import load_sourced
 from golden.errors import ConfigError
 
 DEFAULT_PATH = Path(__file__).with_name("structure_energy.yaml")
@@ -58,24 +58,8 @@ class StructureEnergyParams:
 
 def load_params(path: str | Path | None = None) -> StructureEnergyParams:
     """Read ``structure_energy.yaml`` (``key: {value, source}``); clear errors name the key."""
-    p = Path(path) if path is not None else DEFAULT_PATH
-    try:
-        raw = yaml.safe_load(p.read_text())
-    except (OSError, yaml.YAMLError) as e:
-        raise ConfigError(f"{p}: cannot read DARSIE's structure energy constants: {e}") from e
-    if not isinstance(raw, dict):
-        raise ConfigError(f"{p}: expected a mapping of constants")
-    known = {f.name for f in fields(StructureEnergyParams)}
-    kw = {}
-    for key, entry in raw.items():
-        if key not in known:
-            raise ConfigError(f"{p}: unknown key '{key}'; known: {', '.join(sorted(known))}")
-        if not isinstance(entry, dict) or set(entry) != {"value", "source"} \
-                or not str(entry.get("source") or "").strip():
-            raise ConfigError(f"{p}: '{key}' must be a mapping with a 'value' and a non-empty "
-                              f"'source'")
-        kw[key] = entry["value"]
-    return StructureEnergyParams(**kw)
+    return load_sourced(path if path is not None else DEFAULT_PATH, StructureEnergyParams,
+                        "DARSIE's structure energy constants")
 
 
 def transaction_bits(structure: str, params) -> dict:

@@ -8,11 +8,11 @@ of the baseline bank, because the paper reports RF energy only relative to its b
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
 
+from golden.configs.sourced import load_sourced
 from golden.errors import ConfigError
 
 DEFAULT_PATH = Path(__file__).with_name("rf_energy.yaml")
@@ -64,25 +64,5 @@ def load_rf_energy(path: str | Path | None = None) -> RFEnergyParams:
     ``{value: ..., source: "..."}``; an unknown key, a missing source or a bad value
     raises :class:`~golden.errors.ConfigError` naming the key.
     """
-    p = Path(path) if path is not None else DEFAULT_PATH
-    try:
-        raw = yaml.safe_load(p.read_text())
-    except (OSError, yaml.YAMLError) as e:
-        raise ConfigError(f"{p}: cannot read the RF energy file: {e}") from e
-    if not isinstance(raw, dict):
-        raise ConfigError(f"{p}: expected a mapping of constants")
-    known = {f.name for f in fields(RFEnergyParams)}
-    kwargs = {}
-    for key, entry in raw.items():
-        if key not in known:
-            raise ConfigError(f"{p}: unknown key '{key}'; known: {', '.join(sorted(known))}")
-        if not isinstance(entry, dict) or "value" not in entry:
-            raise ConfigError(f"{p}: '{key}' must be a mapping with 'value' and 'source'")
-        extra = set(entry) - {"value", "source"}
-        if extra:
-            raise ConfigError(f"{p}: '{key}.{sorted(extra)[0]}' is not a known field (value, source)")
-        if not isinstance(entry.get("source"), str) or not entry["source"].strip():
-            raise ConfigError(f"{p}: '{key}.source' must say where the value comes from")
-        value = entry["value"]
-        kwargs[key] = tuple(value) if isinstance(value, list) else value
-    return RFEnergyParams(**kwargs)
+    return load_sourced(path if path is not None else DEFAULT_PATH, RFEnergyParams,
+                        "the RF energy file")

@@ -78,12 +78,12 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 
 import numpy as np
-import yaml
 
+from golden.configs.sourced import load_sourced
 from golden.errors import ConfigError
 from golden.mechanisms.gscalar.regstate import HALF_LANES, WARP_LANES, RegisterEncodingTracker
 from golden.mechanisms.gscalar.rf_energy import RFEnergyParams, load_rf_energy
-from golden.ptx.ir import Addr, Reg, SpecialReg, Vec
+from golden.ptx.ir import SpecialReg, Vec
 from golden.simt.stats import OPCODE_CLASS
 from golden.timing.energy import PJ, EnergyComponent, EnergyModel, EnergyReport, EnergyTerm
 from golden.timing.hooks import IssueOverride, Mechanism
@@ -167,24 +167,8 @@ class GScalarTimingParams:
 
 def load_timing_params(path: str | Path | None = None) -> GScalarTimingParams:
     """Read ``timing.yaml`` (or ``path``): ``key: {value: ..., source: "..."}`` per field."""
-    p = Path(path) if path is not None else DEFAULT_PARAMS_PATH
-    try:
-        raw = yaml.safe_load(p.read_text())
-    except (OSError, yaml.YAMLError) as e:
-        raise ConfigError(f"{p}: cannot read the G-Scalar timing constants: {e}") from e
-    if not isinstance(raw, dict):
-        raise ConfigError(f"{p}: expected a mapping of constants")
-    known = {f.name for f in fields(GScalarTimingParams)}
-    kwargs = {}
-    for key, entry in raw.items():
-        if key not in known:
-            raise ConfigError(f"{p}: unknown key '{key}'; known: {', '.join(sorted(known))}")
-        if not isinstance(entry, dict) or set(entry) != {"value", "source"} \
-                or not isinstance(entry["source"], str) or not entry["source"].strip():
-            raise ConfigError(f"{p}: '{key}' must be a mapping with a 'value' and a non-empty "
-                              f"'source'")
-        kwargs[key] = entry["value"]
-    return GScalarTimingParams(**kwargs)
+    return load_sourced(path if path is not None else DEFAULT_PARAMS_PATH, GScalarTimingParams,
+                        "the G-Scalar timing constants")
 
 
 @dataclass(frozen=True)
