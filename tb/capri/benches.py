@@ -1,8 +1,9 @@
 """The :class:`tb.common.bench.StructureBench` of each CAPRI structure and the pytest
 launchers shared by tb/capri/test_capt.py and test_wcu.py.
 
-Real-kernel traces come from the passive CAPRI oracle
-(golden/mechanisms/capri/oracle.py) through
+Real-kernel traces come from the CAPRI timing mechanism on dynamic warps
+(golden/mechanisms/capri/mechanism.py: its CAPT, and the WCU of the first CTA it forms on
+core 0) through
 :func:`golden.mechanisms.capri.trace.record_capri_trace`. Set
 ``SIMTLAB_CAPRI_TRACE_DIR`` to a folder of JSON-lines traces to replay every ``*.jsonl``
 in it whose header names the bench's structure; without the variable that test is

@@ -251,3 +251,25 @@ def test_capri_keeps_compacting_where_it_is_adequate(tmp_path):
     assert m["capri.updates_adequate"] >= 1 and m.get("capri.bypass_divergent", 0) == 0
     assert m["tbc.warps_formed"] < m["tbc.warps_before"]
     assert t.instructions_issued < tb.instructions_issued
+
+
+# ---------------------------------------------------------------- traces for the RTL
+@pytest.mark.parametrize("structure,workload", [("capri_capt", "BFS"), ("capri_wcu", "TPACF")])
+def test_capri_traces_come_from_the_timing_mechanism(tmp_path, structure, workload):
+    """record_capri_trace drives the structures with the CAPRI timing mechanism on dynamic
+    warps (its per-core CAPT, the WCU of the first CTA formed on core 0); the trace
+    replays cycle for cycle on a fresh golden structure."""
+    from golden.mechanisms.capri.trace import record_capri_trace
+    from golden.structures.capri import STRUCTURES
+    from golden.structures.darsie.trace import read_trace
+
+    path = record_capri_trace(structure, workload, tmp_path / f"{structure}.jsonl",
+                              overrides={"core.num_sms": 2}, max_cycles=400)
+    tr = read_trace(path)
+    assert "capri mechanism" in tr.meta.get("source", "")
+    golden = STRUCTURES[structure].golden_cls(tr.params)
+    assert tr.cycles
+    for ops, out in tr.cycles:
+        assert golden.step(ops) == out
+    with pytest.raises(SimtlabError, match="driver"):
+        record_capri_trace(structure, workload, tmp_path / "x.jsonl", driver="rtl")

@@ -33,15 +33,18 @@ from golden.structures.capri.capt import Capt, CaptParams
 class Capri(Tbc):
     """CAPRI: TBC with CAPT-predicted bypassing (see module docstring)."""
 
-    def __init__(self, params: CaptParams | None = None, check: bool = False):
-        super().__init__(pass_unconditional=True, check=check)
+    def __init__(self, params: CaptParams | None = None, check: bool = False,
+                 recorder_factory=None):
+        super().__init__(pass_unconditional=True, check=check, recorder_factory=recorder_factory)
         self.params = params or CaptParams()
         self._capts: dict = {}
 
     def _capt(self, sm) -> Capt:
         c = self._capts.get(sm.id)
         if c is None:
-            c = self._capts[sm.id] = Capt(self.params, check=False)
+            c = self._capts[sm.id] = Capt(self.params, check=False,
+                                          recorder=self.recorder("capri_capt", sm.id,
+                                                                 self.params))
         return c
 
     def decide(self, sm, pc: int, taken: int, nottaken: int, inst) -> str:

@@ -194,7 +194,8 @@ class CompactionFormation(WarpFormation):
         self.nwarps = tb.wave.nwarps
         valid = np.packbits(tb.wave.valid, bitorder="little").tobytes()
         self.stack = CtaStack(int.from_bytes(valid, "little"))
-        self.wcu = Wcu(WcuParams(warps=self.nwarps, lanes=32), check=False)
+        wp = WcuParams(warps=self.nwarps, lanes=32)
+        self.wcu = Wcu(wp, check=False, recorder=mech.recorder("capri_wcu", sm.id, wp))
         self.entry_of: dict = {}     # warp slot -> the path it runs on
         self.free = list(tb.warps)   # warp slots without threads
         #: check mode: every thread's next PC, to prove warps start where their threads are
@@ -467,10 +468,23 @@ class Tbc(Mechanism):
     unconditional branches are not): every CTA's warps are formed by
     :class:`CompactionFormation`; every warp stalls at a conditional branch."""
 
-    def __init__(self, pass_unconditional: bool = False, check: bool = False):
+    def __init__(self, pass_unconditional: bool = False, check: bool = False,
+                 recorder_factory=None):
         self.pass_unconditional = pass_unconditional
         #: check mode: track every thread's next PC and verify each formed warp against it
         self.check = check
+        #: ``factory(name, sm_id, params)`` -> trace recorder or None (the contract of
+        #: :mod:`golden.mechanisms.capri.trace`); asked once per structure name and core,
+        #: for the first such structure built there
+        self.recorder_factory = recorder_factory
+        self._asked: set = set()
+
+    def recorder(self, name: str, sm_id: int, params):
+        """The trace recorder of the first ``name`` structure built on core ``sm_id``."""
+        if self.recorder_factory is None or (name, sm_id) in self._asked:
+            return None
+        self._asked.add((name, sm_id))
+        return self.recorder_factory(name, sm_id, params)
 
     def form_warps(self, sm, tb):
         return CompactionFormation(sm, tb, self)

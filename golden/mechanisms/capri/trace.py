@@ -6,12 +6,16 @@ attached and records the first ``max_cycles`` structure cycles of one core's CAP
 (golden/structures/darsie/trace.py format); the cocotb benches (tb/capri/) replay them on
 the RTL. A prefix of a trace is itself a valid trace (it starts from reset).
 
-Contract with the mechanism (golden/mechanisms/capri/oracle.py)
----------------------------------------------------------------
-The structures are driven by the passive CAPRI oracle (the CAPRI timing mechanism needs
-dynamic warps, which are not built yet). This module imports, lazily,
-``CapriOracle`` and ``CapriOracleParams`` from :mod:`golden.mechanisms.capri.oracle` and
-builds::
+Contract with the mechanisms
+----------------------------
+By default (``driver="mechanism"``) the structures are the ones the CAPRI timing
+mechanism itself drives (:class:`golden.mechanisms.capri.mechanism.Capri` on dynamic
+warps: its per-core CAPT and the WCU of the first CTA formed on the core), built as::
+
+    Capri(CaptParams(entries=..., policy=...), recorder_factory=factory)
+
+With ``driver="oracle"`` they are the passive CAPRI oracle's (static warps, WPDOM
+execution; the recording before the timing mechanism existed)::
 
     CapriOracle(cfg, CapriOracleParams(**params), recorder_factory=factory)
 
@@ -73,7 +77,7 @@ STRUCTURES = ("capri_capt", "capri_wcu")
 def record_capri_trace(structure: str, workload: str, path: str | Path, *,
                        config: str = "quadro_fx5800", size: str = "small", seed: int = 0,
                        sm: int = 0, max_cycles: int = 4000, overrides: dict | None = None,
-                       **params) -> Path:
+                       driver: str = "mechanism", **params) -> Path:
     """Record core ``sm``'s ``structure`` (``"capri_capt"`` or ``"capri_wcu"``) during
     ``workload`` with the CAPRI mechanism on ``config`` (with config ``overrides``, e.g.
     ``{"core.num_sms": 2}`` so small inputs put many CTAs on core 0); extra keyword
@@ -85,14 +89,29 @@ def record_capri_trace(structure: str, workload: str, path: str | Path, *,
     if structure not in STRUCTURES:
         raise SimtlabError(f"record_capri_trace: unknown structure {structure!r}; "
                            f"known: {', '.join(STRUCTURES)}")
-    from golden.mechanisms.capri.oracle import CapriOracle, CapriOracleParams
+    if driver not in ("mechanism", "oracle"):
+        raise SimtlabError(f"record_capri_trace: driver must be mechanism or oracle, "
+                           f"not {driver!r}")
+    from golden.mechanisms.capri.oracle import CapriOracleParams
 
     cp = CapriOracleParams(**params)
 
-    def mechs(cfg, factory):
-        return [CapriOracle(cfg, cp, recorder_factory=lambda name, sm_id, p:
-                            factory(sm_id, p) if name == structure else None)]
+    def only(factory):
+        return lambda name, sm_id, p: factory(sm_id, p) if name == structure else None
 
+    if driver == "oracle":
+        from golden.mechanisms.capri.oracle import CapriOracle
+
+        def mechs(cfg, factory):
+            return [CapriOracle(cfg, cp, recorder_factory=only(factory))]
+    else:
+        from golden.mechanisms.capri.mechanism import Capri
+        from golden.structures.capri.capt import CaptParams
+
+        def mechs(cfg, factory):
+            return [Capri(CaptParams(entries=cp.entries, policy=cp.policy),
+                          recorder_factory=only(factory))]
+
+    what = f"timing run, capri {driver}" + (f" {params}" if params else "")
     return _record(structure, mechs, workload, path, config=config, overrides=overrides,
-                   size=size, seed=seed, sm=sm, max_cycles=max_cycles,
-                   source=f"timing run, capri {params}" if params else "timing run, capri")
+                   size=size, seed=seed, sm=sm, max_cycles=max_cycles, source=what)
