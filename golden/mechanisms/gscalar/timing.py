@@ -315,6 +315,7 @@ class GScalarMechanism(Mechanism):
             raise ConfigError(f"{variant.name}: inject_moves must be true or false, "
                               f"not {inject_moves!r}")
         self.inject_moves = inject_moves
+        self._overrides: dict = {}     # (lanes, injected cycles) -> IssueOverride
         self._reset()
 
     # ---------------------------------------------------------------- launch state
@@ -443,8 +444,12 @@ class GScalarMechanism(Mechanism):
         moves = self._moves_needed(st, warp.gid, nondiv) if nact and self.inject_moves else 0
         if lanes is None and not moves and not self.extra_latency:
             return None
-        return IssueOverride(lanes=lanes, extra_latency=self.extra_latency,
-                             inject_interval=sm.pipes[st.pipe].interval * moves)
+        key = (lanes, sm.pipes[st.pipe].interval * moves)
+        ov = self._overrides.get(key)
+        if ov is None:   # a handful of distinct overrides per run: build each once
+            ov = self._overrides[key] = IssueOverride(lanes=lanes, extra_latency=self.extra_latency,
+                                                      inject_interval=key[1])
+        return ov
 
     def _moves_needed(self, st: _Static, g: int, nondiv: bool) -> int:
         """Special moves (§3.3) a divergent write of ``st``'s destinations needs: one per
