@@ -443,11 +443,12 @@ def mechanism_structure_terms(stats: TimingStats) -> tuple:
     per-access constants), one term each, in name order; () when there is none. The
     baseline has none, so its report is unchanged."""
     terms = []
-    for key in sorted(stats.mechanism):
+    counters = getattr(stats, "mechanism", None) or {}
+    for key in sorted(counters):
         if ENERGY_PJ not in key:
             continue
         mech, _, struct = key.partition(ENERGY_PJ)
-        pj = stats.mechanism[key]
+        pj = counters[key]
         terms.append(EnergyTerm(event=f"{mech}: {struct} accesses", constant=key, count=pj,
                                 per_event=1.0, unit="pJ",
                                 source=f"charged by the {mech} mechanism from its own per-access "

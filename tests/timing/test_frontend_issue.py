@@ -39,7 +39,7 @@ def test_op_timing_and_div_pipe():
     assert pipe_of("ld") == PIPE_MEM and pipe_of("sin") == PIPE_SFU
 
 
-def test_pipeline_occupy_with_own_timing_unit_and_extra_latency():
+def test_pipeline_occupy_with_own_timing_unit_and_injected_work():
     pc = PipelineClass(PipelineConfig(count=2, simd_width=16, latency=5), 32)
     assert pc.interval == 2
     # default timing: writeback = entry + interval - 1 + latency
@@ -47,8 +47,9 @@ def test_pipeline_occupy_with_own_timing_unit_and_extra_latency():
     # own timing (latency 9, initiation x3) on the pinned unit 0, which is busy until 12
     assert pc.occupy(10, (9, 3), unit=0) == 12 + 1 + 9 and pc.free_at == [18, 0]
     assert not pc.available(17, unit=0) and pc.available(17) and pc.available(18, unit=0)
-    pc.extra_latency = 3
-    assert pc.occupy(20, None, unit=1) == 20 + 1 + 5 + 3
+    # 3 cycles of injected work ahead of it (extra pipeline latency is per instruction:
+    # golden.timing.hooks.IssueOverride.extra_latency, added by the SM)
+    assert pc.occupy(20, None, unit=1, before=3) == 23 + 1 + 5 and pc.free_at == [18, 25]
 
 
 def test_subcore_bank_mapping_keeps_each_scheduler_in_its_banks():
