@@ -119,6 +119,50 @@ def _alu_plan(program: Program, s: Slot, compiled) -> "_AluPlan | None":
     return _AluPlan(c.fn_raw, tuple(srcs), tuple(dsts))
 
 
+@dataclass(frozen=True)
+class _LoadPlan:
+    """A ``ld`` / ``ldu`` from an explicit ``.global`` or ``.shared`` space through a
+    register base, decoded for the single-warp fast path: ``base`` = (storage key,
+    register type) of the address register; ``offset`` its immediate offset; ``size`` /
+    ``dtype`` one element; ``dsts`` = (storage key, register type) or None per vector
+    element."""
+
+    space: str
+    base: str
+    offset: np.uint64
+    size: int
+    dtype: object
+    op_type: str
+    dsts: tuple
+
+
+def _load_plan(program: Program, s: Slot) -> "_LoadPlan | None":
+    """The fast-path plan of a load, or None when :meth:`FunctionalLaunch._load` must run
+    it (generic, local, const or param space, symbol or absolute addresses, 128-bit
+    elements, undeclared registers)."""
+    inst = s.inst
+    if inst.opcode not in ("ld", "ldu"):
+        return None
+    space = next((m for m in inst.mods if m in _MEM_SPACES), "generic")
+    t = inst.types[-1]
+    addr = inst.operands[1]
+    if space not in ("global", "shared") or t == "b128" or not isinstance(addr, Addr) \
+            or not isinstance(addr.base, Reg) or addr.base.name not in s.regs:
+        return None
+    dst = inst.operands[0]
+    dsts = []
+    for r in (list(dst.elems) if isinstance(dst, Vec) else [dst]):
+        if r is None:
+            dsts.append(None)
+            continue
+        if not isinstance(r, Reg) or r.name not in s.regs:
+            return None
+        key = s.regs[r.name]
+        dsts.append((key, program.reg_types[key]))
+    return _LoadPlan(space, s.regs[addr.base.name], np.uint64(addr.offset & 0xFFFFFFFFFFFFFFFF),
+                     TYPE_SIZE[t], DTYPE[t], t, tuple(dsts))
+
+
 def _sync_loops(program: Program) -> np.ndarray:
     """Per slot (and one past the end): whether it lies in a loop (from a backward branch's
     target to the branch) whose body synchronises with other warps: ``atom``, a volatile,
@@ -404,6 +448,8 @@ class FunctionalLaunch:
         self._last_active: int | None = None
         self._one: dict[int, np.ndarray] = {}  # warp -> np.array([warp]) for single-warp steps
         self._plans: dict[int, _AluPlan | None] = {}  # pc -> single-warp ALU plan (None: no plan)
+        self._load_plans: dict[int, _LoadPlan | None] = {}  # pc -> single-warp load plan
+        self._views: dict[tuple, tuple] = {}  # (buffer id, dtype) -> (buffer, typed view)
         self._mask_bits: dict[int, np.ndarray] = {}  # lane mask -> read-only bool (32,) lanes
         # per slot: inside a synchronising loop (round-robin steps there, see FAIR_PERIOD).
         # Observed launches keep the pure lowest-PC order: observers (DARSIE limit study,
@@ -603,7 +649,12 @@ class FunctionalLaunch:
                 plan = self._plans[pc] = _alu_plan(self.program, s, self._compiled)
             if plan is not None:
                 self._run_plan(w, plan, lanes, active, nact == 32)
-            else:
+                w.stacks.advance_one(warp, pc + 8)
+                return
+            lp = self._load_plans.get(pc, _NO_PLAN)
+            if lp is _NO_PLAN:
+                lp = self._load_plans[pc] = _load_plan(self.program, s)
+            if lp is None or not self._load_one(w, lp, lanes, active, nact):
                 g = self._one.get(warp)
                 if g is None:
                     g = self._one[warp] = np.array([warp], dtype=np.int64)
@@ -1200,6 +1251,68 @@ class FunctionalLaunch:
         self._last_mem = MemAccess(space=space, addrs=addrs, active=active, size=size,
                                    is_store=inst.opcode == "st", is_atomic=inst.opcode in ("atom", "red"))
         return space, addrs
+
+    def _typed_view(self, buf: np.ndarray, dtype) -> np.ndarray:
+        """``buf`` (uint8, 16-byte aligned) viewed as ``dtype`` elements (cached per buffer)."""
+        k = (id(buf), dtype)
+        hit = self._views.get(k)
+        if hit is not None and hit[0] is buf:
+            return hit[1]
+        size = np.dtype(dtype).itemsize
+        view = buf[: buf.size - buf.size % size].view(dtype)
+        self._views[k] = (buf, view)
+        return view
+
+    def _load_one(self, w: Wave, plan: _LoadPlan, lanes: slice, active: np.ndarray,
+                  nact: int) -> bool:
+        """:meth:`_load` of one warp from its :class:`_LoadPlan`. Checks alignment and
+        bounds first and returns False, having changed nothing, when an active lane fails
+        them (the slow path then reports the fault) or the access is not inside one
+        allocation; otherwise loads, writes the destinations and returns True."""
+        v = w.regs[plan.base][lanes]
+        addrs = (v.view(np.uint64) if v.dtype.itemsize == 8 else v.astype(np.uint64)) + plan.offset
+        full = nact == 32
+        act = addrs if full else addrs[active]
+        size = plan.size
+        if int(np.bitwise_or.reduce(act)) & (size - 1):
+            return False
+        lo = int(act.min())
+        end = int(act.max()) + size * len(plan.dsts)
+        space = plan.space
+        if space == "global":
+            if not self.gmem.contains(lo, end):
+                return False
+            buf = self.gmem.buffer
+            offs = (addrs - np.uint64(GLOBAL_BASE)).view(np.int64)
+        else:
+            if end > w.sh_size:
+                return False
+            buf = w.shared
+            offs = w.sh_base[lanes] + addrs.view(np.int64)
+        stats = self.stats
+        stats.mem_warp_accesses[space] += 1
+        stats.mem_thread_accesses[space] += nact
+        self._last_mem = MemAccess(space=space, addrs=addrs, active=active, size=size,
+                                   is_store=False, is_atomic=False)
+        view = self._typed_view(buf, plan.dtype)
+        idx = offs // size
+        regs = w.regs
+        t = plan.op_type
+        for k, d in enumerate(plan.dsts):
+            if full:
+                out = view[idx + k if k else idx]
+            else:  # inactive lanes may hold any address: gather only the active ones
+                out = np.zeros(32, dtype=plan.dtype)
+                out[active] = view[(idx + k if k else idx)[active]]
+            if d is None:
+                continue
+            key, rt = d
+            vals = write_as(out, t, rt)
+            if full:
+                regs[key][lanes] = vals
+            else:
+                np.copyto(regs[key][lanes], vals, where=active)
+        return True
 
     def _load(self, w, s, lanes, active, g):
         inst = s.inst

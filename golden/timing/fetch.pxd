@@ -3,6 +3,10 @@
 cdef class IBuffer:
     cdef public object entries
     cdef public int capacity
+    cdef public int size
+    cdef public long head_pc
+    cdef public long head_at
     cpdef bint has_space(self)
-    cpdef push(self, pc, ready)
+    cpdef push(self, long pc, long ready)
+    cpdef pop(self)
     cpdef flush(self)

@@ -19,6 +19,9 @@ from collections import deque
 
 from golden.configs.schema import ICacheConfig
 
+#: ``IBuffer.head_at`` of an empty buffer
+EMPTY = -1
+
 
 class InstructionCache:
     """Tags of a set-associative LRU instruction cache (stores line addresses only)."""
@@ -51,22 +54,48 @@ class InstructionCache:
 
 
 class IBuffer:
-    """Per-warp instruction buffer: a FIFO of ``(pc, ready_cycle)`` entries."""
+    """Per-warp instruction buffer: a FIFO of ``(pc, ready_cycle)`` entries.
 
-    __slots__ = ("entries", "capacity")
+    ``entries`` is the FIFO (read it freely; change it only through :meth:`push`,
+    :meth:`pop` and :meth:`flush`). ``size``, ``head_pc`` and ``head_at`` mirror its
+    length and head entry as plain ints, so the issue walk reads them without touching the
+    deque (``head_at`` is :data:`EMPTY` when the buffer is empty)."""
+
+    __slots__ = ("entries", "capacity", "size", "head_pc", "head_at")
 
     def __init__(self, capacity: int):
         self.entries: deque = deque()
         self.capacity = capacity
+        self.size = 0
+        self.head_pc = -1
+        self.head_at = EMPTY
 
     def has_space(self) -> bool:
         """True if the fetch stage may add an entry."""
-        return len(self.entries) < self.capacity
+        return self.size < self.capacity
 
     def push(self, pc: int, ready: int) -> None:
         """Add the instruction at ``pc`` that becomes issuable at cycle ``ready``."""
         self.entries.append((pc, ready))
+        if self.size == 0:
+            self.head_pc = pc
+            self.head_at = ready
+        self.size += 1
+
+    def pop(self) -> None:
+        """Remove the head entry (it issued)."""
+        e = self.entries
+        e.popleft()
+        self.size -= 1
+        if self.size:
+            self.head_pc, self.head_at = e[0]
+        else:
+            self.head_pc = -1
+            self.head_at = EMPTY
 
     def flush(self) -> None:
         """Drop every entry (taken branch, reconvergence, barrier)."""
         self.entries.clear()
+        self.size = 0
+        self.head_pc = -1
+        self.head_at = EMPTY

@@ -2,6 +2,7 @@
 # with typed fields; the .py stays the one source and runs unchanged as plain Python.
 cimport cython
 from golden.timing.fetch cimport IBuffer
+from golden.timing.scoreboard cimport Scoreboard
 from golden.timing.scheduler cimport IssueScheduler
 from golden.timing.pipelines cimport PipelineClass
 from golden.timing.operand_collector cimport OperandCollector
@@ -93,7 +94,7 @@ cdef class SM:
     cdef public bint _fetch_refused
     cdef dict __dict__
 
-    @cython.locals(d=DecodedInst, w=WarpSlot, sched=IssueScheduler, eo=long, head_ready=long, has_inst=bint, at_bar=bint, blk=int, n=int, used=int, e=object, pc_=PipelineClass)
+    @cython.locals(d=DecodedInst, w=WarpSlot, sched=IssueScheduler, eo=long, head_ready=long, has_inst=bint, at_bar=bint, blk=int, n=int, used=int, ib=IBuffer, h=long, fsb=Scoreboard, pc_=PipelineClass)
     cpdef int _issue(self, IssueScheduler sched, long now)
     @cython.locals(sched=IssueScheduler, progress=bint, reason=int)
     cpdef bint tick(self, long now)

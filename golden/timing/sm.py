@@ -514,9 +514,9 @@ class SM:
         if self._memq:
             cands.append(self._memq[0][0])
         for w in self.warps:
-            e = w.ibuf.entries
-            if e and e[0][1] > now:
-                cands.append(e[0][1])
+            h = w.ibuf.head_at
+            if h > now:  # (an empty I-buffer's head_at is EMPTY, never > now)
+                cands.append(h)
         eo = self.entry_offset
         for p in self.pipes:
             for f in p.free_at:
@@ -600,12 +600,13 @@ class SM:
         at_bar = False
         head_ready = NEVER
         for w in sched.order():
-            e = w.ibuf.entries
-            if not e:
+            ib = w.ibuf
+            if ib.size == 0:
                 continue
-            if e[0][1] > now:
-                if e[0][1] < head_ready:
-                    head_ready = e[0][1]
+            h = ib.head_at
+            if h > now:
+                if h < head_ready:
+                    head_ready = h
                 continue
             has_inst = True
             if w.wave.at_barrier[w.widx]:
@@ -615,8 +616,13 @@ class SM:
             if w.hold or w.hold_issue:  # a mechanism holds the warp (like a barrier wait)
                 at_bar = True
                 continue
-            d = decoded[e[0][0] >> 3]
-            blk = w.sb.blocked(d)
+            d = decoded[ib.head_pc >> 3]
+            sb = w.sb
+            if type(sb) is Scoreboard:  # the baseline tracker: a direct call when compiled
+                fsb = sb
+                blk = fsb.blocked(d)
+            else:
+                blk = sb.blocked(d)
             if blk:
                 if reason is None:
                     reason = (STALL_MEMORY if blk == 2 else STALL_STRUCTURAL if blk == 3
@@ -630,17 +636,17 @@ class SM:
                 if reason is None:
                     reason = STALL_STRUCTURAL
                 continue
-            self._execute(w, e[0][0], d, now)
+            self._execute(w, ib.head_pc, d, now)
             n = 1
             used = 1 << d.pipe  # pipeline classes issued to this cycle (dual issue rule)
-            while n < self.issue_width and not w.done and e and e[0][1] <= now \
+            while n < self.issue_width and not w.done and ib.size and ib.head_at <= now \
                     and not w.wave.at_barrier[w.widx] and not w.hold and not w.hold_issue:
-                d = decoded[e[0][0] >> 3]
+                d = decoded[ib.head_pc >> 3]
                 if (self.dual_distinct and used & (1 << d.pipe)) or w.sb.blocked(d) \
                         or not pipes[d.pipe].available(now + eo, units[d.pipe]) \
                         or not self.oc.free_unit(now):
                     break
-                self._execute(w, e[0][0], d, now)
+                self._execute(w, ib.head_pc, d, now)
                 used |= 1 << d.pipe
                 n += 1
             sched.issued(w)
@@ -662,7 +668,7 @@ class SM:
                 action = a
         wave = w.wave
         self.launch.clock = now
-        w.ibuf.entries.popleft()
+        w.ibuf.pop()
         # the tracker and threads that issue (a formation policy may re-form w in its step)
         sb = w.sb
         dyn = w.dyn
@@ -739,10 +745,10 @@ class SM:
             return
         # Re-steer fetch when the next PC is not what the I-buffer holds.
         nxt = self.launch.next_pc(wave, w.widx) if w.dyn is None else w.dyn.pc
-        e = w.ibuf.entries
-        if e:
-            if e[0][0] != nxt:
-                w.ibuf.flush()
+        ib = w.ibuf
+        if ib.size:
+            if ib.head_pc != nxt:
+                ib.flush()
                 w.fetch_pc = nxt
         elif w.fetch_pc != nxt:
             w.fetch_pc = nxt
@@ -751,8 +757,7 @@ class SM:
         """Ask the predicting mechanisms whether ``w`` went on past the ``bra`` at ``pc``
         without waiting for it (hooks.py: speculate_branch)."""
         nxt = None if rec.finished else self.launch.next_pc(w.wave, w.widx)
-        e = w.ibuf.entries
-        fetched = e[0][0] if e else w.fetch_pc
+        fetched = w.ibuf.head_pc if w.ibuf.size else w.fetch_pc
         spec = False
         for m in self.predictors:
             if m.speculate_branch(self, w, pc, rec, fetched, nxt):
@@ -779,8 +784,8 @@ class SM:
         for k in range(n):
             w = warps[(start + k) % n]
             ib = w.ibuf
-            room = ib.capacity - len(ib.entries)
-            if room <= 0 or (self.fetch_empty and ib.entries) or w.fetch_pc >= n_prog \
+            room = ib.capacity - ib.size
+            if room <= 0 or (self.fetch_empty and ib.size) or w.fetch_pc >= n_prog \
                     or w.hold:
                 continue
             ready = None
@@ -816,7 +821,7 @@ class SM:
                             st.icache_misses += 1
                     ready = now + max(1, lat)
                 ib.push(pc, ready)
-                if len(ib.entries) == 1:
+                if ib.size == 1:
                     w.sched.dirty = True  # a new I-buffer head (schedulers look only at heads)
                 w.fetch_pc = pc + 8
                 st.instructions_fetched += 1
