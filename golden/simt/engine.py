@@ -122,10 +122,9 @@ def _alu_plan(program: Program, s: Slot, compiled) -> "_AluPlan | None":
 @dataclass(frozen=True)
 class _LoadPlan:
     """A ``ld`` / ``ldu`` from an explicit ``.global`` or ``.shared`` space through a
-    register base, decoded for the single-warp fast path: ``base`` = (storage key,
-    register type) of the address register; ``offset`` its immediate offset; ``size`` /
-    ``dtype`` one element; ``dsts`` = (storage key, register type) or None per vector
-    element."""
+    register base, decoded for the single-warp fast path: ``base`` = storage key of the
+    address register; ``offset`` its immediate offset; ``size`` / ``dtype`` / ``op_type``
+    one element; ``dsts`` = (storage key, register type) or None per vector element."""
 
     space: str
     base: str
@@ -143,7 +142,7 @@ def _load_plan(program: Program, s: Slot) -> "_LoadPlan | None":
     inst = s.inst
     if inst.opcode not in ("ld", "ldu"):
         return None
-    space = next((m for m in inst.mods if m in _MEM_SPACES), "generic")
+    space = _state_space(inst)
     t = inst.types[-1]
     addr = inst.operands[1]
     if space not in ("global", "shared") or t == "b128" or not isinstance(addr, Addr) \
@@ -161,6 +160,32 @@ def _load_plan(program: Program, s: Slot) -> "_LoadPlan | None":
         dsts.append((key, program.reg_types[key]))
     return _LoadPlan(space, s.regs[addr.base.name], np.uint64(addr.offset & 0xFFFFFFFFFFFFFFFF),
                      TYPE_SIZE[t], DTYPE[t], t, tuple(dsts))
+
+
+def _state_space(inst) -> str:
+    """The state space a memory instruction names (``generic`` when it names none)."""
+    for m in inst.mods:
+        if m in _MEM_SPACES:
+            return m
+    return "generic"
+
+
+def _elements(buf: np.ndarray, dtype) -> np.ndarray:
+    """``buf`` (uint8, 16-byte aligned) viewed as ``dtype`` elements. Accesses are checked
+    to be size-aligned, so every access is one element of this view."""
+    size = np.dtype(dtype).itemsize
+    return buf[: buf.size - buf.size % size].view(dtype)
+
+
+def _typed_view(cache: dict, buf: np.ndarray, dtype) -> np.ndarray:
+    """:func:`_elements` of ``buf``, kept in ``cache`` (``dtype -> (buffer, view)``; a
+    different buffer object replaces the entry)."""
+    hit = cache.get(dtype)
+    if hit is not None and hit[0] is buf:
+        return hit[1]
+    view = _elements(buf, dtype)
+    cache[dtype] = (buf, view)
+    return view
 
 
 def _sync_loops(program: Program) -> np.ndarray:
@@ -416,6 +441,7 @@ class Wave:
         self.loop_pc = np.full(self.nwarps, -1, dtype=np.int64)
         self.sh_size = launch.shared_bytes
         self.shared = np.zeros(self.ntb * self.sh_size + 16, dtype=np.uint8)
+        self.shared_views: dict = {}  # dtype -> (shared buffer, typed view), _typed_view
         self.local_size = p.local_size
         self.local = np.zeros(self.T * self.local_size + 16, dtype=np.uint8)
         self.slot = slot
@@ -449,7 +475,7 @@ class FunctionalLaunch:
         self._one: dict[int, np.ndarray] = {}  # warp -> np.array([warp]) for single-warp steps
         self._plans: dict[int, _AluPlan | None] = {}  # pc -> single-warp ALU plan (None: no plan)
         self._load_plans: dict[int, _LoadPlan | None] = {}  # pc -> single-warp load plan
-        self._views: dict[tuple, tuple] = {}  # (buffer id, dtype) -> (buffer, typed view)
+        self._global_views: dict = {}  # dtype -> (global buffer, typed view), _typed_view
         self._mask_bits: dict[int, np.ndarray] = {}  # lane mask -> read-only bool (32,) lanes
         # per slot: inside a synchronising loop (round-robin steps there, see FAIR_PERIOD).
         # Observed launches keep the pure lowest-PC order: observers (DARSIE limit study,
@@ -1142,12 +1168,6 @@ class FunctionalLaunch:
         self._write(w, s, inst.operands[0], v.astype(DTYPE[t]), t, lanes, active)
 
     # ------------------------------------------------------------------ memory
-    def _space(self, inst) -> str:
-        for m in inst.mods:
-            if m in _MEM_SPACES:
-                return m
-        return "generic"
-
     def _addresses(self, w, s, addr: Addr, lanes, nl: int):
         """(space_from_symbol or None, uint64 addresses per lane)."""
         off = np.uint64(addr.offset & 0xFFFFFFFFFFFFFFFF)
@@ -1225,21 +1245,17 @@ class FunctionalLaunch:
             return [(active, self.params, addrs.view(np.int64))]
         raise PTXError(f"unsupported state space .{space}", inst.loc, inst.text)
 
-    # Buffers are aligned to 16 bytes and accesses were checked to be size-aligned,
-    # so every access is one element of the buffer viewed as its dtype.
     @staticmethod
     def _gather(buf, offs, dtype):
-        size = np.dtype(dtype).itemsize
-        return buf[: buf.size - buf.size % size].view(dtype)[offs // size]
+        return _elements(buf, dtype)[offs // np.dtype(dtype).itemsize]
 
     @staticmethod
     def _scatter(buf, offs, values, dtype):
-        size = np.dtype(dtype).itemsize
-        buf[: buf.size - buf.size % size].view(dtype)[offs // size] = values
+        _elements(buf, dtype)[offs // np.dtype(dtype).itemsize] = values
 
     def _mem_setup(self, w, s, lanes, addr_op, g, active, size):
         inst = s.inst
-        space = self._space(inst)
+        space = _state_space(inst)
         nl = active.size
         sym_space, addrs = self._addresses(w, s, addr_op, lanes, nl)
         if sym_space is not None and space in ("generic",):
@@ -1251,17 +1267,6 @@ class FunctionalLaunch:
         self._last_mem = MemAccess(space=space, addrs=addrs, active=active, size=size,
                                    is_store=inst.opcode == "st", is_atomic=inst.opcode in ("atom", "red"))
         return space, addrs
-
-    def _typed_view(self, buf: np.ndarray, dtype) -> np.ndarray:
-        """``buf`` (uint8, 16-byte aligned) viewed as ``dtype`` elements (cached per buffer)."""
-        k = (id(buf), dtype)
-        hit = self._views.get(k)
-        if hit is not None and hit[0] is buf:
-            return hit[1]
-        size = np.dtype(dtype).itemsize
-        view = buf[: buf.size - buf.size % size].view(dtype)
-        self._views[k] = (buf, view)
-        return view
 
     def _load_one(self, w: Wave, plan: _LoadPlan, lanes: slice, active: np.ndarray,
                   nact: int) -> bool:
@@ -1282,19 +1287,18 @@ class FunctionalLaunch:
         if space == "global":
             if not self.gmem.contains(lo, end):
                 return False
-            buf = self.gmem.buffer
+            view = _typed_view(self._global_views, self.gmem.buffer, plan.dtype)
             offs = (addrs - np.uint64(GLOBAL_BASE)).view(np.int64)
         else:
             if end > w.sh_size:
                 return False
-            buf = w.shared
+            view = _typed_view(w.shared_views, w.shared, plan.dtype)
             offs = w.sh_base[lanes] + addrs.view(np.int64)
         stats = self.stats
         stats.mem_warp_accesses[space] += 1
         stats.mem_thread_accesses[space] += nact
         self._last_mem = MemAccess(space=space, addrs=addrs, active=active, size=size,
                                    is_store=False, is_atomic=False)
-        view = self._typed_view(buf, plan.dtype)
         idx = offs // size
         regs = w.regs
         t = plan.op_type
@@ -1375,7 +1379,7 @@ class FunctionalLaunch:
             idx = np.flatnonzero(sel)
             if not idx.size:
                 continue
-            view = buf[: buf.size - buf.size % size].view(dt)
+            view = _elements(buf, dt)
             el = offs[idx] // size
             # serialise lanes that hit the same address, in lane order
             if idx.size > 1:

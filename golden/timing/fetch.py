@@ -19,7 +19,7 @@ from collections import deque
 
 from golden.configs.schema import ICacheConfig
 
-#: ``IBuffer.head_at`` of an empty buffer
+#: ``IBuffer.head_pc`` / ``head_at`` of an empty buffer
 EMPTY = -1
 
 
@@ -59,16 +59,14 @@ class IBuffer:
     ``entries`` is the FIFO (read it freely; change it only through :meth:`push`,
     :meth:`pop` and :meth:`flush`). ``size``, ``head_pc`` and ``head_at`` mirror its
     length and head entry as plain ints, so the issue walk reads them without touching the
-    deque (``head_at`` is :data:`EMPTY` when the buffer is empty)."""
+    deque (``head_pc`` and ``head_at`` are :data:`EMPTY` when the buffer is empty)."""
 
     __slots__ = ("entries", "capacity", "size", "head_pc", "head_at")
 
     def __init__(self, capacity: int):
         self.entries: deque = deque()
         self.capacity = capacity
-        self.size = 0
-        self.head_pc = -1
-        self.head_at = EMPTY
+        self.flush()
 
     def has_space(self) -> bool:
         """True if the fetch stage may add an entry."""
@@ -90,12 +88,11 @@ class IBuffer:
         if self.size:
             self.head_pc, self.head_at = e[0]
         else:
-            self.head_pc = -1
-            self.head_at = EMPTY
+            self.flush()
 
     def flush(self) -> None:
         """Drop every entry (taken branch, reconvergence, barrier)."""
         self.entries.clear()
         self.size = 0
-        self.head_pc = -1
+        self.head_pc = EMPTY
         self.head_at = EMPTY

@@ -7,6 +7,9 @@ from golden.timing.scheduler cimport IssueScheduler
 from golden.timing.pipelines cimport PipelineClass
 from golden.timing.operand_collector cimport OperandCollector
 
+@cython.locals(fsb=Scoreboard)
+cdef int _blocked(object sb, object d) except? -1
+
 cdef class DecodedInst:
     cdef readonly object opcode
     cdef readonly int pipe
@@ -94,7 +97,7 @@ cdef class SM:
     cdef public bint _fetch_refused
     cdef dict __dict__
 
-    @cython.locals(d=DecodedInst, w=WarpSlot, sched=IssueScheduler, eo=long, head_ready=long, has_inst=bint, at_bar=bint, blk=int, n=int, used=int, ib=IBuffer, h=long, fsb=Scoreboard, pc_=PipelineClass)
+    @cython.locals(d=DecodedInst, w=WarpSlot, sched=IssueScheduler, eo=long, head_ready=long, has_inst=bint, at_bar=bint, blk=int, n=int, used=int, ib=IBuffer, h=long, pc_=PipelineClass)
     cpdef int _issue(self, IssueScheduler sched, long now)
     @cython.locals(sched=IssueScheduler, progress=bint, reason=int)
     cpdef bint tick(self, long now)

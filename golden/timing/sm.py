@@ -143,6 +143,15 @@ def decode_program(program, pipelines=None) -> list:
     return out
 
 
+def _blocked(sb, d) -> int:
+    """``sb.blocked(d)`` of a warp's dependence tracker; the baseline :class:`Scoreboard`
+    is called directly when the core is compiled (no Python method lookup)."""
+    if type(sb) is Scoreboard:
+        fsb = sb
+        return fsb.blocked(d)
+    return sb.blocked(d)
+
+
 class WarpSlot:
     """A resident warp: its functional state handle, I-buffer, scoreboard and fetch PC."""
 
@@ -617,12 +626,7 @@ class SM:
                 at_bar = True
                 continue
             d = decoded[ib.head_pc >> 3]
-            sb = w.sb
-            if type(sb) is Scoreboard:  # the baseline tracker: a direct call when compiled
-                fsb = sb
-                blk = fsb.blocked(d)
-            else:
-                blk = sb.blocked(d)
+            blk = _blocked(w.sb, d)
             if blk:
                 if reason is None:
                     reason = (STALL_MEMORY if blk == 2 else STALL_STRUCTURAL if blk == 3
@@ -642,7 +646,7 @@ class SM:
             while n < self.issue_width and not w.done and ib.size and ib.head_at <= now \
                     and not w.wave.at_barrier[w.widx] and not w.hold and not w.hold_issue:
                 d = decoded[ib.head_pc >> 3]
-                if (self.dual_distinct and used & (1 << d.pipe)) or w.sb.blocked(d) \
+                if (self.dual_distinct and used & (1 << d.pipe)) or _blocked(w.sb, d) \
                         or not pipes[d.pipe].available(now + eo, units[d.pipe]) \
                         or not self.oc.free_unit(now):
                     break
