@@ -25,6 +25,8 @@ finish: every job runs on its own fresh device.
 
 from __future__ import annotations
 
+import os
+
 import functools
 import sys
 import time
@@ -137,7 +139,9 @@ def _run_dask(todo, workers: int, scheduler: str | None, cache, done) -> None:
         client = Client(cluster)
     else:
         try:
-            client = Client(scheduler, timeout="30s")
+            # SIMTLAB_DASK_CONNECT_TIMEOUT: how long to try reaching the scheduler
+            client = Client(scheduler,
+                            timeout=os.environ.get("SIMTLAB_DASK_CONNECT_TIMEOUT", "30s"))
         except OSError as e:
             raise SimtlabError(f"cannot reach the Dask scheduler at {scheduler}: {e}") from e
     try:

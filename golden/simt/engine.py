@@ -36,7 +36,7 @@ from golden.simt.observer import ExecEvent
 from golden.simt.printf import _cstring, format_printf
 from golden.simt.program import Program, Slot
 from golden.simt.stack import SimtStacks
-from golden.simt.stats import OPCODE_CLASS, LaunchStats
+from golden.simt.stats import LaunchStats
 
 LANES = np.arange(32, dtype=np.int64)
 _BITS = np.int64(1) << LANES
@@ -448,6 +448,7 @@ class Wave:
         self.sh_base = self.tb_local * self.sh_size
         self.local_base = slot * self.local_size
         self.ones = np.ones(self.T, dtype=bool)
+        self.ones32 = self.ones[:32]  # one warp's full path (FunctionalLaunch._path_bits)
         self.special_cache: dict = {}
 
 
@@ -486,6 +487,12 @@ class FunctionalLaunch:
 
     # ------------------------------------------------------------------ driver
     def run(self) -> LaunchStats:
+        # floating-point warnings off for the whole launch (NaN/inf/overflow are PTX
+        # results, not errors); _run_plan relies on it instead of a per-call errstate
+        with np.errstate(all="ignore"):
+            return self._run()
+
+    def _run(self) -> LaunchStats:
         t0 = time.perf_counter()
         tbs_per_wave = max(1, self.max_wave_threads // (self.geo.warps_per_tb * 32))
         n = self.geo.num_tbs
@@ -537,7 +544,10 @@ class FunctionalLaunch:
         if (inst is not None and not s.func_end and not self.observers
                 and inst.opcode not in _CONTROL_OPS):
             self._step_one(w, warp, pc, mask, s)
-            diverged = False
+            act = self._last_active
+            # a non-control instruction neither diverges nor reaches a barrier
+            return StepRecord(pc, s, mask, self._last_mem, False, bool(st.depth[warp] == 0),
+                              False, mask if act is None else act)
         else:
             div_before = self.stats.divergent_branches
             self._step(w, np.array([warp], dtype=np.int64), pc)
@@ -605,7 +615,6 @@ class FunctionalLaunch:
         stats.warp_instructions += 1
         stats.thread_instructions += act.bit_count()
         stats.by_opcode[op] += 1
-        stats.by_class[OPCODE_CLASS.get(op, "other")] += 1
         taken = exited = 0
         at_bar = False
         diverged = False
@@ -642,7 +651,7 @@ class FunctionalLaunch:
     def _path_bits(self, w: Wave, mask: int) -> np.ndarray:
         """Read-only bool (32,) lanes of a 32-bit lane mask (cached per mask)."""
         if mask == 0xFFFFFFFF:
-            return w.ones[:32]
+            return w.ones32
         path = self._mask_bits.get(mask)
         if path is None:
             path = _MASK_BITS(mask)
@@ -668,7 +677,6 @@ class FunctionalLaunch:
         nact = (mask if self._last_active is None else self._last_active).bit_count()
         stats.thread_instructions += nact
         stats.by_opcode[op] += 1
-        stats.by_class[OPCODE_CLASS.get(op, "other")] += 1
         if nact:
             plan = self._plans.get(pc, _NO_PLAN)
             if plan is _NO_PLAN:
@@ -708,7 +716,6 @@ class FunctionalLaunch:
         stats.warp_instructions += 1
         stats.thread_instructions += taken.bit_count()
         stats.by_opcode["bra"] += 1
-        stats.by_class[OPCODE_CLASS.get("bra", "other")] += 1
         stats.branches += 1
         if taken:
             if s.target <= pc:
@@ -731,8 +738,7 @@ class FunctionalLaunch:
             else:
                 v = regs[key][lanes]
                 vals.append(v if rt == t else read_as(v, rt, t))
-        with np.errstate(all="ignore"):
-            res = plan.fn(*vals)
+        res = plan.fn(*vals)  # callers run under np.errstate(all="ignore") (run, GPU)
         for d, v in zip(plan.dsts, res):
             if d is None:
                 continue
@@ -929,7 +935,6 @@ class FunctionalLaunch:
         nact = int(active.sum())
         stats.thread_instructions += nact
         stats.by_opcode[op] += g.size
-        stats.by_class[OPCODE_CLASS.get(op, "other")] += g.size
         srcs = self._observe_srcs(w, s, lanes) if self.observers else None
 
         if op == "bra":
@@ -1281,19 +1286,19 @@ class FunctionalLaunch:
         size = plan.size
         if int(np.bitwise_or.reduce(act)) & (size - 1):
             return False
-        lo = int(act.min())
-        end = int(act.max()) + size * len(plan.dsts)
+        end = int(np.maximum.reduce(act)) + size * len(plan.dsts)
         space = plan.space
         if space == "global":
-            if not self.gmem.contains(lo, end):
+            if not self.gmem.contains(int(np.minimum.reduce(act)), end):
                 return False
             view = _typed_view(self._global_views, self.gmem.buffer, plan.dtype)
             offs = (addrs - np.uint64(GLOBAL_BASE)).view(np.int64)
-        else:
+        else:  # addresses are unsigned: only the upper end can leave the TB's window
             if end > w.sh_size:
                 return False
             view = _typed_view(w.shared_views, w.shared, plan.dtype)
-            offs = w.sh_base[lanes] + addrs.view(np.int64)
+            # one warp's lanes all belong to one TB: one shared-window base
+            offs = addrs.view(np.int64) + int(w.sh_base[lanes.start])
         stats = self.stats
         stats.mem_warp_accesses[space] += 1
         stats.mem_thread_accesses[space] += nact

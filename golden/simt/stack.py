@@ -103,6 +103,8 @@ class SimtStacks:
         d = int(self.depth[warp]) - 1
         pcs, rpcs, masks = self.pc, self.rpc, self.mask
         pcs[warp, d] = next_pc
+        if next_pc != rpcs[warp, d] and masks[warp, d] != 0:
+            return  # the common case: the top entry stays (depth unchanged)
         while d >= 0 and (pcs[warp, d] == rpcs[warp, d] or masks[warp, d] == 0):
             d -= 1
         self.depth[warp] = d + 1

@@ -33,7 +33,6 @@ class LaunchStats:
     block: tuple[int, int, int]
     warp_instructions: int = 0
     thread_instructions: int = 0
-    by_class: Counter = field(default_factory=Counter)
     by_opcode: Counter = field(default_factory=Counter)
     branches: int = 0
     divergent_branches: int = 0
@@ -45,14 +44,27 @@ class LaunchStats:
     wall_seconds: float = 0.0
 
     @property
+    def by_class(self) -> Counter:
+        """Warp instructions per opcode class (:data:`OPCODE_CLASS`), derived from
+        ``by_opcode`` (the per-instruction step counts only the opcode)."""
+        c: Counter = Counter()
+        for op, n in self.by_opcode.items():
+            c[OPCODE_CLASS.get(op, "other")] += n
+        return c
+
+    @property
     def simd_utilization(self) -> float:
         if not self.warp_instructions:
             return 0.0
         return self.thread_instructions / (32.0 * self.warp_instructions)
 
     def to_dict(self) -> dict:
-        d = asdict(self)
-        for k in ("by_class", "by_opcode", "mem_thread_accesses", "mem_warp_accesses"):
+        d = {}
+        for k, v in asdict(self).items():
+            if k == "by_opcode":
+                d["by_class"] = dict(sorted(self.by_class.items()))
+            d[k] = v
+        for k in ("by_opcode", "mem_thread_accesses", "mem_warp_accesses"):
             d[k] = dict(sorted(getattr(self, k).items()))
         d["simd_utilization"] = self.simd_utilization
         return d
@@ -62,6 +74,6 @@ class LaunchStats:
         for k in ("warp_instructions", "thread_instructions", "branches", "divergent_branches",
                   "barriers", "thread_blocks", "warps"):
             setattr(self, k, getattr(self, k) + getattr(other, k))
-        for k in ("by_class", "by_opcode", "mem_thread_accesses", "mem_warp_accesses"):
+        for k in ("by_opcode", "mem_thread_accesses", "mem_warp_accesses"):
             getattr(self, k).update(getattr(other, k))
         self.wall_seconds += other.wall_seconds

@@ -40,6 +40,8 @@ Deterministic: no randomness; SMs tick in id order.
 
 from __future__ import annotations
 
+import numpy as np
+
 from golden.errors import DeadlockError, LaunchError
 from golden.simt.engine import DEFAULT_MAX_CYCLES
 from golden.timing.hooks import Mechanism
@@ -308,6 +310,14 @@ class GPU:
         return session
 
     def _simulate(self, runs: list, on_done, max_cycles: int | None = None) -> int:
+        """:meth:`_cycle_loop` with numpy's floating-point warnings off: the functional
+        steps it drives produce NaN/inf/overflow as the PTX defines them, and their ALU
+        fast path (``FunctionalLaunch._run_plan``) relies on this instead of entering
+        ``np.errstate`` per instruction."""
+        with np.errstate(all="ignore"):
+            return self._cycle_loop(runs, on_done, max_cycles)
+
+    def _cycle_loop(self, runs: list, on_done, max_cycles: int | None = None) -> int:
         """The cycle loop over every SM of the active :class:`KernelRun` s. When a run's last
         TB retires, its in-flight writes are drained, its ``stats.cycles`` set (its own
         duration), its mechanisms' ``on_complete`` called, and ``on_done(run, now)`` may

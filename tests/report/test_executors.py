@@ -53,8 +53,9 @@ def test_executor_arguments_are_checked():
         run_jobs(SWEEP[:1], scheduler="tcp://x:1", progress=False)
 
 
-def test_unreachable_scheduler_is_a_clear_error():
+def test_unreachable_scheduler_is_a_clear_error(monkeypatch):
     pytest.importorskip("distributed")
+    monkeypatch.setenv("SIMTLAB_DASK_CONNECT_TIMEOUT", "3s")
     with pytest.raises(SimtlabError, match="cannot reach the Dask scheduler at tcp://127.0.0.1:9"):
         run_jobs(SWEEP[:1], executor="dask", scheduler="tcp://127.0.0.1:9", progress=False)
 
