@@ -291,6 +291,9 @@ class StepRecord:
     #: and lanes whose thread exited
     taken: int = 0
     exited: int = 0
+    #: the warp's PC after the step as the step left it (-1: finished), or None when the
+    #: step did not record it (ask :meth:`FunctionalLaunch.next_pc`)
+    next_pc: int | None = None
 
 
 @dataclass
@@ -543,11 +546,11 @@ class FunctionalLaunch:
         inst = s.inst
         if (inst is not None and not s.func_end and not self.observers
                 and inst.opcode not in _CONTROL_OPS):
-            self._step_one(w, warp, pc, mask, s)
+            nxt = self._step_one(w, warp, pc, mask, s)
             act = self._last_active
             # a non-control instruction neither diverges nor reaches a barrier
-            return StepRecord(pc, s, mask, self._last_mem, False, bool(st.depth[warp] == 0),
-                              False, mask if act is None else act)
+            return StepRecord(pc, s, mask, self._last_mem, False, nxt < 0, False,
+                              mask if act is None else act, 0, 0, nxt)
         else:
             div_before = self.stats.divergent_branches
             self._step(w, np.array([warp], dtype=np.int64), pc)
@@ -660,9 +663,10 @@ class FunctionalLaunch:
                 self._mask_bits[mask] = path
         return path
 
-    def _step_one(self, w: Wave, warp: int, pc: int, mask: int, s: Slot) -> None:
+    def _step_one(self, w: Wave, warp: int, pc: int, mask: int, s: Slot) -> int:
         """:meth:`_step` for one warp and a non-control instruction (the timing model's
-        common case), with scalar SIMT-stack updates instead of vectorised ones."""
+        common case), with scalar SIMT-stack updates instead of vectorised ones. Returns
+        the warp's next PC (-1 if it finished)."""
         inst = s.inst
         lanes = slice(warp * 32, warp * 32 + 32)
         path = self._path_bits(w, mask)
@@ -683,8 +687,7 @@ class FunctionalLaunch:
                 plan = self._plans[pc] = _alu_plan(self.program, s, self._compiled)
             if plan is not None:
                 self._run_plan(w, plan, lanes, active, nact == 32)
-                w.stacks.advance_one(warp, pc + 8)
-                return
+                return w.stacks.advance_one(warp, pc + 8)
             lp = self._load_plans.get(pc, _NO_PLAN)
             if lp is _NO_PLAN:
                 lp = self._load_plans[pc] = _load_plan(self.program, s)
@@ -693,7 +696,7 @@ class FunctionalLaunch:
                 if g is None:
                     g = self._one[warp] = np.array([warp], dtype=np.int64)
                 self._execute(w, s, lanes, active, path, g)
-        w.stacks.advance_one(warp, pc + 8)
+        return w.stacks.advance_one(warp, pc + 8)
 
     def _branch_one(self, w: Wave, x: int, pc: int, s: Slot) -> bool:
         """:meth:`_step` of a branch for warp ``x`` alone when the branch is uniform (every

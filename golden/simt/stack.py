@@ -98,16 +98,18 @@ class SimtStacks:
     def advance(self, warps: np.ndarray, next_pc: int) -> None:
         self.set_tos_pc(warps, next_pc)
 
-    def advance_one(self, warp: int, next_pc: int) -> None:
-        """:meth:`advance` then :meth:`reconverge` for a single warp (scalar fast path)."""
+    def advance_one(self, warp: int, next_pc: int) -> int:
+        """:meth:`advance` then :meth:`reconverge` for a single warp (scalar fast path).
+        Returns the warp's PC afterwards (its new top entry's), -1 if it has none left."""
         d = int(self.depth[warp]) - 1
         pcs, rpcs, masks = self.pc, self.rpc, self.mask
         pcs[warp, d] = next_pc
         if next_pc != rpcs[warp, d] and masks[warp, d] != 0:
-            return  # the common case: the top entry stays (depth unchanged)
+            return next_pc  # the common case: the top entry stays (depth unchanged)
         while d >= 0 and (pcs[warp, d] == rpcs[warp, d] or masks[warp, d] == 0):
             d -= 1
         self.depth[warp] = d + 1
+        return int(pcs[warp, d]) if d >= 0 else -1
 
     def kill_lanes(self, warps: np.ndarray, lanes: np.ndarray) -> None:
         """Lanes (bitmask per warp) exit: remove them from every entry of the warp."""

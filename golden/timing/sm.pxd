@@ -26,6 +26,7 @@ cdef class DecodedInst:
 cdef class WarpSlot:
     cdef public object tb
     cdef public object wave
+    cdef unsigned char[::1] at_bar
     cdef public object sched
     cdef public IBuffer ibuf
     cdef public object sb

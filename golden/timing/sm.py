@@ -155,13 +155,16 @@ def _blocked(sb, d) -> int:
 class WarpSlot:
     """A resident warp: its functional state handle, I-buffer, scoreboard and fetch PC."""
 
-    __slots__ = ("tb", "wave", "widx", "slot", "gid", "sched", "ibuf", "sb", "fetch_pc",
+    __slots__ = ("tb", "wave", "at_bar", "widx", "slot", "gid", "sched", "ibuf", "sb", "fetch_pc",
                  "done", "age", "hold", "hold_issue", "mem_wait", "dyn")
 
     def __init__(self, tb, widx: int, slot: int, gid: int, ibuf_entries: int, age: int,
                  tracker=Scoreboard):
         self.tb = tb
         self.wave = tb.wave
+        #: the wave's per-warp barrier flags as bytes (the issue walk reads this warp's;
+        #: compiled, a typed memoryview: no numpy indexing per warp scanned)
+        self.at_bar = tb.wave.at_barrier.view(np.uint8)
         self.widx = widx
         self.slot = slot
         self.gid = gid
@@ -618,7 +621,7 @@ class SM:
                     head_ready = h
                 continue
             has_inst = True
-            if w.wave.at_barrier[w.widx]:
+            if w.at_bar[w.widx]:
                 at_bar = True
                 sched.long_stall(w)  # two_level: a warp waiting at a barrier leaves the active set
                 continue
@@ -644,7 +647,7 @@ class SM:
             n = 1
             used = 1 << d.pipe  # pipeline classes issued to this cycle (dual issue rule)
             while n < self.issue_width and not w.done and ib.size and ib.head_at <= now \
-                    and not w.wave.at_barrier[w.widx] and not w.hold and not w.hold_issue:
+                    and not w.at_bar[w.widx] and not w.hold and not w.hold_issue:
                 d = decoded[ib.head_pc >> 3]
                 if (self.dual_distinct and used & (1 << d.pipe)) or _blocked(w.sb, d) \
                         or not pipes[d.pipe].available(now + eo, units[d.pipe]) \
@@ -748,7 +751,10 @@ class SM:
             self._finish_warp(w)
             return
         # Re-steer fetch when the next PC is not what the I-buffer holds.
-        nxt = self.launch.next_pc(wave, w.widx) if w.dyn is None else w.dyn.pc
+        # the step's own next PC unless a mechanism ran after it (it may move the warp)
+        nxt = rec.next_pc
+        if nxt is None or self.mechanisms:
+            nxt = self.launch.next_pc(wave, w.widx) if w.dyn is None else w.dyn.pc
         ib = w.ibuf
         if ib.size:
             if ib.head_pc != nxt:
