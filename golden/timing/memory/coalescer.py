@@ -38,6 +38,9 @@ class Transaction:
 
 def active_lanes(active_mask, n_lanes: int) -> np.ndarray:
     """A boolean lane vector from an integer bit mask or an array of truth values."""
+    if type(active_mask) is np.ndarray and active_mask.dtype == np.bool_ \
+            and active_mask.shape == (n_lanes,):
+        return active_mask  # the common case (a MemAccess's lanes)
     if isinstance(active_mask, (int, np.integer)):
         m = int(active_mask)
         return np.array([(m >> i) & 1 for i in range(n_lanes)], dtype=bool)

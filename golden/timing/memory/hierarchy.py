@@ -66,7 +66,7 @@ from __future__ import annotations
 
 import heapq
 from collections import Counter
-from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -97,9 +97,9 @@ COUNTER_NAMES = (
 )
 
 
-@dataclass(frozen=True)
-class AccessResult:
-    """Outcome of one warp memory access.
+class AccessResult(NamedTuple):
+    """Outcome of one warp memory access (an immutable named tuple: one is built per warp
+    memory instruction, cheaper than a frozen dataclass).
 
     ``ok`` False means a reservation fail: nothing happened, retry at ``retry_cycle``.
     ``port_cycles`` is how long the L1/shared port is busy with this access (transactions
@@ -240,7 +240,8 @@ class MemoryHierarchy:
         addrs = np.asarray(lane_addrs, dtype=np.uint64)
         if addrs.shape != (self._warp,):
             raise SimtlabError(f"lane_addrs has shape {addrs.shape}, expected ({self._warp},)")
-        self._now = max(self._now, cycle)
+        if cycle > self._now:
+            self._now = cycle
         if cycle - self._pruned >= 512:      # forget bookings no later request can see
             self._pruned = cycle
             self.dram.prune(cycle)
