@@ -48,6 +48,7 @@ HOT_MODULES: tuple[str, ...] = (
     "golden.timing.pipelines",
     "golden.timing.operand_collector",
     "golden.timing.sm",
+    "golden.timing.memory.coalescer",
 )
 
 #: Cython compiler directives (part of the group hash). ``annotation_typing`` is off: PEP 484

@@ -16,16 +16,16 @@ the L1 processes them (one per cycle).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
 from golden.errors import SimtlabError
 
 
-@dataclass(frozen=True)
-class Transaction:
-    """One coalesced memory request: an aligned line and the sectors/lanes it covers."""
+class Transaction(NamedTuple):
+    """One coalesced memory request: an aligned line and the sectors/lanes it covers
+    (an immutable named tuple: one is built per line a warp access touches)."""
 
     line_addr: int      #: byte address of the aligned line
     sector_mask: int    #: bit i set = sector i of the line is touched
@@ -86,6 +86,9 @@ class Coalescer:
         if addrs.ndim != 1:
             raise SimtlabError("lane_addrs must be a 1-D array (one address per lane)")
         act = active_lanes(active_mask, addrs.shape[0])
+        if addrs.shape[0] <= 64 and self._line // self._sector <= 64:
+            # lane and sector masks fit 64 bits: the typed per-lane loop (compiled core)
+            return _lines(addrs.tolist(), act.tolist(), size, self._sector, self._line)
         lanes = np.nonzero(act)[0]
         if lanes.size == 0:
             return []
@@ -114,3 +117,39 @@ class Coalescer:
             lane_masks[ln] = lane_masks.get(ln, 0) | (1 << lane)
         return [Transaction(ln * self._line, sector_masks[ln], lane_masks[ln])
                 for ln in sorted(sector_masks)]
+
+
+def _lines(addrs: list, active: list, size: int, sector: int, line: int) -> list:
+    """:meth:`Coalescer.coalesce` for at most 64 lanes and 64 sectors per line, one lane at
+    a time on plain ints (typed in ``coalescer.pxd``): the lines in ascending order, each
+    with the OR of its touched sectors' and lanes' bits. A warp touches few lines, so a
+    linear search over those found so far stands in for a dictionary."""
+    per_line = line // sector
+    one = 1  # (typed 64-bit: the masks' shifts must not be done in a C int)
+    lines = []
+    smask = []
+    lmask = []
+    n = 0
+    for lane in range(len(addrs)):
+        if not active[lane]:
+            continue
+        a = addrs[lane]
+        s = a // sector
+        last = (a + size - 1) // sector
+        while s <= last:
+            ln = s // per_line
+            bit = one << (s - ln * per_line)
+            j = 0
+            while j < n and lines[j] != ln:
+                j += 1
+            if j == n:
+                lines.append(ln)
+                smask.append(bit)
+                lmask.append(one << lane)
+                n += 1
+            else:
+                smask[j] = smask[j] | bit
+                lmask[j] = lmask[j] | (one << lane)
+            s += 1
+    order = sorted(range(n), key=lines.__getitem__)
+    return [Transaction(lines[j] * line, smask[j], lmask[j]) for j in order]
