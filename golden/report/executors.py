@@ -25,9 +25,8 @@ finish: every job runs on its own fresh device.
 
 from __future__ import annotations
 
-import os
-
 import functools
+import os
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed

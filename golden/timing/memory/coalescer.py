@@ -129,7 +129,6 @@ def _lines(addrs: list, active: list, size: int, sector: int, line: int) -> list
     lines = []
     smask = []
     lmask = []
-    n = 0
     for lane in range(len(addrs)):
         if not active[lane]:
             continue
@@ -140,16 +139,15 @@ def _lines(addrs: list, active: list, size: int, sector: int, line: int) -> list
             ln = s // per_line
             bit = one << (s - ln * per_line)
             j = 0
-            while j < n and lines[j] != ln:
+            while j < len(lines) and lines[j] != ln:
                 j += 1
-            if j == n:
+            if j == len(lines):
                 lines.append(ln)
                 smask.append(bit)
                 lmask.append(one << lane)
-                n += 1
             else:
                 smask[j] = smask[j] | bit
                 lmask[j] = lmask[j] | (one << lane)
             s += 1
-    order = sorted(range(n), key=lines.__getitem__)
+    order = sorted(range(len(lines)), key=lines.__getitem__)
     return [Transaction(lines[j] * line, smask[j], lmask[j]) for j in order]
