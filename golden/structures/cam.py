@@ -42,6 +42,7 @@ the order is entry 0 least recently used up to entry ``entries - 1`` most recent
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
+from typing import NamedTuple
 
 from golden.errors import ConfigError, SimtlabError
 
@@ -116,16 +117,14 @@ class CamOutputs:
         return {f.name: int(getattr(self, f.name)) for f in fields(self)}
 
 
-@dataclass(frozen=True)
-class LookupResult:
+class LookupResult(NamedTuple):
     """Result of :meth:`Cam.lookup`: ``index`` is meaningful only when ``hit``."""
 
     hit: bool
     index: int
 
 
-@dataclass(frozen=True)
-class InsertResult:
+class InsertResult(NamedTuple):
     """Result of :meth:`Cam.insert`.
 
     ``hit``: the tag was already present at ``index`` (nothing was written).
@@ -146,7 +145,8 @@ class Cam:
             raise ConfigError(f"cam: expected CamParams, not {type(params).__name__}")
         self._params = params
         self._tags = [0] * params.entries
-        self._valid = [False] * params.entries
+        self._valid = 0                       # valid bits (bit i = entry i)
+        self._where: dict[int, int] = {}      # tag -> index of the valid entry holding it
         # Recency order: _order[0] is the least recently used index, _order[-1] the most.
         self._order = list(range(params.entries))
 
@@ -158,7 +158,7 @@ class Cam:
     @property
     def valid(self) -> int:
         """Valid bits as an integer bitmap (bit ``i`` = entry ``i``)."""
-        return sum(1 << i for i, v in enumerate(self._valid) if v)
+        return self._valid
 
     @property
     def lru_order(self) -> tuple[int, ...]:
@@ -168,13 +168,13 @@ class Cam:
     def entry(self, index: int) -> int | None:
         """Tag held by entry ``index``, or ``None`` if the entry is invalid."""
         self._check_index(index, "entry")
-        return self._tags[index] if self._valid[index] else None
+        return self._tags[index] if self._valid >> index & 1 else None
 
     def __len__(self) -> int:
-        return sum(self._valid)
+        return len(self._where)
 
     def __contains__(self, tag: int) -> bool:
-        return self._find(tag) is not None
+        return tag in self._where
 
     # ------------------------------------------------------------------ operations
     def lookup(self, tag: int, touch: bool = True) -> LookupResult:
@@ -194,14 +194,16 @@ class Cam:
         if index is not None:
             self._touch(index)
             return InsertResult(index, True, False, 0)
-        free = [i for i, v in enumerate(self._valid) if not v]
+        free = ~self._valid & ((1 << self._params.entries) - 1)
         if free:
-            index, evicted, evicted_tag = free[0], False, 0
+            index, evicted, evicted_tag = (free & -free).bit_length() - 1, False, 0
         else:
             index = self._order[0]
             evicted, evicted_tag = True, self._tags[index]
+            del self._where[evicted_tag]
         self._tags[index] = tag
-        self._valid[index] = True
+        self._valid |= 1 << index
+        self._where[tag] = index
         self._touch(index)
         return InsertResult(index, False, evicted, evicted_tag)
 
@@ -216,7 +218,7 @@ class Cam:
                 f"cam.invalidate_index: index {index!r} does not fit in "
                 f"{self._params.index_width} bits")
         if index < self._params.entries:
-            self._valid[index] = False
+            self._clear(index)
 
     def invalidate_tag(self, tag: int) -> bool:
         """Clear the valid bit of the entry holding ``tag``; return whether one did."""
@@ -224,12 +226,13 @@ class Cam:
         index = self._find(tag)
         if index is None:
             return False
-        self._valid[index] = False
+        self._clear(index)
         return True
 
     def flush(self) -> None:
         """Invalidate every entry (the recency order is kept)."""
-        self._valid = [False] * self._params.entries
+        self._valid = 0
+        self._where.clear()
 
     def step(self, ops: CamOps) -> CamOutputs:
         """Apply one cycle of requests in the documented order; return every RTL output."""
@@ -249,10 +252,13 @@ class Cam:
 
     # ------------------------------------------------------------------ helpers
     def _find(self, tag: int) -> int | None:
-        for i, (t, v) in enumerate(zip(self._tags, self._valid)):
-            if v and t == tag:
-                return i
-        return None
+        return self._where.get(tag)
+
+    def _clear(self, index: int) -> None:
+        """Clear entry ``index``'s valid bit (no effect on an invalid entry)."""
+        if self._valid >> index & 1:
+            self._valid &= ~(1 << index)
+            del self._where[self._tags[index]]
 
     def _touch(self, index: int) -> None:
         self._order.remove(index)

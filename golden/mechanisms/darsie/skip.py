@@ -231,7 +231,7 @@ class _Slot:
         self.version = VersionTable(VersionTableParams(entries=params.freelist, reg_width=reg_width,
                                                        version_width=params.version_width,
                                                        phys_width=max(8, (params.freelist - 1).bit_length())),
-                                    recorder=rec.get("version_table"))
+                                    recorder=rec.get("version_table"), check=False)
         self.freelist = PhysRegFreeList(PhysFreeListParams(entries=params.freelist,
                                                            tag_width=max(8, (params.freelist - 1).bit_length()),
                                                            banks=banks),
@@ -262,7 +262,7 @@ class _SMState:
                                check=False)
         self.coalescer = PCCoalescer(CoalescerParams(slots=p.coalescer_slots, tbs=self.nslots,
                                                      pc_width=p.pc_width),
-                                     recorder=rec.get("pc_coalescer"))
+                                     recorder=rec.get("pc_coalescer"), check=False)
         if count:
             self.table = Metered(self.table, "skip_table", mech._tally)
             self.coalescer = Metered(self.coalescer, "pc_coalescer", mech._tally)

@@ -52,6 +52,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 from enum import IntEnum
+from typing import NamedTuple
 
 from golden.errors import SimtlabError
 
@@ -140,8 +141,7 @@ class RenameTableOutputs:
         return {f.name: int(getattr(self, f.name)) for f in fields(self)}
 
 
-@dataclass(frozen=True)
-class RenameWrite:
+class RenameWrite(NamedTuple):
     """Result of :meth:`RenameTable.set` / :meth:`RenameTable.drop`."""
 
     full: bool
@@ -151,7 +151,15 @@ class RenameWrite:
 
 
 class RenameTable:
-    """Rename table of one TB (see module docstring)."""
+    """Rename table of one TB (see module docstring).
+
+    State: per entry its tag, a warp bitmask of renamed bits and a version per warp; the
+    bitmap of entries in use and a tag -> entry map of those entries are kept alongside
+    (tags are unique among entries in use: SET reuses the entry holding its register).
+    :meth:`step` is the RTL view; the per-event methods run the same cycle function
+    (:meth:`_cycle`) without building request/output records when nothing records a
+    trace and range checks are off.
+    """
 
     def __init__(self, params: RenameTableParams | None = None, *, recorder=None, check: bool = True):
         params = RenameTableParams() if params is None else params
@@ -164,8 +172,10 @@ class RenameTable:
         self._checked = check or recorder is not None
         n, w = params.entries, params.warps
         self._tag = [0] * n
-        self._renamed = [[False] * w for _ in range(n)]
+        self._rmask = [0] * n                 # warps renamed in the entry (bit per warp)
         self._version = [[0] * w for _ in range(n)]
+        self._valid = 0                       # entries in use (any renamed bit)
+        self._where: dict[int, int] = {}      # tag -> entry, entries in use only
         self._recorder = recorder
 
     # ------------------------------------------------------------------ inspection
@@ -175,36 +185,46 @@ class RenameTable:
 
     @property
     def valid(self) -> int:
-        return sum(1 << e for e in range(self._params.entries) if any(self._renamed[e]))
+        return self._valid
 
     def mapping(self, warp: int) -> dict[int, int]:
         """{named register: version} of every register ``warp`` has renamed."""
         below(STRUCT, "warp", warp, self._params.warps)
         return {self._tag[e]: self._version[e][warp]
-                for e in range(self._params.entries) if self._renamed[e][warp]}
+                for e in range(self._params.entries) if self._rmask[e] >> warp & 1}
 
     def holders(self, reg: int, version: int) -> int:
         """Bitmask of warps renamed to (``reg``, ``version``)."""
-        e = self._find(reg)
+        e = self._where.get(reg)
         if e is None:
             return 0
-        return sum(1 << w for w in range(self._params.warps)
-                   if self._renamed[e][w] and self._version[e][w] == version)
+        vers = self._version[e]
+        return sum(1 << w for w in _bits(self._rmask[e]) if vers[w] == version)
 
     # ------------------------------------------------------------------ per-event API
     def lookup(self, warp: int, reg: int) -> int | None:
         """Version ``warp`` reads for ``reg``, or None (use the private register)."""
-        out = self.step(RenameTableOps(rd_warp=warp, rd_reg=reg))
-        return out.rd_version if out.rd_hit else None
+        if self._checked:
+            out = self.step(RenameTableOps(rd_warp=warp, rd_reg=reg))
+            return out.rd_version if out.rd_hit else None
+        out = self._cycle(warp, reg, RenameOp.NONE, 0, 0, 0, 0, 0, 0)
+        return out[1] if out[0] else None
 
     def set(self, warp: int, reg: int, version: int) -> RenameWrite:
         """``warp`` now reads ``reg`` at ``version``."""
-        return self._written(self.step(RenameTableOps(
-            wr_op=RenameOp.SET, wr_warp=warp, wr_reg=reg, wr_version=version)))
+        if self._checked:
+            return self._written(self.step(RenameTableOps(
+                wr_op=RenameOp.SET, wr_warp=warp, wr_reg=reg, wr_version=version)))
+        out = self._cycle(0, 0, RenameOp.SET, warp, reg, version, 0, 0, 0)
+        return RenameWrite(bool(out[3]), bool(out[4]), out[5], bool(out[6]))
 
     def drop(self, warp: int, reg: int) -> RenameWrite:
         """``warp`` reads ``reg`` from its private register again."""
-        return self._written(self.step(RenameTableOps(wr_op=RenameOp.DROP, wr_warp=warp, wr_reg=reg)))
+        if self._checked:
+            return self._written(self.step(RenameTableOps(wr_op=RenameOp.DROP, wr_warp=warp,
+                                                          wr_reg=reg)))
+        out = self._cycle(0, 0, RenameOp.DROP, warp, reg, 0, 0, 0, 0)
+        return RenameWrite(bool(out[3]), bool(out[4]), out[5], bool(out[6]))
 
     def clear_warp(self, warp: int) -> None:
         """``warp`` left the majority path: forget all its mappings."""
@@ -219,55 +239,70 @@ class RenameTable:
         """Apply one cycle of requests in the documented order; return every RTL output."""
         if self._checked:
             self._check(ops)
-        p = self._params
-        valid = self.valid
-        e = self._find(ops.rd_reg)
-        rd_hit = e is not None and ops.rd_warp < p.warps and self._renamed[e][ops.rd_warp]
-        rd_version = self._version[e][ops.rd_warp] if rd_hit else 0
-
-        wr = dict(wr_hit=0, wr_full=0, wr_old_valid=0, wr_old_version=0, wr_old_shared=0)
-        op = ops.wr_op
-        if op in (RenameOp.SET, RenameOp.DROP) and ops.wr_warp < p.warps:
-            w = ops.wr_warp
-            e = self._find(ops.wr_reg)
-            if e is not None:
-                old_valid = self._renamed[e][w]
-                old = self._version[e][w] if old_valid else 0
-                shared = old_valid and any(
-                    self._renamed[e][o] and self._version[e][o] == old
-                    for o in range(p.warps) if o != w)
-                wr.update(wr_hit=1, wr_old_valid=int(old_valid), wr_old_version=old,
-                          wr_old_shared=int(shared))
-            if op == RenameOp.SET:
-                if e is None:
-                    free = [i for i in range(p.entries) if not valid >> i & 1]
-                    if free:
-                        e = free[0]
-                        self._tag[e] = ops.wr_reg
-                    else:
-                        wr["wr_full"] = 1
-                if e is not None:
-                    self._renamed[e][w] = True
-                    self._version[e][w] = ops.wr_version
-            elif e is not None:
-                self._renamed[e][w] = False
-        if ops.clr_en and ops.clr_warp < p.warps:
-            for row in self._renamed:
-                row[ops.clr_warp] = False
-        if ops.flush:
-            for row in self._renamed:
-                row[:] = [False] * p.warps
-        out = RenameTableOutputs(rd_hit=int(rd_hit), rd_version=rd_version, valid=valid, **wr)
+        out = RenameTableOutputs(*self._cycle(ops.rd_warp, ops.rd_reg, ops.wr_op, ops.wr_warp,
+                                              ops.wr_reg, ops.wr_version, ops.clr_en,
+                                              ops.clr_warp, ops.flush))
         if self._recorder is not None:
             self._recorder.record(ops, out)
         return out
 
+    def _cycle(self, rd_warp: int, rd_reg: int, wr_op: int, wr_warp: int, wr_reg: int,
+               wr_version: int, clr_en: int, clr_warp: int, flush: int) -> tuple:
+        """One cycle on plain values; returns the outputs in :class:`RenameTableOutputs`
+        field order (rd_hit, rd_version, wr_hit, wr_full, wr_old_valid, wr_old_version,
+        wr_old_shared, valid)."""
+        warps = self._params.warps
+        valid = self._valid
+        rmask = self._rmask
+        e = self._where.get(rd_reg)
+        rd_hit = e is not None and rd_warp < warps and rmask[e] >> rd_warp & 1
+        rd_version = self._version[e][rd_warp] if rd_hit else 0
+
+        wr_hit = wr_full = old_valid = old = shared = 0
+        if (wr_op == RenameOp.SET or wr_op == RenameOp.DROP) and wr_warp < warps:
+            w = wr_warp
+            e = self._where.get(wr_reg)
+            if e is not None:
+                wr_hit = 1
+                m = rmask[e]
+                old_valid = m >> w & 1
+                if old_valid:
+                    vers = self._version[e]
+                    old = vers[w]
+                    for o in _bits(m & ~(1 << w)):
+                        if vers[o] == old:
+                            shared = 1
+                            break
+            if wr_op == RenameOp.SET:
+                if e is None:
+                    free = ~valid & ((1 << self._params.entries) - 1)
+                    if free:
+                        e = (free & -free).bit_length() - 1
+                        self._tag[e] = wr_reg
+                        self._where[wr_reg] = e
+                    else:
+                        wr_full = 1
+                if e is not None:
+                    rmask[e] |= 1 << w
+                    self._valid |= 1 << e
+                    self._version[e][w] = wr_version
+            elif e is not None:
+                self._unrename(e, rmask[e] & ~(1 << w))
+        if clr_en and clr_warp < warps:
+            for e in _bits(self._valid):
+                self._unrename(e, rmask[e] & ~(1 << clr_warp))
+        if flush:
+            for e in _bits(self._valid):
+                self._unrename(e, 0)
+        return (int(rd_hit), rd_version, wr_hit, wr_full, old_valid, old, shared, valid)
+
     # ------------------------------------------------------------------ helpers
-    def _find(self, reg: int) -> int | None:
-        for e in range(self._params.entries):
-            if self._tag[e] == reg and any(self._renamed[e]):
-                return e
-        return None
+    def _unrename(self, e: int, mask: int) -> None:
+        """Entry ``e`` keeps the renamed bits ``mask``; with none it is free again."""
+        self._rmask[e] = mask
+        if not mask and self._valid >> e & 1:
+            self._valid &= ~(1 << e)
+            del self._where[self._tag[e]]
 
     @staticmethod
     def _written(out: RenameTableOutputs) -> RenameWrite:
@@ -286,3 +321,11 @@ class RenameTable:
         fits(STRUCT, "wr_op", ops.wr_op, 2)
         fits(STRUCT, "clr_en", ops.clr_en, 1)
         fits(STRUCT, "flush", ops.flush, 1)
+
+
+def _bits(mask: int):
+    """Indices of the set bits of ``mask``, lowest first."""
+    while mask:
+        low = mask & -mask
+        yield low.bit_length() - 1
+        mask ^= low

@@ -65,6 +65,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 from enum import IntEnum
+from typing import NamedTuple
 
 from golden.errors import SimtlabError
 from golden.structures.cam import Cam, CamParams
@@ -188,8 +189,7 @@ class SkipTableOutputs:
         return {f.name: int(getattr(self, f.name)) for f in fields(self)}
 
 
-@dataclass(frozen=True)
-class SkipRead:
+class SkipRead(NamedTuple):
     """Result of a probe (one read port): ``index`` and the fields are 0 on a miss."""
 
     hit: bool
@@ -212,6 +212,10 @@ class SkipEntry:
 
 
 _MISS = SkipRead(False, 0, 0, False, False, False)
+# write-port outputs of SkipTableOutputs, in the order SkipTable._write returns them
+_WRITE_OUTPUTS = ("alloc_index", "alloc_hit", "alloc_evict", "alloc_evict_pc",
+                  "alloc_evict_mask", "arrive_mask", "arrive_done")
+_NO_WRITE = (0, 0, 0, 0, 0, 0, 0)
 
 
 class _Bank:
@@ -248,6 +252,8 @@ class SkipTable:
         # like an RTL port); a simulator that builds in-range requests may turn them
         # off, except while a recorder writes a trace for RTL replay.
         self._checked = check or recorder is not None
+        # per-event methods may skip building request/output records (same cycle function)
+        self._fast = not self._checked
         self._banks = [_Bank(params) for _ in range(params.tbs)]
         self._recorder = recorder
 
@@ -275,6 +281,8 @@ class SkipTable:
     # ------------------------------------------------------------------ per-event API
     def probe(self, tb: int, pc: int) -> SkipRead:
         """Read port 0: look ``pc`` up in TB ``tb`` (a hit becomes most recently used)."""
+        if self._fast:
+            return self._read(1, tb, pc)
         out = self.step(SkipTableOps(rd0_en=1, rd0_tb=tb, rd0_pc=pc))
         return SkipRead(bool(out.rd0_hit), out.rd0_index, out.rd0_mask, bool(out.rd0_sync),
                         bool(out.rd0_is_load), bool(out.rd0_leader_wb))
@@ -287,15 +295,27 @@ class SkipTable:
 
     def arrive(self, tb: int, index: int, warp: int) -> tuple[int, bool]:
         """Warp ``warp`` reached the PC of entry ``index``; returns (new mask, all arrived)."""
+        if self._fast and tb < self._params.tbs:
+            bank = self._banks[tb]
+            res = self._write(bank, SkipOp.ARRIVE, index, 0, warp, 0, 0, bank.majority)
+            return res[5], bool(res[6])
         out = self.step(SkipTableOps(wr_op=SkipOp.ARRIVE, wr_tb=tb, wr_index=index, wr_warp=warp))
         return out.arrive_mask, bool(out.arrive_done)
 
     def leader_wb(self, tb: int, index: int) -> None:
         """The leader wrote back the value of entry ``index``."""
+        if self._fast and tb < self._params.tbs:
+            bank = self._banks[tb]
+            self._write(bank, SkipOp.LEADER_WB, index, 0, 0, 0, 0, bank.majority)
+            return
         self.step(SkipTableOps(wr_op=SkipOp.LEADER_WB, wr_tb=tb, wr_index=index))
 
     def invalidate(self, tb: int, index: int) -> None:
         """Free entry ``index`` of TB ``tb``."""
+        if self._fast and tb < self._params.tbs:
+            bank = self._banks[tb]
+            self._write(bank, SkipOp.INVALIDATE, index, 0, 0, 0, 0, bank.majority)
+            return
         self.step(SkipTableOps(wr_op=SkipOp.INVALIDATE, wr_tb=tb, wr_index=index))
 
     def flush_tb(self, tb: int) -> None:
@@ -327,11 +347,11 @@ class SkipTable:
         reads = [self._read(ops.rd0_en, ops.rd0_tb, ops.rd0_pc),
                  self._read(ops.rd1_en, ops.rd1_tb, ops.rd1_pc)]
 
-        res = dict(alloc_index=0, alloc_hit=0, alloc_evict=0, alloc_evict_pc=0,
-                   alloc_evict_mask=0, arrive_mask=0, arrive_done=0)
+        res = _NO_WRITE
         op = SkipOp(ops.wr_op) if ops.wr_op in SkipOp._value2member_map_ else SkipOp.NONE
         if wr_bank is not None and op is not SkipOp.NONE:
-            self._write(wr_bank, op, ops, res, majority)
+            res = self._write(wr_bank, op, ops.wr_index, ops.wr_pc, ops.wr_warp, ops.wr_is_load,
+                              ops.wr_sync, majority)
 
         if ops.store_en and ops.store_tb < p.tbs:
             self._drop_loads(self._banks[ops.store_tb])
@@ -347,7 +367,7 @@ class SkipTable:
             rd0_is_load=int(r0.is_load), rd0_leader_wb=int(r0.leader_wb),
             rd1_hit=int(r1.hit), rd1_index=r1.index, rd1_mask=r1.mask, rd1_sync=int(r1.sync),
             rd1_is_load=int(r1.is_load), rd1_leader_wb=int(r1.leader_wb),
-            full=full, majority=majority, **res)
+            full=full, majority=majority, **dict(zip(_WRITE_OUTPUTS, res)))
         if self._recorder is not None:
             self._recorder.record(ops, out)
         return out
@@ -363,27 +383,28 @@ class SkipTable:
         i = found.index
         return SkipRead(True, i, bank.mask[i], bank.sync[i], bank.is_load[i], bank.leader_wb[i])
 
-    def _write(self, bank: _Bank, op: SkipOp, ops: SkipTableOps, res: dict, majority: int) -> None:
-        i = ops.wr_index
+    def _write(self, bank: _Bank, op: SkipOp, i: int, pc: int, warp: int, is_load: int,
+               sync: int, majority: int) -> tuple:
+        """The write-port operation ``op`` on ``bank`` (``majority``: its start-of-cycle
+        majority mask); returns the outputs named in :data:`_WRITE_OUTPUTS`."""
         if op is SkipOp.ALLOC:
             evicted_mask = 0
-            ins = bank.cam.insert(ops.wr_pc)
+            ins = bank.cam.insert(pc)
             if ins.evicted:
                 evicted_mask = bank.mask[ins.index]
             if not ins.hit:
-                bank.mask[ins.index] = 1 << ops.wr_warp
-                bank.sync[ins.index] = bool(ops.wr_sync)
-                bank.is_load[ins.index] = bool(ops.wr_is_load)
+                bank.mask[ins.index] = 1 << warp
+                bank.sync[ins.index] = bool(sync)
+                bank.is_load[ins.index] = bool(is_load)
                 bank.leader_wb[ins.index] = False
-            res.update(alloc_index=ins.index, alloc_hit=int(ins.hit), alloc_evict=int(ins.evicted),
-                       alloc_evict_pc=ins.evicted_tag, alloc_evict_mask=evicted_mask)
-        elif op is SkipOp.ARRIVE:
+            return (ins.index, int(ins.hit), int(ins.evicted), ins.evicted_tag, evicted_mask, 0, 0)
+        if op is SkipOp.ARRIVE:
             if i < self._params.entries and bank.valid(i):
-                bank.mask[i] |= 1 << ops.wr_warp
+                bank.mask[i] |= 1 << warp
                 done = bank.mask[i] & majority == majority
-                res.update(arrive_mask=bank.mask[i], arrive_done=int(done))
                 if done:
                     bank.cam.invalidate_index(i)
+                return (0, 0, 0, 0, 0, bank.mask[i], int(done))
         elif op is SkipOp.LEADER_WB:
             if i < self._params.entries and bank.valid(i):
                 bank.leader_wb[i] = True
@@ -392,6 +413,7 @@ class SkipTable:
         elif op is SkipOp.FLUSH_TB:
             bank.cam.flush()
             bank.majority = (1 << self._params.warps) - 1
+        return _NO_WRITE
 
     def _drop_loads(self, bank: _Bank) -> None:
         for i in range(self._params.entries):

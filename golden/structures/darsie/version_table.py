@@ -114,15 +114,27 @@ class VersionTableOutputs:
 
 
 class VersionTable:
-    """Version table of one TB (see module docstring)."""
+    """Version table of one TB (see module docstring).
 
-    def __init__(self, params: VersionTableParams | None = None, *, recorder=None):
+    State: the physical tag per entry, the bitmap of valid entries and a key -> entry map
+    of the valid entries (the entries' key fields; keys are unique among valid entries:
+    an insert of a present key overwrites it). :meth:`step` is the RTL view; the
+    per-event methods run the same cycle function (:meth:`_cycle`) without building
+    request/output records when nothing records a trace and range checks are off.
+    """
+
+    def __init__(self, params: VersionTableParams | None = None, *, recorder=None,
+                 check: bool = True):
         params = VersionTableParams() if params is None else params
         if not isinstance(params, VersionTableParams):
             raise SimtlabError(f"{STRUCT}: expected VersionTableParams, not {type(params).__name__}")
         self._params = params
-        self._keys: list[int | None] = [None] * params.entries   # None = free entry
+        # Range checks of every transaction field; a simulator that builds in-range
+        # requests may turn them off, except while a recorder writes a trace.
+        self._checked = check or recorder is not None
         self._phys = [0] * params.entries
+        self._valid = 0
+        self._where: dict[int, int] = {}      # key -> entry, valid entries only
         self._recorder = recorder
 
     @property
@@ -132,26 +144,26 @@ class VersionTable:
     @property
     def valid(self) -> int:
         """Valid entries as a bitmap."""
-        return sum(1 << i for i, k in enumerate(self._keys) if k is not None)
+        return self._valid
 
     def __len__(self) -> int:
-        return sum(k is not None for k in self._keys)
+        return len(self._where)
 
     def __contains__(self, key: tuple[int, int]) -> bool:
         """Whether (reg, version) is mapped (inspection, not a cycle)."""
-        return self._key(*key) in self._keys
+        return self._key(*key) in self._where
 
     def _key(self, reg: int, version: int) -> int:
         return reg << self._params.version_width | version
 
-    def _find(self, key: int) -> int | None:
-        return self._keys.index(key) if key in self._keys else None
-
     # ------------------------------------------------------------------ per-event API
     def lookup(self, reg: int, version: int) -> int | None:
         """Physical register of (``reg``, ``version``), or None."""
-        out = self.step(VersionTableOps(rd_reg=reg, rd_version=version))
-        return out.rd_phys if out.rd_hit else None
+        if self._checked:
+            out = self.step(VersionTableOps(rd_reg=reg, rd_version=version))
+            return out.rd_phys if out.rd_hit else None
+        out = self._cycle(reg, version, 0, 0, 0, 0, 0, 0, 0, 0)
+        return out[1] if out[0] else None
 
     def insert(self, reg: int, version: int, phys: int) -> VersionTableOutputs:
         """Map (``reg``, ``version``) to ``phys``; returns the cycle's outputs."""
@@ -159,9 +171,12 @@ class VersionTable:
 
     def remove(self, reg: int, version: int) -> int | None:
         """Remove (``reg``, ``version``); return its physical register (read in the same cycle) or None."""
-        out = self.step(VersionTableOps(rd_reg=reg, rd_version=version,
-                                        rm_en=1, rm_reg=reg, rm_version=version))
-        return out.rd_phys if out.rm_hit else None
+        if self._checked:
+            out = self.step(VersionTableOps(rd_reg=reg, rd_version=version,
+                                            rm_en=1, rm_reg=reg, rm_version=version))
+            return out.rd_phys if out.rm_hit else None
+        out = self._cycle(reg, version, 0, 0, 0, 0, 1, reg, version, 0)
+        return out[1] if out[5] else None
 
     def flush(self) -> None:
         """Forget every version (a new TB in the slot)."""
@@ -170,6 +185,52 @@ class VersionTable:
     # ------------------------------------------------------------------ one cycle
     def step(self, ops: VersionTableOps) -> VersionTableOutputs:
         """Apply one cycle of requests in the documented order; return every RTL output."""
+        if self._checked:
+            self._check(ops)
+        out = VersionTableOutputs(*self._cycle(
+            ops.rd_reg, ops.rd_version, ops.ins_en, ops.ins_reg, ops.ins_version, ops.ins_phys,
+            ops.rm_en, ops.rm_reg, ops.rm_version, ops.flush))
+        if self._recorder is not None:
+            self._recorder.record(ops, out)
+        return out
+
+    def _cycle(self, rd_reg: int, rd_version: int, ins_en: int, ins_reg: int, ins_version: int,
+               ins_phys: int, rm_en: int, rm_reg: int, rm_version: int, flush: int) -> tuple:
+        """One cycle on plain values; returns the outputs in :class:`VersionTableOutputs`
+        field order (rd_hit, rd_phys, ins_index, ins_hit, ins_full, rm_hit, valid)."""
+        vw = self._params.version_width
+        where = self._where
+        valid = self._valid
+        found = where.get(rd_reg << vw | rd_version)
+        rd_phys = self._phys[found] if found is not None else 0
+        if flush:
+            where.clear()
+            self._valid = 0
+        rm_hit = 0
+        if rm_en:
+            gone = where.pop(rm_reg << vw | rm_version, None)
+            if gone is not None:
+                self._valid &= ~(1 << gone)
+                rm_hit = 1
+        ins_index = ins_hit = ins_full = 0
+        if ins_en:
+            key = ins_reg << vw | ins_version
+            index = where.get(key)
+            ins_hit = int(index is not None)
+            if index is None:
+                free = ~self._valid & ((1 << self._params.entries) - 1)
+                if free:
+                    index = (free & -free).bit_length() - 1
+            if index is None:
+                ins_full = 1
+            else:
+                self._phys[index] = ins_phys
+                where[key] = index
+                self._valid |= 1 << index
+                ins_index = index
+        return (int(found is not None), rd_phys, ins_index, ins_hit, ins_full, rm_hit, valid)
+
+    def _check(self, ops: VersionTableOps) -> None:
         if not isinstance(ops, VersionTableOps):
             raise SimtlabError(f"{STRUCT}.step: expected VersionTableOps, not {type(ops).__name__}")
         p = self._params
@@ -180,34 +241,3 @@ class VersionTable:
         fits(STRUCT, "ins_phys", ops.ins_phys, p.phys_width)
         for name in ("ins_en", "rm_en", "flush"):
             fits(STRUCT, name, getattr(ops, name), 1)
-
-        valid = self.valid
-        found = self._find(self._key(ops.rd_reg, ops.rd_version))
-        rd_phys = self._phys[found] if found is not None else 0
-        if ops.flush:
-            self._keys = [None] * p.entries
-        rm_hit = 0
-        if ops.rm_en:
-            gone = self._find(self._key(ops.rm_reg, ops.rm_version))
-            if gone is not None:
-                self._keys[gone] = None
-                rm_hit = 1
-        ins_index = ins_hit = ins_full = 0
-        if ops.ins_en:
-            key = self._key(ops.ins_reg, ops.ins_version)
-            index = self._find(key)
-            ins_hit = int(index is not None)
-            if index is None and None in self._keys:
-                index = self._keys.index(None)
-            if index is None:
-                ins_full = 1
-            else:
-                self._keys[index] = key
-                self._phys[index] = ops.ins_phys
-                ins_index = index
-        out = VersionTableOutputs(rd_hit=int(found is not None), rd_phys=rd_phys,
-                                  ins_index=ins_index, ins_hit=ins_hit, ins_full=ins_full,
-                                  rm_hit=rm_hit, valid=valid)
-        if self._recorder is not None:
-            self._recorder.record(ops, out)
-        return out
