@@ -22,6 +22,7 @@ that executes more than its watchdog's warp instructions (``max_instructions``, 
 from __future__ import annotations
 
 import time
+from collections import deque
 from dataclasses import dataclass
 
 import numpy as np
@@ -35,6 +36,7 @@ from golden.simt.memory import GLOBAL_BASE, LOCAL_WINDOW, SHARED_WINDOW, WINDOW_
 from golden.simt.observer import ExecEvent
 from golden.simt.printf import _cstring, format_printf
 from golden.simt.program import Program, Slot
+from golden.simt.liveness import operand_regs
 from golden.simt.stack import SimtStacks
 from golden.simt.stats import LaunchStats
 
@@ -74,6 +76,21 @@ class _AluPlan:
 
 
 _NO_PLAN = object()
+#: opcodes that read or write the carry flag (a register no operand names)
+_CARRY_OPS = frozenset({"addc", "subc", "madc"})
+
+
+class _Deferred:
+    """One warp's deferred register-only instructions: ``entries`` [pc, mask, run] in
+    program order (the first is never run), and the registers the unrun ones read and
+    write (bitmasks, FunctionalLaunch._reg_bit)."""
+
+    __slots__ = ("entries", "reads", "writes")
+
+    def __init__(self):
+        self.entries: deque = deque()
+        self.reads = 0
+        self.writes = 0
 #: opcodes with their own executor paths in FunctionalLaunch._execute
 _EXECUTOR_PATH = frozenset({"ld", "ldu", "st", "atom", "red", "cvta", "vote", "activemask", "shfl",
                             "match", "redux", "trap"})
@@ -452,6 +469,11 @@ class Wave:
         self.local_base = slot * self.local_size
         self.ones = np.ones(self.T, dtype=bool)
         self.ones32 = self.ones[:32]  # one warp's full path (FunctionalLaunch._path_bits)
+        #: deferred register-only instructions (FunctionalLaunch.defer_registers): per warp
+        #: a FIFO of (pc, lane mask) in program order, and per PC the warps whose oldest
+        #: deferred instruction is that PC ({warp: mask}), the groups that run together
+        self.deferred: dict[int, "_Deferred"] = {}
+        self.deferred_heads: dict[int, dict] = {}
         self.special_cache: dict = {}
 
 
@@ -487,6 +509,17 @@ class FunctionalLaunch:
         self._sync_loop = (_sync_loops(program) if not self.observers
                            else np.zeros(len(program.slots) + 1, dtype=bool))
         self.clock = 0
+        #: timing mode: execute register-only ALU instructions (no guard, a fast-path plan)
+        #: lazily, in groups of the warps of a wave that reached the same PC. A warp's
+        #: deferred instructions run, in program order, before its next other instruction
+        #: (memory, control, guarded, slow path) or a skip; they touch only the warp's own
+        #: registers, so results and statistics are those of eager execution. Only for
+        #: callers that read registers through this class alone (the timing model turns it
+        #: on when no mechanism is attached; mechanisms read wave registers directly).
+        self.defer_registers = False
+        self._reg_bit = {k: i for i, k in enumerate(program.reg_types)}
+        self._rw_bits: dict[int, tuple[int, int]] = {}   # pc -> plan (reads, writes) bits
+        self._touch: dict[int, int | None] = {}          # pc -> registers named, bits
 
     # ------------------------------------------------------------------ driver
     def run(self) -> LaunchStats:
@@ -546,12 +579,30 @@ class FunctionalLaunch:
         inst = s.inst
         if (inst is not None and not s.func_end and not self.observers
                 and inst.opcode not in _CONTROL_OPS):
+            if self.defer_registers and inst.guard is None and mask:
+                plan = self._plans.get(pc, _NO_PLAN)
+                if plan is _NO_PLAN:
+                    plan = self._plans[pc] = _alu_plan(self.program, s, self._compiled)
+                if plan is not None:
+                    stats = self.stats
+                    stats.warp_instructions += 1
+                    stats.thread_instructions += mask.bit_count()
+                    stats.by_opcode[inst.opcode] += 1
+                    self._defer(w, warp, pc, mask)
+                    nxt = w.stacks.advance_one(warp, pc + 8)
+                    if nxt < 0:
+                        self.flush_warp(w, warp)
+                    return StepRecord(pc, s, mask, None, False, nxt < 0, False, mask, 0, 0, nxt)
+            if w.deferred:
+                self._force(w, warp, s)
             nxt = self._step_one(w, warp, pc, mask, s)
             act = self._last_active
             # a non-control instruction neither diverges nor reaches a barrier
             return StepRecord(pc, s, mask, self._last_mem, False, nxt < 0, False,
                               mask if act is None else act, 0, 0, nxt)
         else:
+            if w.deferred:
+                self._force(w, warp, s) if inst is not None else self.flush_warp(w, warp)
             div_before = self.stats.divergent_branches
             self._step(w, np.array([warp], dtype=np.int64), pc)
             diverged = self.stats.divergent_branches > div_before
@@ -567,6 +618,8 @@ class FunctionalLaunch:
         instruction receives the leader's result). ``values`` maps a register storage key
         to ``(lane values (32,), lanes written (32,) bool)``. Returns the skipped PC. Only
         for non-control instructions (the SIMT stack advances by one slot)."""
+        if w.deferred:
+            FunctionalLaunch.flush_warp(w.launch, w, warp)
         st = w.stacks
         d = int(st.depth[warp])
         pc = int(st.pc[warp, d - 1])
@@ -594,6 +647,8 @@ class FunctionalLaunch:
         (``shfl``, ``vote``, ``activemask``, ``match``, ``redux``), device-function
         calls and returns, and ``bar.arrive`` are refused with a :class:`PTXError`.
         """
+        for x in list(w.deferred):   # any home warp of the threads may have some
+            self.flush_warp(w, x)
         s = self.program.slots[pc >> 3]
         inst = s.inst
         self._last_mem = None
@@ -650,6 +705,166 @@ class FunctionalLaunch:
         return StepRecord(pc=pc, slot=s, mask=mask, mem=self._last_mem, diverged=diverged,
                           finished=False, at_barrier=at_bar, active_mask=act, taken=taken,
                           exited=exited)
+
+    # ------------------------------------------------------------------ deferred registers
+    def _defer(self, w: Wave, warp: int, pc: int, mask: int) -> None:
+        """Queue ``warp``'s register-only instruction at ``pc`` (see ``defer_registers``)."""
+        q = w.deferred.get(warp)
+        if q is None:
+            q = w.deferred[warp] = _Deferred()
+        if not q.entries:
+            heads = w.deferred_heads.get(pc)
+            if heads is None:
+                heads = w.deferred_heads[pc] = {}
+            heads[warp] = mask
+        reads, writes = self._plan_bits(pc)
+        q.entries.append([pc, mask, False])
+        q.reads |= reads
+        q.writes |= writes
+
+    def _plan_bits(self, pc: int) -> tuple[int, int]:
+        """(registers read, registers written) of the planned instruction at ``pc`` as
+        bitmasks over the program's storage keys."""
+        rw = self._rw_bits.get(pc)
+        if rw is None:
+            plan = self._plans[pc]
+            bit = self._reg_bit
+            rw = self._rw_bits[pc] = (
+                sum(1 << bit[k] for k in {k for k, _rt, _t, _i in plan.srcs if k is not None}),
+                sum(1 << bit[d[0]] for d in {d for d in plan.dsts if d is not None}))
+        return rw
+
+    def _touch_bits(self, s: Slot) -> int | None:
+        """Every register an instruction names (read or written, guard included) as a
+        bitmask, or None when it may touch registers it does not name (the carry flag)."""
+        t = self._touch.get(s.pc, _NO_PLAN)
+        if t is _NO_PLAN:
+            inst = s.inst
+            if inst is None or inst.opcode in _CARRY_OPS or "cc" in inst.mods:
+                t = None
+            else:
+                regs = [r for o in inst.operands for r in operand_regs(o)]
+                if inst.guard is not None:
+                    regs.append(inst.guard.reg)
+                keys = {s.regs.get(r.name) for r in regs}
+                if None in keys:
+                    t = None
+                else:
+                    t = sum(1 << self._reg_bit[k] for k in keys)
+            self._touch[s.pc] = t
+        return t
+
+    def _force(self, w: Wave, warp: int, s: Slot) -> None:
+        """Before ``warp`` executes ``s`` eagerly: run the deferred instructions it depends
+        on (they write a register ``s`` names, or read or write one it may write), with
+        everything those depend on in turn; the others stay deferred."""
+        q = w.deferred.get(warp)
+        if q is None:
+            return
+        t = self._touch_bits(s)
+        if t is None:
+            self.flush_warp(w, warp)
+            return
+        if not (t & (q.reads | q.writes)):
+            return
+        need_r = need_w = t
+        needed = []
+        for e in reversed(q.entries):
+            if e[2]:
+                continue
+            r, wr = self._rw_bits[e[0]]
+            if wr & need_r or (r | wr) & need_w:
+                needed.append(e)
+                need_r |= r
+                need_w |= wr
+        for e in reversed(needed):
+            if not e[2]:
+                self._run_entry(w, warp, e)
+        self._settle(w, warp)
+
+    def flush_warp(self, w: Wave, warp: int) -> None:
+        """Execute every deferred instruction of ``warp`` (in program order)."""
+        q = w.deferred.get(warp)
+        if q is None:
+            return
+        for e in q.entries:
+            if not e[2]:
+                self._run_entry(w, warp, e)
+        self._settle(w, warp)
+
+    def flush_wave(self, w: Wave) -> None:
+        """Execute every deferred instruction of the wave."""
+        for x in list(w.deferred):
+            self.flush_warp(w, x)
+
+    def _run_entry(self, w: Wave, warp: int, e: list) -> None:
+        """Run deferred entry ``e`` of ``warp`` together with every warp of the wave whose
+        oldest deferred instruction is the same PC (each warp's earlier instructions have
+        run, so the group is independent: register-only, each warp its own registers)."""
+        pc = e[0]
+        heads = w.deferred_heads.get(pc)
+        group = dict(heads) if heads else {}
+        group[warp] = e[1]
+        self._run_group(w, self._plans[pc], group)
+        e[2] = True
+        if heads:
+            del w.deferred_heads[pc]
+            queues = w.deferred
+            for x in heads:
+                if x != warp:
+                    queues[x].entries[0][2] = True
+                    self._settle(w, x)
+
+    def _settle(self, w: Wave, warp: int) -> None:
+        """Drop ``warp``'s leading run entries; register its new oldest entry as a head
+        and recompute its pending register sets."""
+        q = w.deferred[warp]
+        ents = q.entries
+        heads = w.deferred_heads
+        old = ents[0][0]
+        if heads.get(old, {}).get(warp) is not None and ents[0][2]:
+            h = heads[old]
+            del h[warp]
+            if not h:
+                del heads[old]
+        while ents and ents[0][2]:
+            ents.popleft()
+        if not ents:
+            del w.deferred[warp]
+            return
+        head = ents[0]
+        h = heads.get(head[0])
+        if h is None:
+            h = heads[head[0]] = {}
+        h[warp] = head[1]
+        reads = writes = 0
+        rw = self._rw_bits
+        for e in ents:
+            if not e[2]:
+                r, wr = rw[e[0]]
+                reads |= r
+                writes |= wr
+        q.reads, q.writes = reads, writes
+
+    def _run_group(self, w: Wave, plan: "_AluPlan", group: dict) -> None:
+        """Run ``plan`` for the warps ``group`` ({warp: lane mask}) of ``w`` at once, over
+        the lanes from the lowest to the highest of them; only the group's active lanes
+        are written (lanes of other warps in between are computed and discarded)."""
+        if len(group) == 1:
+            for x, m in group.items():
+                self._run_plan(w, plan, slice(x * 32, x * 32 + 32), self._path_bits(w, m),
+                               m == 0xFFFFFFFF)
+            return
+        lo, hi = min(group), max(group)
+        lanes = slice(lo * 32, hi * 32 + 32)
+        if hi - lo + 1 == len(group) and all(m == 0xFFFFFFFF for m in group.values()):
+            self._run_plan(w, plan, lanes, None, True)
+            return
+        masks = np.zeros(hi - lo + 1, dtype="<u4")
+        for x, m in group.items():
+            masks[x - lo] = m
+        active = np.unpackbits(masks.view(np.uint8), bitorder="little").view(bool)
+        self._run_plan(w, plan, lanes, active, False)
 
     def _path_bits(self, w: Wave, mask: int) -> np.ndarray:
         """Read-only bool (32,) lanes of a 32-bit lane mask (cached per mask)."""

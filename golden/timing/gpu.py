@@ -116,6 +116,9 @@ class KernelRun:
         self.partition = partition
         self.config = config
         self.mechanisms = tuple(mechanisms)
+        # register-only instructions run lazily in warp groups (FunctionalLaunch.
+        # defer_registers) unless a mechanism may read wave registers itself
+        launch.defer_registers = gpu.defer_registers and not self.mechanisms
         self.sm_ids = tuple(sm_ids)
         self.start = start
         self.stats = TimingStats.for_config(config)
@@ -203,6 +206,12 @@ class KernelRun:
 class GPU:
     """A configured GPU that runs launches: one at a time (:meth:`run`), or several at once
     on disjoint sets of SMs (:meth:`run_partitions`)."""
+
+    #: Run register-only ALU instructions lazily, in groups of warps at the same PC
+    #: (:attr:`golden.simt.engine.FunctionalLaunch.defer_registers`), in launches without
+    #: mechanisms. Results and statistics are those of eager execution; False executes
+    #: every instruction when it issues (for debugging the functional core).
+    defer_registers: bool = True
 
     def __init__(self, config, mechanisms=(), regs_per_thread: int | None = None,
                  max_cycles: int = DEFAULT_MAX_CYCLES):

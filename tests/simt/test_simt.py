@@ -265,6 +265,43 @@ def test_step_warp_api_matches_batched_run(dev, mod):
     assert n_mem > 0 and launch.next_pc(w, 0) is None
 
 
+@pytest.mark.parametrize("seed", [8, 9, 10])
+def test_deferred_register_work_matches_eager_stepping(dev, mod, seed):
+    """FunctionalLaunch.defer_registers: in a random interleaving of warps (divergent
+    loops that rewrite their registers, predicated code, loads and stores), deferring
+    register-only instructions and running them in warp groups leaves every register of
+    every thread as eager stepping does, and the same statistics."""
+    from golden.simt.engine import FunctionalLaunch, LaunchGeometry
+    v = np.random.default_rng(seed).integers(0, 200, 256).astype(np.int32)
+    a, out = dev.to_device(v), dev.zeros(256, np.int32)   # same addresses in both runs
+    k = mod.get_function("diverge")
+    got = []
+    for defer in (False, True):
+        out.set(np.zeros(256, np.int32))
+        launch = FunctionalLaunch(dev, k.program, LaunchGeometry((2, 1, 1), (128, 1, 1)),
+                                  k.pack_args((a, out, np.int32(256))))
+        launch.defer_registers = defer
+        w = launch.make_wave([0, 1])
+        rng = np.random.default_rng(seed)
+        live = list(range(w.nwarps))
+        records = []
+        while live:
+            warp = int(rng.choice(live))
+            rec = launch.step_warp(w, warp)
+            if rec is None or rec.finished:
+                live.remove(warp)
+            if rec is not None:
+                records.append((warp, rec.pc, rec.active_mask, rec.next_pc))
+        launch.flush_wave(w)
+        assert not w.deferred and not w.deferred_heads
+        np.testing.assert_array_equal(out.get(), _diverge_ref(v))
+        got.append((records, launch.stats.by_opcode, {k: a.copy() for k, a in w.regs.items()}))
+    (rec0, ops0, regs0), (rec1, ops1, regs1) = got
+    assert rec0 == rec1 and ops0 == ops1
+    for key in regs0:
+        np.testing.assert_array_equal(regs0[key], regs1[key], err_msg=key)
+
+
 _RECURSIVE_PTX = """
 .version 7.0
 .target sm_75
