@@ -82,8 +82,8 @@ _CARRY_OPS = frozenset({"addc", "subc", "madc"})
 
 class _Deferred:
     """One warp's deferred register-only instructions: ``entries`` [pc, mask, run] in
-    program order (the first is never run), and the registers the unrun ones read and
-    write (bitmasks, FunctionalLaunch._reg_bit)."""
+    program order (the first is never run), and bitmasks (FunctionalLaunch._reg_bit)
+    holding at least every register the unrun ones read and write."""
 
     __slots__ = ("entries", "reads", "writes")
 
@@ -769,14 +769,20 @@ class FunctionalLaunch:
             return
         need_r = need_w = t
         needed = []
+        rest_r = rest_w = 0
+        rw = self._rw_bits
         for e in reversed(q.entries):
             if e[2]:
                 continue
-            r, wr = self._rw_bits[e[0]]
+            r, wr = rw[e[0]]
             if wr & need_r or (r | wr) & need_w:
                 needed.append(e)
                 need_r |= r
                 need_w |= wr
+            else:
+                rest_r |= r
+                rest_w |= wr
+        q.reads, q.writes = rest_r, rest_w   # exact for what stays deferred
         for e in reversed(needed):
             if not e[2]:
                 self._run_entry(w, warp, e)
@@ -816,8 +822,9 @@ class FunctionalLaunch:
                     self._settle(w, x)
 
     def _settle(self, w: Wave, warp: int) -> None:
-        """Drop ``warp``'s leading run entries; register its new oldest entry as a head
-        and recompute its pending register sets."""
+        """Drop ``warp``'s leading run entries and register its new oldest entry as a
+        head. Its register sets are left as they are: a superset of what its unrun
+        entries touch is enough for :meth:`_force`'s first check, which tightens them."""
         q = w.deferred[warp]
         ents = q.entries
         heads = w.deferred_heads
@@ -837,14 +844,6 @@ class FunctionalLaunch:
         if h is None:
             h = heads[head[0]] = {}
         h[warp] = head[1]
-        reads = writes = 0
-        rw = self._rw_bits
-        for e in ents:
-            if not e[2]:
-                r, wr = rw[e[0]]
-                reads |= r
-                writes |= wr
-        q.reads, q.writes = reads, writes
 
     def _run_group(self, w: Wave, plan: "_AluPlan", group: dict) -> None:
         """Run ``plan`` for the warps ``group`` ({warp: lane mask}) of ``w`` at once, over
