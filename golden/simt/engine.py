@@ -32,11 +32,11 @@ from golden.exec.atomics import atomic_fn
 from golden.exec.ops import compile_op
 from golden.exec.types import DTYPE, UINT, imm_as, read_as, write_as
 from golden.ptx.ir import Addr, Imm, Reg, SpecialReg, Sym, Vec, TYPE_SIZE
+from golden.simt.liveness import operand_regs
 from golden.simt.memory import GLOBAL_BASE, LOCAL_WINDOW, SHARED_WINDOW, WINDOW_SIZE
 from golden.simt.observer import ExecEvent
 from golden.simt.printf import _cstring, format_printf
 from golden.simt.program import Program, Slot
-from golden.simt.liveness import operand_regs
 from golden.simt.stack import SimtStacks
 from golden.simt.stats import LaunchStats
 
@@ -79,6 +79,12 @@ _NO_PLAN = object()
 #: opcodes that read or write the carry flag (a register no operand names)
 _CARRY_OPS = frozenset({"addc", "subc", "madc"})
 
+#: opcodes with their own executor paths in FunctionalLaunch._execute
+_EXECUTOR_PATH = frozenset({"ld", "ldu", "st", "atom", "red", "cvta", "vote", "activemask", "shfl",
+                            "match", "redux", "trap"})
+#: warp-wide operations (:meth:`FunctionalLaunch._warp_op`)
+_WARP_OPS = frozenset({"vote", "activemask", "shfl", "match", "redux"})
+
 
 class _Deferred:
     """One warp's deferred register-only instructions: ``entries`` [pc, mask, run] in
@@ -91,11 +97,6 @@ class _Deferred:
         self.entries: deque = deque()
         self.reads = 0
         self.writes = 0
-#: opcodes with their own executor paths in FunctionalLaunch._execute
-_EXECUTOR_PATH = frozenset({"ld", "ldu", "st", "atom", "red", "cvta", "vote", "activemask", "shfl",
-                            "match", "redux", "trap"})
-#: warp-wide operations (:meth:`FunctionalLaunch._warp_op`)
-_WARP_OPS = frozenset({"vote", "activemask", "shfl", "match", "redux"})
 
 
 def _alu_plan(program: Program, s: Slot, compiled) -> "_AluPlan | None":
@@ -470,8 +471,8 @@ class Wave:
         self.ones = np.ones(self.T, dtype=bool)
         self.ones32 = self.ones[:32]  # one warp's full path (FunctionalLaunch._path_bits)
         #: deferred register-only instructions (FunctionalLaunch.defer_registers): per warp
-        #: a FIFO of (pc, lane mask) in program order, and per PC the warps whose oldest
-        #: deferred instruction is that PC ({warp: mask}), the groups that run together
+        #: its _Deferred queue, and per PC the warps whose oldest unrun deferred
+        #: instruction is that PC ({warp: mask}), the groups that run together
         self.deferred: dict[int, "_Deferred"] = {}
         self.deferred_heads: dict[int, dict] = {}
         self.special_cache: dict = {}
@@ -602,7 +603,7 @@ class FunctionalLaunch:
                               mask if act is None else act, 0, 0, nxt)
         else:
             if w.deferred:
-                self._force(w, warp, s) if inst is not None else self.flush_warp(w, warp)
+                self._force(w, warp, s)   # no instruction (function end): flushes all
             div_before = self.stats.divergent_branches
             self._step(w, np.array([warp], dtype=np.int64), pc)
             diverged = self.stats.divergent_branches > div_before
@@ -647,8 +648,7 @@ class FunctionalLaunch:
         (``shfl``, ``vote``, ``activemask``, ``match``, ``redux``), device-function
         calls and returns, and ``bar.arrive`` are refused with a :class:`PTXError`.
         """
-        for x in list(w.deferred):   # any home warp of the threads may have some
-            self.flush_warp(w, x)
+        self.flush_wave(w)   # any home warp of the threads may have deferred work
         s = self.program.slots[pc >> 3]
         inst = s.inst
         self._last_mem = None
