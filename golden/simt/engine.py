@@ -86,10 +86,17 @@ _EXECUTOR_PATH = frozenset({"ld", "ldu", "st", "atom", "red", "cvta", "vote", "a
 _WARP_OPS = frozenset({"vote", "activemask", "shfl", "match", "redux"})
 
 
+#: most deferred instructions a warp holds: a longer queue runs its oldest (with its
+#: group), so the dependence walk of FunctionalLaunch._run_needed stays short even when
+#: a loop keeps deferring work nothing reads until the warp ends
+DEFER_DEPTH = 16
+
+
 class _Deferred:
     """One warp's deferred register-only instructions: ``entries`` [pc, mask, run] in
-    program order (the first is never run), and bitmasks (FunctionalLaunch._reg_bit)
-    holding at least every register the unrun ones read and write."""
+    program order (the first is never run; at most DEFER_DEPTH, run ones included), and
+    bitmasks (FunctionalLaunch._reg_bit) holding at least every register the unrun ones
+    read and write."""
 
     __slots__ = ("entries", "reads", "writes")
 
@@ -515,8 +522,9 @@ class FunctionalLaunch:
         #: deferred instructions run, in program order, before its next other instruction
         #: (memory, control, guarded, slow path) or a skip; they touch only the warp's own
         #: registers, so results and statistics are those of eager execution. Only for
-        #: callers that read registers through this class alone (the timing model turns it
-        #: on when no mechanism is attached; mechanisms read wave registers directly).
+        #: callers that read registers through this class alone, or through
+        #: warp_register / force_registers (the timing model turns it on when
+        #: GPU.defer_registers is set and no mechanism reads wave registers directly).
         self.defer_registers = False
         self._reg_bit = {k: i for i, k in enumerate(program.reg_types)}
         self._rw_bits: dict[int, tuple[int, int]] = {}   # pc -> plan (reads, writes) bits
@@ -619,8 +627,8 @@ class FunctionalLaunch:
         instruction receives the leader's result). ``values`` maps a register storage key
         to ``(lane values (32,), lanes written (32,) bool)``. Returns the skipped PC. Only
         for non-control instructions (the SIMT stack advances by one slot)."""
-        if w.deferred:
-            FunctionalLaunch.flush_warp(w.launch, w, warp)
+        if w.deferred:   # the values overwrite registers deferred work may read or write
+            FunctionalLaunch.force_registers(w.launch, w, warp, values, write=True)
         st = w.stacks
         d = int(st.depth[warp])
         pc = int(st.pc[warp, d - 1])
@@ -721,6 +729,9 @@ class FunctionalLaunch:
         q.entries.append([pc, mask, False])
         q.reads |= reads
         q.writes |= writes
+        if len(q.entries) > DEFER_DEPTH:
+            self._run_entry(w, warp, q.entries[0])
+            self._settle(w, warp)
 
     def _plan_bits(self, pc: int) -> tuple[int, int]:
         """(registers read, registers written) of the planned instruction at ``pc`` as
@@ -765,9 +776,36 @@ class FunctionalLaunch:
         if t is None:
             self.flush_warp(w, warp)
             return
-        if not (t & (q.reads | q.writes)):
+        if t & (q.reads | q.writes):
+            self._run_needed(w, warp, q, t, t)
+
+    def force_registers(self, w: Wave, warp: int, keys, write: bool = False) -> None:
+        """Bring registers ``keys`` (storage keys) of ``warp`` up to date: run the deferred
+        instructions that write them (and, with ``write``, those that read them: the
+        caller is about to overwrite them), with everything those depend on, so the
+        registers hold what eager execution would. A mechanism that reads wave registers
+        while deferral is on calls this (or :meth:`warp_register`) first (see
+        :attr:`golden.timing.hooks.Mechanism.reads_wave_registers`)."""
+        q = w.deferred.get(warp)
+        if q is None:
             return
-        need_r = need_w = t
+        bit = self._reg_bit
+        need = 0
+        for k in keys:
+            need |= 1 << bit[k]
+        if need & (q.writes | q.reads if write else q.writes):
+            self._run_needed(w, warp, q, need, need if write else 0)
+
+    def warp_register(self, w: Wave, warp: int, key: str) -> np.ndarray:
+        """The 32 lane values of register ``key`` of ``warp`` (a view into the wave's
+        registers), with its deferred writes applied (:meth:`force_registers`)."""
+        if w.deferred:
+            self.force_registers(w, warp, (key,))
+        return w.regs[key][warp * 32:warp * 32 + 32]
+
+    def _run_needed(self, w: Wave, warp: int, q: "_Deferred", need_r: int, need_w: int) -> None:
+        """Run ``warp``'s deferred entries that write a register in ``need_r`` or read or
+        write one in ``need_w``, closed over their own dependences, in program order."""
         needed = []
         rest_r = rest_w = 0
         rw = self._rw_bits
@@ -787,6 +825,8 @@ class FunctionalLaunch:
             if not e[2]:
                 self._run_entry(w, warp, e)
         self._settle(w, warp)
+        if needed and warp in w.deferred:   # drop the run entries behind the live head
+            q.entries = deque(e for e in q.entries if not e[2])
 
     def flush_warp(self, w: Wave, warp: int) -> None:
         """Execute every deferred instruction of ``warp`` (in program order)."""

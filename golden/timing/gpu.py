@@ -118,7 +118,8 @@ class KernelRun:
         self.mechanisms = tuple(mechanisms)
         # register-only instructions run lazily in warp groups (FunctionalLaunch.
         # defer_registers) unless a mechanism may read wave registers itself
-        launch.defer_registers = gpu.defer_registers and not self.mechanisms
+        launch.defer_registers = gpu.defer_registers and not any(
+            getattr(m, "reads_wave_registers", True) for m in self.mechanisms)
         self.sm_ids = tuple(sm_ids)
         self.start = start
         self.stats = TimingStats.for_config(config)
@@ -208,10 +209,15 @@ class GPU:
     on disjoint sets of SMs (:meth:`run_partitions`)."""
 
     #: Run register-only ALU instructions lazily, in groups of warps at the same PC
-    #: (:attr:`golden.simt.engine.FunctionalLaunch.defer_registers`), in launches without
-    #: mechanisms. Results and statistics are those of eager execution; False executes
-    #: every instruction when it issues (for debugging the functional core).
-    defer_registers: bool = True
+    #: (:attr:`golden.simt.engine.FunctionalLaunch.defer_registers`), in launches whose
+    #: mechanisms do not read wave registers directly
+    #: (:attr:`golden.timing.hooks.Mechanism.reads_wave_registers`). Results and
+    #: statistics are those of eager execution. Off by default: measured side by side
+    #: (2026-11-27) it was slower than eager execution on 9 of 10 workloads (1.03-1.25x
+    #: slower; CP 1.06x faster), because warps that drift apart under GTO rarely share a
+    #: PC when their work must run, so most groups hold one warp and the queue
+    #: bookkeeping costs more than the batching saves.
+    defer_registers: bool = False
 
     def __init__(self, config, mechanisms=(), regs_per_thread: int | None = None,
                  max_cycles: int = DEFAULT_MAX_CYCLES):

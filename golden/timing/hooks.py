@@ -164,6 +164,15 @@ class Mechanism:
     #: Short name used as the prefix of this mechanism's counters.
     name = "mechanism"
 
+    #: True when the mechanism may read register values straight from ``wave.regs``: the
+    #: functional model then executes every instruction when it issues. A mechanism that
+    #: reads no register value, or reads them only through
+    #: :meth:`golden.simt.engine.FunctionalLaunch.warp_register` /
+    #: :meth:`~golden.simt.engine.FunctionalLaunch.force_registers`, sets False and lets
+    #: register-only instructions run deferred in warp groups
+    #: (:attr:`~golden.simt.engine.FunctionalLaunch.defer_registers`).
+    reads_wave_registers = True
+
     def on_fetch(self, sm, warp, pc: int) -> bool:
         """Called before ``warp`` (a :class:`~golden.timing.sm.WarpSlot`) fetches ``pc``.
         Return True to skip the fetch."""

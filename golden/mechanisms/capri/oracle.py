@@ -105,6 +105,8 @@ class CapriOracle(Mechanism):
     docstring)."""
 
     name = "capri"
+    #: reads no register value (register-only work may run deferred)
+    reads_wave_registers = False
 
     def __init__(self, config, params: CapriOracleParams | None = None, recorder_factory=None):
         self.params = params or CapriOracleParams()

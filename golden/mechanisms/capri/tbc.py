@@ -467,6 +467,8 @@ class Tbc(Mechanism):
     """TBC (``pass_unconditional=False``: every branch is a CTA barrier) or TBC+ (True:
     unconditional branches are not): every CTA's warps are formed by
     :class:`CompactionFormation`; every warp stalls at a conditional branch."""
+    #: reads no register value (register-only work may run deferred)
+    reads_wave_registers = False
 
     def __init__(self, pass_unconditional: bool = False, check: bool = False,
                  recorder_factory=None):

@@ -52,6 +52,8 @@ class CoarseL1Mechanism(Mechanism):
     """Sets each SM's L1 fetch group (see the module docstring)."""
 
     name = "coarse"
+    #: reads no register value (register-only work may run deferred)
+    reads_wave_registers = False
 
     def __init__(self, config, params: CoarseL1Params | None = None):
         self.params = p = params or CoarseL1Params()

@@ -85,7 +85,7 @@ def _lane_values(w, s, r: Reg) -> np.ndarray | None:
     key = s.regs.get(r.name)
     if key is None:
         return None
-    return w.wave.regs[key][w.widx * 32:(w.widx + 1) * 32]
+    return w.wave.launch.warp_register(w.wave, w.widx, key)
 
 
 def _uniform(v: np.ndarray, active: np.ndarray) -> bool:
@@ -104,6 +104,8 @@ class DacIdealMechanism(Mechanism):
     """``dac-ideal``: every affine instruction executed once per TB (see module docstring)."""
 
     name = "dac"
+    #: register values are read through FunctionalLaunch.warp_register (deferral on)
+    reads_wave_registers = False
 
     def __init__(self, config, max_skips_per_fetch: int = 4, claim_at_fetch: bool = True):
         self.config = config
@@ -197,8 +199,8 @@ class DacIdealMechanism(Mechanism):
             _pc, ok = chk
             if ok:
                 keys = self._keys
-                lanes = slice(w.widx * 32, w.widx * 32 + 32)
-                ok = all(_affine(w.wave.regs[keys[i]][lanes]) for i in sm.decoded[pc >> 3].dsts)
+                read = sm.launch.warp_register
+                ok = all(_affine(read(w.wave, w.widx, keys[i])) for i in sm.decoded[pc >> 3].dsts)
             self.affine[pc] = ok and self.affine.get(pc, True)
         self._skips.drain(sm, w)
 

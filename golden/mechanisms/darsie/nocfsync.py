@@ -55,6 +55,8 @@ class NoCfSyncMechanism(Mechanism):
     """The idealised ``darsie-no-cf-sync`` variant (see module docstring)."""
 
     name = "darsie"
+    #: register values are read through FunctionalLaunch.warp_register (deferral on)
+    reads_wave_registers = False
 
     def __init__(self, config, params: DarsieParams | None = None):
         self.params = params or DarsieParams(variant="darsie-no-cf-sync")
@@ -156,10 +158,10 @@ class NoCfSyncMechanism(Mechanism):
         lead = self._leading.pop(id(w), None)
         if lead is not None:
             _w, _key, r = lead
-            lanes = slice(w.widx * 32, w.widx * 32 + 32)
             written = ((rec.active_mask >> np.arange(32)) & 1).astype(bool)
             keys = self.keys
-            r[0] = {keys[i]: (w.wave.regs[keys[i]][lanes].copy(), written)
+            read = sm.launch.warp_register
+            r[0] = {keys[i]: (read(w.wave, w.widx, keys[i]).copy(), written)
                     for i in sm.decoded[pc >> 3].dsts}
         self._skips.drain(sm, w)
 

@@ -277,6 +277,8 @@ class DarsieMechanism(Mechanism):
     """DARSIE (variants ``darsie`` and ``darsie-ignore-store``); see the module docstring."""
 
     name = "darsie"
+    #: register values are read through FunctionalLaunch.warp_register (deferral on)
+    reads_wave_registers = False
 
     def __init__(self, config, params: DarsieParams | None = None):
         self.params = params or DarsieParams()
@@ -755,10 +757,11 @@ class DarsieMechanism(Mechanism):
         lead = self._leading.pop(id(w), None)
         if lead is not None:
             _slot, e = lead
-            lanes = slice(w.widx * 32, w.widx * 32 + 32)
             am = rec.active_mask
             written = ((am >> np.arange(32)) & 1).astype(bool)
-            e.values = {key: (w.wave.regs[key][lanes].copy(), written) for _r, key, _v in e.dsts}
+            read = sm.launch.warp_register
+            e.values = {key: (read(w.wave, w.widx, key).copy(), written)
+                        for _r, key, _v in e.dsts}
         self._skips.drain(sm, w)
 
     def on_writeback(self, sm, w, pc: int, regs: list) -> list:

@@ -63,6 +63,8 @@ class BranchPredictionMechanism(Mechanism):
     """Predict conditional branches at fetch (see module docstring)."""
 
     name = "bp"
+    #: reads no register value (register-only work may run deferred)
+    reads_wave_registers = False
 
     def __init__(self, config, kind: str = "static", params: GshareParams | None = None,
                  recorder_factory=None):

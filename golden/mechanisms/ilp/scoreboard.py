@@ -166,10 +166,9 @@ class SharedTracker:
         """Low 32 bits of each lane of the just-written registers, packed per register."""
         w = self.warp
         prog_keys = self.mech.reg_keys
-        lanes = slice(w.widx * 32, w.widx * 32 + 32)
         out = []
         for r in regs:
-            v = w.wave.regs[prog_keys[r]][lanes]
+            v = w.wave.launch.warp_register(w.wave, w.widx, prog_keys[r])
             low = np.ascontiguousarray(v).view(np.uint8).reshape(32, -1)[:, :4].copy()
             word = int.from_bytes(low.reshape(-1).tobytes(), "little")
             out.append(word)
@@ -200,6 +199,8 @@ class ILPScoreboardMechanism(Mechanism):
     """Attach one shared scoreboard per SM (``ilp-sc``)."""
 
     name = "ilp"
+    #: register values are read through FunctionalLaunch.warp_register (deferral on)
+    reads_wave_registers = False
 
     def __init__(self, config, entries: int = 8, recorder_factory=None):
         self.config = config

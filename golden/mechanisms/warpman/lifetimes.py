@@ -29,6 +29,8 @@ class WarpLifetimes(Mechanism):
     """Records warp lifetimes and per-TB RTRU (see the module docstring)."""
 
     name = "lifetimes"
+    #: reads no register value (register-only work may run deferred)
+    reads_wave_registers = False
 
     def __init__(self, config=None, bin: int = 500):
         self.bin = bin

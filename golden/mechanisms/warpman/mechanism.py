@@ -81,6 +81,8 @@ class WarpManMechanism(Mechanism):
     """WarpMan on one GPU run (see the module docstring)."""
 
     name = "warpman"
+    #: reads no register value (register-only work may run deferred)
+    reads_wave_registers = False
 
     def __init__(self, config, params: WarpManParams | None = None, recorder_factory=None):
         self.cfg = config
