@@ -307,7 +307,7 @@ def test_bad_enum(tmp_path):
     data = _raw("pascal")
     data["core"]["scheduler"] = "fifo"
     with pytest.raises(ConfigError, match=r"bad\.yaml: core\.scheduler: 'fifo' is not one of "
-                                          r"lrr, gto, two_level"):
+                                          r"lrr, gto, sticky_rr, two_level"):
         load_config(_write(tmp_path, data))
 
 

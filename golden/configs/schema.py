@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import MISSING, dataclass, field, fields, is_dataclass
 
 # The enumerations the timing model understands.
-SCHEDULER_POLICIES = ("lrr", "gto", "two_level")
+SCHEDULER_POLICIES = ("lrr", "gto", "sticky_rr", "two_level")
 FETCH_POLICIES = ("lrr",)
 DEPENDENCE_TRACKING = ("scoreboard", "one_in_flight")
 BANK_MAPPINGS = ("warp_plus_reg", "reg", "subcore_warp_plus_reg")
@@ -84,7 +84,9 @@ class CoreConfig:
         "issue (warp) schedulers per SM; warps are statically partitioned among them "
         "(warp w goes to scheduler w mod num_schedulers_per_sm)", lo=1, hi=64)
     scheduler: str = _p("issue-scheduler policy: lrr (loose round robin), gto (greedy then "
-                        "oldest) or two_level (active set of two_level_active_warps, LRR inside)",
+                        "oldest), sticky_rr (the last issuer's thread block keeps priority, "
+                        "round robin inside it and across blocks) or two_level (active set of "
+                        "two_level_active_warps, LRR inside)",
                         choices=SCHEDULER_POLICIES)
     two_level_active_warps: int = _p(
         "size of the active (ready) warp set per scheduler; used only by the two_level policy",

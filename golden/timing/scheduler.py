@@ -10,6 +10,12 @@ Policies (``core.scheduler``):
 * ``lrr`` -- loose round robin: start after the warp that issued last.
 * ``gto`` -- greedy then oldest: keep issuing from the last warp that issued while it
   can; otherwise the oldest warp (smallest dispatch sequence number) first.
+* ``sticky_rr`` -- sticky round robin (CAPRI §4, GPGPU-Sim 2.x): the thread block of the
+  warp that issued last is the *current* one; its warps come first, round robin among
+  them (starting after the last issuer), so they keep top priority until all of them
+  stall; then the other blocks' warps, block by block in round-robin order from the one
+  dispatched after the current block. A warp of another block that issues makes its
+  block current.
 * ``two_level`` -- two-level scheduling (Narasiman et al., MICRO 2011): an *active set*
   of ``two_level_active_warps`` warps is scheduled LRR; a warp that stalls on a
   long-latency (memory) dependence is demoted to the tail of the *pending* queue and
@@ -40,7 +46,7 @@ class IssueScheduler:
         self.dirty = True
         self.wake = 0
         self.head_ready = NEVER  # set by the SM's issue walk: earliest pending I-buffer head
-        self._gto = None  # gto: the order for the current ``last`` (rebuilt when it changes)
+        self._gto = None  # gto / sticky_rr: the order for the current ``last`` (rebuilt when it changes)
 
     def add(self, warp) -> None:
         """A warp was dispatched to this scheduler."""
@@ -79,6 +85,11 @@ class IssueScheduler:
         if last is None or last not in ws:
             return ws
         i = ws.index(last) + 1
+        if self.policy == "sticky_rr":
+            o = self._gto
+            if o is None:
+                o = self._gto = _sticky_order(ws, last, i)
+            return o
         return ws[i:] + ws[:i]
 
     def issued(self, warp) -> None:
@@ -96,3 +107,14 @@ class IssueScheduler:
             self.active.remove(warp)
             self.pending.append(warp)
             self.active.append(self.pending.pop(0))
+
+
+def _sticky_order(ws: list, last, after: int) -> list:
+    """sticky_rr order of warps ``ws`` (dispatch order) when ``last`` (at ``ws[after - 1]``)
+    issued last: its block's warps round robin after it, then the other blocks' warps in
+    block round-robin order starting after the current block's last warp."""
+    tb = last.tb
+    rot = ws[after:] + ws[:after]
+    mine = [w for w in rot if w.tb is tb]
+    end = max(k for k, w in enumerate(ws) if w.tb is tb) + 1
+    return mine + [w for w in ws[end:] + ws[:end] if w.tb is not tb]

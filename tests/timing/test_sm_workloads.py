@@ -97,7 +97,7 @@ def test_mechanism_hooks_are_called(pascal):
     assert slow.stats[0].cycles > base.stats[0].cycles
 
 
-@pytest.mark.parametrize("policy", ["lrr", "gto", "two_level"])
+@pytest.mark.parametrize("policy", ["lrr", "gto", "sticky_rr", "two_level"])
 def test_scheduler_policies_give_same_results(pascal, policy):
     from dataclasses import replace
     cfg = replace(pascal, core=replace(pascal.core, scheduler=policy))
@@ -127,6 +127,28 @@ def test_cli_run_timing_mode(tmp_path, capsys):
     assert d["outputs_match"] and d["cycles"] == d["timing"]["cycles"] > 0
     assert d["energy"] and d["per_launch"]
     assert main(["run", "DCT", "--mode", "timing", "--config", "nope"]) == 2
+
+
+def test_sticky_round_robin_order():
+    """sticky_rr (CAPRI §4): the last issuer's block first, round robin inside it; the other
+    blocks after it, block round robin from the block dispatched next."""
+    from types import SimpleNamespace
+
+    from golden.timing.scheduler import IssueScheduler
+    a, b, c = object(), object(), object()
+    ws = [SimpleNamespace(tb=t, name=f"{n}{i}") for n, t in (("a", a), ("b", b), ("c", c))
+          for i in range(3)]
+    s = IssueScheduler(0, "sticky_rr", 8)
+    for w in ws:
+        s.add(w)
+    assert [w.name for w in s.order()] == [w.name for w in ws]   # nothing issued yet
+    s.issued(ws[4])   # b1
+    assert [w.name for w in s.order()] == ["b2", "b0", "b1", "c0", "c1", "c2", "a0", "a1", "a2"]
+    s.issued(ws[8])   # c2: all of b stalled, c becomes current
+    assert [w.name for w in s.order()] == ["c0", "c1", "c2", "a0", "a1", "a2", "b0", "b1", "b2"]
+    s.remove(ws[0])
+    s.issued(ws[1])   # a1
+    assert [w.name for w in s.order()] == ["a2", "a1", "b0", "b1", "b2", "c0", "c1", "c2"]
 
 
 def test_two_level_barrier_waiters_leave_active_set(pascal):
