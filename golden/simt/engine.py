@@ -519,9 +519,12 @@ class FunctionalLaunch:
         self.clock = 0
         #: timing mode: execute register-only ALU instructions (no guard, a fast-path plan)
         #: lazily, in groups of the warps of a wave that reached the same PC. A warp's
-        #: deferred instructions run, in program order, before its next other instruction
-        #: (memory, control, guarded, slow path) or a skip; they touch only the warp's own
-        #: registers, so results and statistics are those of eager execution. Only for
+        #: deferred instructions run in program order, and only when needed: before an
+        #: instruction it executes eagerly (memory, control, guarded, slow path) or a skip
+        #: that touches a register they read or write, when a mechanism reads a register
+        #: they write, when its queue passes DEFER_DEPTH, or at a dynamic-warp step; they
+        #: touch only the warp's own registers, so results and statistics are those of
+        #: eager execution. Only for
         #: callers that read registers through this class alone, or through
         #: warp_register / force_registers (the timing model turns it on when
         #: GPU.defer_registers is set and no mechanism reads wave registers directly).
@@ -656,7 +659,8 @@ class FunctionalLaunch:
         (``shfl``, ``vote``, ``activemask``, ``match``, ``redux``), device-function
         calls and returns, and ``bar.arrive`` are refused with a :class:`PTXError`.
         """
-        self.flush_wave(w)   # any home warp of the threads may have deferred work
+        if w.deferred:   # any home warp of the threads may have deferred work
+            self.flush_wave(w)
         s = self.program.slots[pc >> 3]
         inst = s.inst
         self._last_mem = None

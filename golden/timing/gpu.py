@@ -213,7 +213,7 @@ class GPU:
     #: mechanisms do not read wave registers directly
     #: (:attr:`golden.timing.hooks.Mechanism.reads_wave_registers`). Results and
     #: statistics are those of eager execution. Off by default: measured side by side
-    #: (2026-11-27) it was slower than eager execution on 9 of 10 workloads (1.03-1.25x
+    #: (2026-11-27) it was slower than eager execution on 9 of 10 workloads (1.04-1.25x
     #: slower; CP 1.06x faster), because warps that drift apart under GTO rarely share a
     #: PC when their work must run, so most groups hold one warp and the queue
     #: bookkeeping costs more than the batching saves.

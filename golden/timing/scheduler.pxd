@@ -12,7 +12,7 @@ cdef class IssueScheduler:
     cdef public bint dirty
     cdef public long wake
     cdef public long head_ready
-    cdef public object _gto
+    cdef public object _order
     cpdef list order(self)
     cpdef issued(self, warp)
     cpdef long_stall(self, warp)

@@ -46,12 +46,12 @@ class IssueScheduler:
         self.dirty = True
         self.wake = 0
         self.head_ready = NEVER  # set by the SM's issue walk: earliest pending I-buffer head
-        self._gto = None  # gto / sticky_rr: the order for the current ``last`` (rebuilt when it changes)
+        self._order = None  # gto / sticky_rr: the order for the current ``last`` (rebuilt when it changes)
 
     def add(self, warp) -> None:
         """A warp was dispatched to this scheduler."""
         self.dirty = True
-        self._gto = None
+        self._order = None
         self.warps.append(warp)
         if self.policy == "two_level":
             (self.active if len(self.active) < self.active_size else self.pending).append(warp)
@@ -59,7 +59,7 @@ class IssueScheduler:
     def remove(self, warp) -> None:
         """A warp finished."""
         self.dirty = True
-        self._gto = None
+        self._order = None
         self.warps.remove(warp)
         if self.last is warp:
             self.last = None
@@ -78,25 +78,25 @@ class IssueScheduler:
         if self.policy == "gto":
             if last is None or last is ws[0]:
                 return ws
-            o = self._gto
+            o = self._order
             if o is None:
-                o = self._gto = [last] + [w for w in ws if w is not last]
+                o = self._order = [last] + [w for w in ws if w is not last]
             return o
         if last is None or last not in ws:
             return ws
-        i = ws.index(last) + 1
         if self.policy == "sticky_rr":
-            o = self._gto
+            o = self._order
             if o is None:
-                o = self._gto = _sticky_order(ws, last, i)
+                o = self._order = _sticky_order(ws, last)
             return o
+        i = ws.index(last) + 1
         return ws[i:] + ws[:i]
 
     def issued(self, warp) -> None:
         """``warp`` issued this cycle."""
         if warp is not self.last:
             self.last = warp
-            self._gto = None
+            self._order = None
 
     def long_stall(self, warp) -> None:
         """two_level: ``warp`` waits on memory or at a barrier; swap it out of the active set
@@ -109,11 +109,12 @@ class IssueScheduler:
             self.active.append(self.pending.pop(0))
 
 
-def _sticky_order(ws: list, last, after: int) -> list:
-    """sticky_rr order of warps ``ws`` (dispatch order) when ``last`` (at ``ws[after - 1]``)
-    issued last: its block's warps round robin after it, then the other blocks' warps in
-    block round-robin order starting after the current block's last warp."""
+def _sticky_order(ws: list, last) -> list:
+    """sticky_rr order of warps ``ws`` (dispatch order) when ``last`` issued last: its
+    block's warps round robin after it, then the other blocks' warps in block round-robin
+    order starting after the current block's last warp."""
     tb = last.tb
+    after = ws.index(last) + 1
     rot = ws[after:] + ws[:after]
     mine = [w for w in rot if w.tb is tb]
     end = max(k for k, w in enumerate(ws) if w.tb is tb) + 1

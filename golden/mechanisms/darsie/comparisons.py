@@ -104,7 +104,7 @@ class DacIdealMechanism(Mechanism):
     """``dac-ideal``: every affine instruction executed once per TB (see module docstring)."""
 
     name = "dac"
-    #: register values are read through FunctionalLaunch.warp_register (deferral on)
+    #: register values are read through FunctionalLaunch.warp_register (deferral may stay on)
     reads_wave_registers = False
 
     def __init__(self, config, max_skips_per_fetch: int = 4, claim_at_fetch: bool = True):

@@ -55,7 +55,7 @@ class NoCfSyncMechanism(Mechanism):
     """The idealised ``darsie-no-cf-sync`` variant (see module docstring)."""
 
     name = "darsie"
-    #: register values are read through FunctionalLaunch.warp_register (deferral on)
+    #: register values are read through FunctionalLaunch.warp_register (deferral may stay on)
     reads_wave_registers = False
 
     def __init__(self, config, params: DarsieParams | None = None):

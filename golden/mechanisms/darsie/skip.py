@@ -277,7 +277,7 @@ class DarsieMechanism(Mechanism):
     """DARSIE (variants ``darsie`` and ``darsie-ignore-store``); see the module docstring."""
 
     name = "darsie"
-    #: register values are read through FunctionalLaunch.warp_register (deferral on)
+    #: register values are read through FunctionalLaunch.warp_register (deferral may stay on)
     reads_wave_registers = False
 
     def __init__(self, config, params: DarsieParams | None = None):

@@ -199,7 +199,7 @@ class ILPScoreboardMechanism(Mechanism):
     """Attach one shared scoreboard per SM (``ilp-sc``)."""
 
     name = "ilp"
-    #: register values are read through FunctionalLaunch.warp_register (deferral on)
+    #: register values are read through FunctionalLaunch.warp_register (deferral may stay on)
     reads_wave_registers = False
 
     def __init__(self, config, entries: int = 8, recorder_factory=None):
