@@ -28,22 +28,36 @@ def test_job_result_and_determinism_across_workers():
         json.dumps(r)
 
 
-def test_result_cache_reuses_results_of_the_same_model_only(tmp_path):
-    from golden.report.cache import ResultCache, model_fingerprint
+def test_result_cache_reuses_results_while_their_dependencies_are_unchanged(tmp_path):
+    import hashlib
+    from golden.report.cache import ResultCache, archive_results, model_fingerprint
     jobs = [TimingJob("DCT", "pascal")]
-    cache = ResultCache(tmp_path, fingerprint="a" * 64)
+    cache = ResultCache(tmp_path / "c", archive=[])
     first = run_jobs(jobs, workers=1, progress=False, cache=cache)
     (key,) = first
-    assert "from_cache" not in first[key] and cache.get(key) is not None
+    assert "from_cache" not in first[key] and cache.get(jobs[0]) is not None
+    assert first[key]["simulated_at"]
     again = run_jobs(jobs, workers=1, progress=False, cache=cache)
     assert again[key].pop("from_cache")
     assert _strip(again[key]) == _strip(json.loads(json.dumps(first[key])))
-    # another model source (fingerprint) sees an empty cache; errors are never cached
-    other = ResultCache(tmp_path, fingerprint="b" * 64)
-    assert other.get(key) is None
-    bad = run_jobs([TimingJob("DCT", "no_such_config")], workers=1, progress=False, cache=other)
-    assert other.get(next(iter(bad))) is None
-    # the fingerprint follows the source bytes
+    # a stored result whose dependency map differs from today's is not reused
+    entry = tmp_path / "c" / (hashlib.sha256(key.encode()).hexdigest()[:24] + ".json")
+    data = json.loads(entry.read_text())
+    assert "timing/sm.py" in data["deps"] and "workloads/kernels/dct.ptx" in data["deps"]
+    data["deps"]["timing/sm.py"] = "0" * 20
+    entry.write_text(json.dumps(data))
+    assert cache.get(jobs[0]) is None and cache.get_unverified(key)["cycles"] == first[key]["cycles"]
+    # errors are never cached
+    bad = run_jobs([TimingJob("DCT", "no_such_config")], workers=1, progress=False, cache=cache)
+    assert cache.get(TimingJob("DCT", "no_such_config")) is None and "error" in next(iter(bad.values()))
+    # archive: valid results of the size only; a fresh cache reads them from the archive
+    run_jobs(jobs, workers=1, progress=False, cache=cache)
+    assert archive_results(tmp_path / "c", tmp_path / "a", size="paper") == 0
+    assert archive_results(tmp_path / "c", tmp_path / "a", size=None) == 1
+    fresh = ResultCache(tmp_path / "empty", archive=[tmp_path / "a"])
+    hit = run_jobs(jobs, workers=1, progress=False, cache=fresh)
+    assert hit[key]["from_cache"] and hit[key]["cycles"] == first[key]["cycles"]
+    # the whole-model fingerprint (provenance) follows the source bytes
     (tmp_path / "pkg").mkdir()
     (tmp_path / "pkg" / "m.py").write_text("x = 1\n")
     f1 = model_fingerprint(tmp_path / "pkg")

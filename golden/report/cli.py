@@ -26,7 +26,7 @@ from golden.cli import _atomic_write as _write
 from golden.cli_args import jobs as jobs_arg, output_dir, seed as seed_arg
 from golden.errors import SimtlabError
 from golden.report import REPORTS, available_reports
-from golden.report.cache import DEFAULT_ROOT, ResultCache
+from golden.report.cache import DEFAULT_ARCHIVE, DEFAULT_ROOT, ResultCache
 from golden.report.executors import EXECUTORS
 from golden.report.runner import ReportOptions, run_jobs
 
@@ -45,11 +45,14 @@ def add_subcommand(sub) -> None:
     r.add_argument("-j", "--jobs", type=jobs_arg, default=os.cpu_count() or 1)
     r.add_argument("--out", type=output_dir, default="build/results")
     r.add_argument("--no-cache", action="store_true",
-                   help="simulate everything again instead of reusing results of the same "
-                        "model source from the result cache")
+                   help="simulate everything again instead of reusing cached or archived "
+                        "results whose dependency files are unchanged")
     r.add_argument("--cache-dir", default=str(DEFAULT_ROOT),
-                   help="result cache root (default: %(default)s); one directory per model "
-                        "source fingerprint")
+                   help="result cache root (default: %(default)s); a result is reused while "
+                        "every file its job depends on is unchanged")
+    r.add_argument("--archive", action="append", metavar="DIR",
+                   help=f"read-only directory of committed results searched after the cache "
+                        f"(default: {DEFAULT_ARCHIVE} when it exists; repeatable)")
     r.add_argument("--executor", choices=EXECUTORS, default="local",
                    help="where simulations run: local = -j worker processes here (default); "
                         "dask = a Dask cluster (a LocalCluster of -j workers, or --scheduler)")
@@ -67,11 +70,17 @@ def add_subcommand(sub) -> None:
                    help="result cache the reports' simulations are read from for the CSV")
     p.set_defaults(fn=cmd_publish)
 
-    c = sub.add_parser("cache", help="show (info) or empty (clear) the report result cache")
-    c.add_argument("action", choices=("info", "clear"))
+    c = sub.add_parser("cache", help="show (info), empty (clear) or commit (archive) the "
+                                     "report result cache")
+    c.add_argument("action", choices=("info", "clear", "archive"))
     c.add_argument("--stale", action="store_true",
-                   help="clear: only results of other model sources (keep the current one)")
+                   help="clear: only results whose dependency files changed (keep valid ones)")
     c.add_argument("--cache-dir", default=str(DEFAULT_ROOT))
+    c.add_argument("--to", default=str(DEFAULT_ARCHIVE),
+                   help="archive: directory the valid results are copied to (default: "
+                        "%(default)s, committed with the repository)")
+    c.add_argument("--size", default="paper", choices=("small", "default", "paper", "all"),
+                   help="archive: only results of this input size (default: %(default)s)")
     c.set_defaults(fn=cmd_cache)
 
     from golden.report.executors import add_slurm_subcommand
@@ -93,7 +102,7 @@ def cmd_report(args) -> int:
     n_unique = len({j.key for j in all_jobs})
     print(f"simtlab report {' '.join(names)}: {n_unique} simulations, size {opts.size}, "
           f"{opts.jobs} worker(s)", file=sys.stderr)
-    cache = None if args.no_cache else ResultCache(args.cache_dir)
+    cache = None if args.no_cache else ResultCache(args.cache_dir, archive=args.archive)
     results = run_jobs(all_jobs, workers=opts.jobs, cache=cache, executor=args.executor,
                        scheduler=args.scheduler)
     wall = time.perf_counter() - t0
@@ -153,9 +162,9 @@ def cmd_publish(args) -> int:
                            f"`simtlab validate`) first")
     first = next(iter(datas.values()), {})
     opts = ReportOptions(size=first.get("size", "small"), seed=int(first.get("seed", 0)))
-    # the simulations of these reports are cached under the model source that ran them,
-    # which need not be this checkout's (publish only presents)
-    cache = ResultCache(args.cache_dir, fingerprint=first.get("model_fingerprint") or None)
+    # the simulations of these reports were run on the source that wrote the report JSON,
+    # which need not be this checkout's (publish only presents): read them unverified
+    cache = ResultCache(args.cache_dir)
     jobs_of = {n: list(avail[n].jobs(ReportOptions(size=datas[n].get("size", opts.size),
                                                    seed=int(datas[n].get("seed", opts.seed)),
                                                    all_configs=bool(datas[n].get("all_configs")))))
@@ -163,30 +172,33 @@ def cmd_publish(args) -> int:
     results = {}
     for js in jobs_of.values():
         for j in js:
-            r = cache.get(j.key)
+            r = cache.get_unverified(j.key)
             if r is not None:
                 results[j.key] = r
     page = publish(out, datas, mds, results, jobs_of, size=opts.size, seed=opts.seed,
-                   fingerprint=cache.fingerprint)
+                   fingerprint=first.get("model_fingerprint") or None)
     print(f"wrote {page} ({len(results)} cached simulation results in results.csv)")
     return 0
 
 
 def cmd_cache(args) -> int:
-    from golden.report.cache import cache_info, clear_cache
+    from golden.report.cache import archive_results, cache_info, clear_cache
     if args.action == "clear":
         n = clear_cache(args.cache_dir, stale_only=args.stale)
         print(f"removed {n} cached result(s) from {args.cache_dir}"
-              + (" (other model sources only)" if args.stale else ""))
+              + (" (only those whose dependency files changed)" if args.stale else ""))
         return 0
-    info = cache_info(args.cache_dir)
-    if not info:
-        print(f"{args.cache_dir}: empty")
+    if args.action == "archive":
+        n = archive_results(args.cache_dir, args.to, None if args.size == "all" else args.size)
+        print(f"archived {n} result(s) of size {args.size} from {args.cache_dir} into {args.to} "
+              f"(commit that directory to keep them)")
         return 0
-    print(f"{'model source':<18} {'results':>8} {'size':>10}  directory")
-    for e in info:
-        tag = "current" if e["current"] else "stale"
-        print(f"{Path(e['dir']).name:<16}{'*' if e['current'] else ' '} {e['entries']:>9} "
-              f"{e['bytes'] / 1e6:>8.1f} MB  {e['dir']} ({tag})")
-    print("* = results of this checkout's model source (reused by `simtlab report`)")
+    print(f"{'directory':<24} {'results':>8} {'valid':>7} {'stale':>7} {'size':>10}")
+    for d in (args.cache_dir, str(DEFAULT_ARCHIVE)):
+        e = cache_info(d)
+        print(f"{d:<24} {e['entries']:>8} {e['valid']:>7} {e['stale']:>7} "
+              f"{e['bytes'] / 1e6:>7.1f} MB"
+              + (f"  (+{e['old_layout']} in the old per-fingerprint layout, never read; "
+                 f"`simtlab cache clear --stale` removes them)" if e["old_layout"] else ""))
+    print("valid = every file the job depends on is unchanged (reused by `simtlab report`)")
     return 0

@@ -13,9 +13,9 @@ Executors:
   address (``tcp://host:8786``) the jobs go to that cluster -- e.g. one whose workers
   ``dask-jobqueue`` started as SLURM jobs (``simtlab dask-slurm``, README). Workers need only
   the simtlab package: each task is a picklable job spec (:class:`TimingJob` or a report's own
-  job kind) that the worker imports simtlab to run. A worker whose simtlab source differs
-  from the client's (another model fingerprint) refuses the job with an error result, so a
-  stale worker can never put numbers into the report. When the cache directory is visible
+  job kind) that the worker imports simtlab to run. A worker whose copy of any file the job
+  depends on (:mod:`golden.report.deps`) differs from the client's refuses the job with an
+  error result, so a stale worker can never put numbers into the report. When the cache directory is visible
   to the workers (a shared file system, as on a cluster), workers write each result there
   themselves as well; the client always writes what comes back.
 
@@ -25,7 +25,6 @@ finish: every job runs on its own fresh device.
 
 from __future__ import annotations
 
-import functools
 import os
 import sys
 import time
@@ -33,6 +32,7 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import asdict
 
 from golden.errors import SimtlabError
+from golden.report.cache import source_commit
 
 EXECUTORS = ("local", "dask")
 
@@ -47,27 +47,25 @@ def run_job_safe(job) -> dict:
         return {**asdict(job), "key": job.key, "error": f"{type(e).__name__}: {e}"}
 
 
-@functools.lru_cache(maxsize=1)
-def _own_fingerprint() -> str:
-    """This process's model fingerprint (hashed once per worker process)."""
-    from golden.report.cache import model_fingerprint
-    return model_fingerprint()
-
-
-def run_job_on_worker(job, fingerprint: str, cache_root: str | None) -> dict:
-    """The task a Dask worker runs: check that this worker's simtlab source is the client's
-    (``fingerprint``), run ``job``, store the result in ``cache_root`` when the worker can
-    write there, and return it."""
+def run_job_on_worker(job, deps: dict | None, cache_root: str | None) -> dict:
+    """The task a Dask worker runs: check that the files ``job`` depends on are the same
+    on this worker as on the client (``deps``, the client's dependency map), run ``job``,
+    store the result in ``cache_root`` when the worker can write there, and return it."""
     from golden.report.cache import ResultCache
-    mine = _own_fingerprint()
-    if mine != fingerprint:
-        return {**asdict(job), "key": job.key,
-                "error": f"worker's simtlab source (model fingerprint {mine[:16]}) differs from "
-                         f"the client's ({fingerprint[:16]}); install the same checkout on the workers"}
+    from golden.report.deps import default_finder
+    if deps is not None:
+        finder = default_finder()
+        mine = finder.job_dependencies(job)
+        if mine != deps:
+            differ = sorted(k for k in set(mine) | set(deps) if mine.get(k) != deps.get(k))
+            return {**asdict(job), "key": job.key,
+                    "error": f"worker's simtlab source differs from the client's in "
+                             f"{', '.join(differ[:5])}{' ...' if len(differ) > 5 else ''}; "
+                             f"install the same checkout on the workers"}
     result = run_job_safe(job)
     if cache_root is not None:
         try:
-            ResultCache(cache_root, fingerprint=fingerprint).put(result)
+            ResultCache(cache_root, archive=[]).put(result, deps)
         except OSError:  # the cache directory is not shared with this worker: the client stores it
             pass
     return result
@@ -79,7 +77,7 @@ def run_jobs(jobs, workers: int = 1, progress: bool = True, cache=None, executor
 
     Jobs are submitted in the given order. A job that raises produces a result with an
     ``error`` field instead of numbers. ``cache`` (a :class:`ResultCache`) supplies results
-    of jobs already run on the same model source and stores each new result as soon as it
+    of jobs already run on the same dependency files and stores each new result as soon as it
     finishes; cached results carry ``from_cache: True``. Progress goes to stderr: a tqdm bar
     on a terminal, one line per finished job with a count and an ETA otherwise.
     """
@@ -90,23 +88,28 @@ def run_jobs(jobs, workers: int = 1, progress: bool = True, cache=None, executor
     unique = list({j.key: j for j in jobs}.values())
     results: dict[str, dict] = {}
     todo = []
+    deps = {j.key: cache.dependencies(j) for j in unique} if cache is not None else {}
     for j in unique:
-        hit = cache.get(j.key) if cache is not None else None
+        hit = cache.get(j, deps[j.key]) if cache is not None else None
         if hit is not None:
             results[j.key] = {**hit, "from_cache": True}
         else:
             todo.append(j)
     rep = Progress(len(todo), len(unique) - len(todo), progress)
 
+    commit = source_commit()
+
     def done(j, r):
+        if "error" not in r:
+            r.setdefault("simulated_at", commit)
         results[j.key] = r
         if cache is not None:
-            cache.put(r)
+            cache.put(r, deps[j.key])
         rep.update(r)
 
     try:
         if executor == "dask" and todo:
-            _run_dask(todo, workers, scheduler, cache, done)
+            _run_dask(todo, workers, scheduler, cache, deps, done)
         elif workers <= 1 or len(todo) <= 1:
             for j in todo:
                 done(j, run_job_safe(j))
@@ -120,7 +123,7 @@ def run_jobs(jobs, workers: int = 1, progress: bool = True, cache=None, executor
     return results
 
 
-def _run_dask(todo, workers: int, scheduler: str | None, cache, done) -> None:
+def _run_dask(todo, workers: int, scheduler: str | None, cache, deps, done) -> None:
     """Run ``todo`` on a Dask cluster (a LocalCluster of ``workers`` processes when
     ``scheduler`` is None), calling ``done(job, result)`` as results arrive."""
     try:
@@ -128,8 +131,6 @@ def _run_dask(todo, workers: int, scheduler: str | None, cache, done) -> None:
     except ImportError as e:  # pragma: no cover - dask is a dependency
         raise SimtlabError("--executor dask needs the 'distributed' package "
                            "(pip install 'dask[distributed]')") from e
-    from golden.report.cache import model_fingerprint
-    fp = cache.fingerprint if cache is not None else model_fingerprint()
     root = str(cache.root) if cache is not None else None
     cluster = None
     if scheduler is None:
@@ -144,7 +145,7 @@ def _run_dask(todo, workers: int, scheduler: str | None, cache, done) -> None:
         except OSError as e:
             raise SimtlabError(f"cannot reach the Dask scheduler at {scheduler}: {e}") from e
     try:
-        futs = {client.submit(run_job_on_worker, j, fp, root, pure=False): j for j in todo}
+        futs = {client.submit(run_job_on_worker, j, deps.get(j.key), root, pure=False): j for j in todo}
         for f in dask_completed(list(futs)):
             job = futs[f]
             try:

@@ -9,7 +9,8 @@ import pytest
 
 from golden.errors import SimtlabError
 from golden.report.baseline import FunctionalJob
-from golden.report.cache import ResultCache, cache_info, clear_cache
+from golden.report.cache import ResultCache, archive_results, cache_info, clear_cache
+from golden.report.deps import DependencyFinder
 from golden.report.executors import Progress, run_jobs
 from golden.report.runner import TimingJob
 
@@ -32,12 +33,15 @@ def test_dask_local_cluster_gives_the_local_executors_results(tmp_path):
     pytest.importorskip("distributed")
     local = run_jobs(SWEEP, workers=1, progress=False)
     assert all("error" not in r for r in local.values()), local
-    cache = ResultCache(tmp_path / "cache", fingerprint="d" * 64)
+    # a client whose copy of timing/sm.py differs from the workers': they refuse the job
+    class OtherSource(ResultCache):
+        def dependencies(self, job):
+            return {**super().dependencies(job), "timing/sm.py": "0" * 20}
+    refused = run_jobs(SWEEP[:1], workers=1, progress=False,
+                       cache=OtherSource(tmp_path / "other", archive=[]), executor="dask")
+    assert "differs from the client's in timing/sm.py" in next(iter(refused.values()))["error"]
     # 2 worker processes of a real distributed LocalCluster (no scheduler address given)
-    # the cache fingerprint differs from the workers' own source, so they refuse: errors
-    refused = run_jobs(SWEEP[:1], workers=1, progress=False, cache=cache, executor="dask")
-    assert "differs from the client's" in next(iter(refused.values()))["error"]
-    cache = ResultCache(tmp_path / "cache")
+    cache = ResultCache(tmp_path / "cache", archive=[])
     dask = run_jobs(SWEEP, workers=2, progress=False, cache=cache, executor="dask")
     assert _sim(dask) == _sim(local)
     # results came back through the same cache: a second run simulates nothing
@@ -71,40 +75,95 @@ def test_progress_lines_with_count_and_eta_when_not_a_terminal():
     assert lines[2].startswith("[2/2] b: error: boom") and "ETA 0:00:00" in lines[2]
 
 
-def test_cache_info_and_clear(tmp_path):
-    cur = ResultCache(tmp_path, fingerprint="a" * 64)
-    old = ResultCache(tmp_path, fingerprint="b" * 64)
-    for c in (cur, old):
-        c.put({"key": "k1", "cycles": 1})
-    cur.put({"key": "k2", "cycles": 2})
-    info = cache_info(tmp_path, fingerprint="a" * 64)
-    assert [(e["current"], e["entries"]) for e in info] == [(True, 2), (False, 1)]
-    assert not list(tmp_path.rglob("*.tmp"))            # atomic writes leave no temporaries
-    assert clear_cache(tmp_path, stale_only=True, fingerprint="a" * 64) == 1
-    assert cur.get("k2") == {"key": "k2", "cycles": 2} and old.get("k1") is None
-    assert clear_cache(tmp_path, fingerprint="a" * 64) == 2 and cache_info(tmp_path) == []
+def _fake_package(root):
+    """A two-module stand-in for the golden package: ``golden/a.py`` imports ``b``."""
+    pkg = root / "golden"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "a.py").write_text("from golden import b\n")
+    (pkg / "b.py").write_text("X = 1\n")
+    (pkg / "c.py").write_text("Y = 1\n")
+    return pkg
 
 
-def test_presentation_code_is_not_part_of_the_model_fingerprint(tmp_path):
+def test_cache_info_clear_and_archive_follow_the_dependency_files(tmp_path):
+    pkg = _fake_package(tmp_path)
+    finder = DependencyFinder(pkg)
+    deps_a = {str(p.relative_to(pkg)): finder.digest(p)
+              for p in sorted(finder.closure(["golden.a"]))}
+    assert sorted(deps_a) == ["__init__.py", "a.py", "b.py"]
+    deps_c = {"c.py": finder.digest(pkg / "c.py")}
+    job_a, job_c = TimingJob("A", "x", size="paper"), TimingJob("C", "x", size="paper")
+    cache = ResultCache(tmp_path / "cache", archive=[], finder=finder)
+    cache.put({"key": job_a.key, "size": "paper", "cycles": 1}, deps_a)
+    cache.put({"key": job_c.key, "size": "paper", "cycles": 2}, deps_c)
+    cache.put({"key": "err", "error": "boom"}, deps_c)           # errors are never stored
+    assert not list(tmp_path.rglob("*.tmp"))                     # atomic writes
+    assert cache.get(job_a, deps_a)["cycles"] == 1 and cache.get(job_c, deps_c)["cycles"] == 2
+    assert cache.get(job_a, deps_c) is None                      # other dependencies: a miss
+    # an edit to b.py makes A's result stale, not C's
+    (pkg / "b.py").write_text("X = 2\n")
+    info = cache_info(tmp_path / "cache", finder=finder)
+    assert (info["entries"], info["valid"], info["stale"]) == (2, 1, 1)
+    # only valid results of the asked size are archived; the archive is read after the cache
+    assert archive_results(tmp_path / "cache", tmp_path / "arch", "paper", finder=finder) == 1
+    assert archive_results(tmp_path / "cache", tmp_path / "arch", "paper", finder=finder) == 0
+    assert archive_results(tmp_path / "cache", tmp_path / "arch2", "small", finder=finder) == 0
+    assert clear_cache(tmp_path / "cache", stale_only=True, finder=finder) == 1
+    assert clear_cache(tmp_path / "cache", finder=finder) == 1
+    from_archive = ResultCache(tmp_path / "cache", archive=[tmp_path / "arch"], finder=finder)
+    assert from_archive.get(job_c, deps_c)["cycles"] == 2 and from_archive.get(job_a, deps_a) is None
+    # the earlier per-fingerprint directories are counted and removed by clear --stale
+    (tmp_path / "cache" / "0123456789abcdef").mkdir()
+    (tmp_path / "cache" / "0123456789abcdef" / "x.json").write_text("{}")
+    assert cache_info(tmp_path / "cache", finder=finder)["old_layout"] == 1
+    assert clear_cache(tmp_path / "cache", stale_only=True, finder=finder) == 1
+
+
+def test_a_jobs_dependencies_are_its_own_mechanism_and_the_shared_model(tmp_path):
+    """Editing one mechanism keeps the results of the others; editing the timing core, a
+    config, a kernel's PTX or a mechanism's YAML invalidates what uses it; presentation code
+    is never a dependency."""
     import shutil
     from pathlib import Path
-    from golden.report.cache import model_fingerprint
     src = Path(__file__).resolve().parents[2] / "golden"
     pkg = tmp_path / "golden"
     shutil.copytree(src, pkg, ignore=shutil.ignore_patterns("__pycache__"))
-    fp = model_fingerprint(pkg)
-    (pkg / "report" / "present" / "figures.py").write_text("# edited\n")
-    (pkg / "report" / "cli.py").write_text("# edited\n")
-    assert model_fingerprint(pkg) == fp
-    (pkg / "timing" / "sm.py").write_text((pkg / "timing" / "sm.py").read_text() + "\n# x\n")
-    assert model_fingerprint(pkg) != fp
+    jobs = {"darsie": TimingJob("MM", "pascal", mechanisms=("darsie",)),
+            "capri": TimingJob("MM", "pascal", mechanisms=("capri",)),
+            "gscalar": TimingJob("HS", "gtx480", mechanisms=("gscalar",)),
+            "base": TimingJob("MM", "pascal")}
+
+    def changed_by(edit_path, text="\n# edited\n"):
+        finder = DependencyFinder(pkg)
+        before = {n: finder.job_dependencies(j) for n, j in jobs.items()}
+        p = pkg / edit_path
+        old = p.read_bytes()
+        p.write_bytes(old + text.encode())
+        after = {n: DependencyFinder(pkg).job_dependencies(j) for n, j in jobs.items()}
+        p.write_bytes(old)
+        return {n for n in jobs if before[n] != after[n]}
+
+    assert changed_by("mechanisms/capri/mechanism.py") == {"capri"}
+    assert changed_by("mechanisms/darsie/skip.py") == {"darsie"}
+    assert changed_by("mechanisms/gscalar/timing.yaml") == {"gscalar"}
+    assert changed_by("timing/sm.py") == set(jobs)
+    assert changed_by("timing/scheduler.pxd") == set(jobs)
+    assert changed_by("configs/pascal_1080ti.yaml") == set(jobs)
+    assert changed_by("workloads/kernels/mm.ptx") == {"darsie", "capri", "base"}
+    assert changed_by("workloads/kernels/mm.cu") == set()
+    assert changed_by("report/present/figures.py") == set()
+    assert changed_by("report/cache.py") == set()
+    assert changed_by("report/runner.py") == set(jobs)
 
 
 def test_cache_and_dask_slurm_commands(tmp_path, capsys):
     from golden.cli import main
-    ResultCache(tmp_path, fingerprint="c" * 64).put({"key": "k", "cycles": 1})
+    job = TimingJob("VA", "gtx285")
+    cache = ResultCache(tmp_path, archive=[])
+    cache.put({"key": job.key, "cycles": 1}, cache.dependencies(job))
     assert main(["cache", "info", "--cache-dir", str(tmp_path)]) == 0
-    assert "cccccccccccccccc" in capsys.readouterr().out
+    assert f"{tmp_path}" in (out := capsys.readouterr().out) and "       1       1       0" in out
     assert main(["cache", "clear", "--cache-dir", str(tmp_path)]) == 0
     assert "removed 1 cached result(s)" in capsys.readouterr().out
     pytest.importorskip("dask_jobqueue")

@@ -35,7 +35,7 @@ COLUMNS = ("report", "kind", "workload", "config", "mechanism", "size", "seed", 
 #: top-level fields of a result that describe the job, not a measurement
 _JOB_FIELDS = {"workload", "config", "size", "seed", "mechanisms", "overrides", "key",
                "config_name", "wall_seconds", "cpu_seconds", "output_digest", "from_cache",
-               "launches"}
+               "launches", "simulated_at"}
 
 
 def _num(v):

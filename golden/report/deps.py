@@ -1,0 +1,211 @@
+"""Which source files a report job's result depends on (the result cache's validity key).
+
+A cached simulation result stays valid exactly as long as the files that could change it
+are unchanged. Rather than one hash over the whole golden model (any edit anywhere, say to
+the CAPRI mechanism, would throw away days of DARSIE simulations), each job gets its own
+dependency set, found statically:
+
+* **Python modules**: the transitive closure of ``import`` statements (module level and
+  inside functions, absolute and relative; only ``golden.*`` modules) starting from the
+  job's roots: the module that defines the job's class, :mod:`golden.report.runner` (which
+  runs timing jobs), the module of every mechanism the job names (through the mechanism
+  registry) and the definition module of every workload it names. Importing a module also
+  runs its packages' ``__init__.py``, so those are in the set too. Reading every import
+  statement, including ones on paths the job never takes, over-approximates: the set may
+  hold files that cannot change this result, never the other way round.
+* **Data files beside those modules**: ``*.yaml`` (configs, energy and mechanism
+  constants), ``*.pxd`` (the compiled core's type declarations) and ``*.pyx`` in the
+  directory of every module in the set, except :data:`NOT_DATA`.
+* **Kernels**: the ``.ptx`` of every workload the job names (the model reads the PTX,
+  never the ``.cu``).
+
+Digests are SHA-256 over file bytes (memoised per process by path, size and mtime). The
+compiled timing core is built from these same ``.py``/``.pxd`` sources and gives the same
+statistics as plain Python (tested), so it needs no entry of its own.
+
+Limit: a sweep's worker processes import the model once; editing the source under a
+running sweep can store results against digests the workers did not run. Run long sweeps
+from a separate worktree (``git worktree add``) when you keep editing.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import os
+from pathlib import Path
+
+#: the golden package directory
+PACKAGE_DIR = Path(__file__).resolve().parents[1]
+
+#: data files (relative to the package) that never change a simulation: the bench
+#: script's reference figures
+NOT_DATA = ("bench_reference.yaml",)
+
+#: modules (relative to the package; a directory ends in ``/``) that only dispatch, cache
+#: or present results: not followed, not part of any job's dependencies
+NOT_MODEL = ("report/present/", "report/cli.py", "report/cache.py", "report/executors.py",
+             "report/deps.py")
+
+
+def _is_model_file(rel: str) -> bool:
+    return not any(rel.startswith(n) if n.endswith("/") else rel == n for n in NOT_MODEL)
+
+_DATA_SUFFIXES = (".yaml", ".pxd", ".pyx")
+
+
+class DependencyFinder:
+    """Static import closure and file digests over one copy of the golden package."""
+
+    def __init__(self, package_dir: Path | None = None):
+        self.root = Path(package_dir or PACKAGE_DIR).resolve()
+        self._imports: dict[Path, tuple[int, int, frozenset]] = {}
+        self._digests: dict[Path, tuple[int, int, str]] = {}
+
+    # -- module names and files ---------------------------------------------------------
+    def module_file(self, name: str) -> Path | None:
+        """The file of module ``golden.a.b`` (``a/b.py`` or ``a/b/__init__.py``), or None."""
+        parts = name.split(".")
+        if parts[0] != "golden":
+            return None
+        base = self.root.joinpath(*parts[1:])
+        for p in (base.with_suffix(".py") if len(parts) > 1 else None, base / "__init__.py"):
+            if p is not None and p.is_file():
+                return p
+        return None
+
+    def _module_name(self, path: Path) -> str:
+        rel = path.relative_to(self.root).with_suffix("")
+        parts = ["golden", *rel.parts]
+        if parts[-1] == "__init__":
+            parts.pop()
+        return ".".join(parts)
+
+    def imports_of(self, path: Path) -> frozenset:
+        """Names of the ``golden.*`` modules that ``path``'s import statements can load."""
+        st = path.stat()
+        memo = self._imports.get(path)
+        if memo is not None and memo[:2] == (st.st_size, st.st_mtime_ns):
+            return memo[2]
+        name = self._module_name(path)
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        found: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_bytes(), filename=str(path))):
+            if isinstance(node, ast.Import):
+                found.update(a.name for a in node.names)
+            elif isinstance(node, ast.ImportFrom):
+                if node.level:
+                    base = package.split(".")
+                    base = base[:len(base) - (node.level - 1)]
+                    mod = ".".join(base + ([node.module] if node.module else []))
+                else:
+                    mod = node.module or ""
+                found.add(mod)
+                # ``from pkg import sub`` may name a submodule
+                found.update(f"{mod}.{a.name}" for a in node.names if a.name != "*")
+        out = frozenset(m for m in found if m.split(".")[0] == "golden"
+                        and self.module_file(m) is not None)
+        self._imports[path] = (st.st_size, st.st_mtime_ns, out)
+        return out
+
+    def closure(self, roots) -> set[Path]:
+        """Module files reachable from the module names ``roots`` (with their packages)."""
+        seen: set[Path] = set()
+        todo = list(roots)
+        while todo:
+            name = todo.pop()
+            parts = name.split(".")
+            for i in range(1, len(parts) + 1):   # the packages' __init__ run first
+                p = self.module_file(".".join(parts[:i]))
+                if p is None:
+                    if i == len(parts):
+                        raise ValueError(f"dependency root or import {name!r}: no such module "
+                                         f"under {self.root}")
+                    continue
+                if p not in seen and _is_model_file(p.relative_to(self.root).as_posix()):
+                    seen.add(p)
+                    todo.extend(self.imports_of(p))
+        return seen
+
+    def data_files(self, modules) -> set[Path]:
+        """``*.yaml``/``*.pxd``/``*.pyx`` files in the directories of ``modules``."""
+        out = set()
+        for d in {m.parent for m in modules}:
+            for p in d.iterdir():
+                if (p.suffix in _DATA_SUFFIXES and p.is_file()
+                        and p.relative_to(self.root).as_posix() not in NOT_DATA):
+                    out.add(p)
+        return out
+
+    def digest(self, path: Path) -> str:
+        st = path.stat()
+        memo = self._digests.get(path)
+        if memo is not None and memo[:2] == (st.st_size, st.st_mtime_ns):
+            return memo[2]
+        d = hashlib.sha256(path.read_bytes()).hexdigest()[:20]
+        self._digests[path] = (st.st_size, st.st_mtime_ns, d)
+        return d
+
+    # -- jobs ---------------------------------------------------------------------------
+    def job_roots(self, job) -> tuple[set[str], set[Path]]:
+        """Root module names and extra files (kernels) of a report job.
+
+        Looked up from the job's fields: its class's module; ``golden.report.runner``;
+        ``mechanisms`` (registry names, ``name:args`` allowed); ``workload`` or
+        ``kernels`` (workload names). A job kind may add more with a
+        ``dependency_roots()`` method returning module names."""
+        from golden.mechanisms.registry import MECHANISMS, parse_name
+        from golden.workloads import registry
+
+        mods = {type(job).__module__, "golden.report.runner", "golden.mechanisms.registry",
+                "golden.workloads.registry"}
+        files: set[Path] = set()
+        for m in getattr(job, "mechanisms", ()) or ():
+            name, _ = parse_name(m)
+            if name in MECHANISMS:
+                mods.add(MECHANISMS[name].partition(":")[0])
+        names = [getattr(job, "workload", None), *(getattr(job, "kernels", ()) or ())]
+        for w in filter(None, names):
+            wl = registry.get(w)
+            mods.add(wl.make_inputs.__module__)
+            # the registry is the installed package's; the kernel is read from this copy
+            ptx = self.root / wl.ptx_path.resolve().relative_to(PACKAGE_DIR)
+            if ptx.is_file():
+                files.add(ptx)
+        if hasattr(job, "dependency_roots"):
+            mods.update(job.dependency_roots())
+        return mods, files
+
+    def job_dependencies(self, job) -> dict[str, str]:
+        """``{path relative to the golden package: digest}`` of everything ``job``'s
+        result depends on, sorted by path."""
+        mods, files = self.job_roots(job)
+        code = self.closure(mods)
+        every = code | self.data_files(code) | files
+        return {p.relative_to(self.root).as_posix(): self.digest(p)
+                for p in sorted(every, key=lambda p: p.as_posix())}
+
+    def changed(self, deps: dict[str, str]) -> list[str]:
+        """The entries of a stored dependency map whose file is missing or differs now."""
+        out = []
+        for rel, d in deps.items():
+            p = self.root / rel
+            try:
+                if self.digest(p) != d:
+                    out.append(rel)
+            except OSError:
+                out.append(rel)
+        return out
+
+
+_DEFAULT: dict[int, DependencyFinder] = {}
+
+
+def default_finder() -> DependencyFinder:
+    """One finder per process for the installed package (its memo tables are per process)."""
+    pid = os.getpid()
+    f = _DEFAULT.get(pid)
+    if f is None:
+        _DEFAULT.clear()
+        f = _DEFAULT[pid] = DependencyFinder()
+    return f
