@@ -13,6 +13,8 @@ cdef class IssueScheduler:
     cdef public long wake
     cdef public long head_ready
     cdef public object _order
+    cdef public object _resume
+    cdef public object _gone
     cpdef list order(self)
     cpdef issued(self, warp)
     cpdef long_stall(self, warp)

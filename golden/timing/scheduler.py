@@ -20,6 +20,13 @@ Policies (``core.scheduler``):
   of ``two_level_active_warps`` warps is scheduled LRR; a warp that stalls on a
   long-latency (memory) dependence is demoted to the tail of the *pending* queue and
   the head of the pending queue is promoted.
+
+When the last issuer exits (the instruction it issued was its ``exit``), ``lrr`` and
+``sticky_rr`` continue from its slot, as GPGPU-Sim's scheduler does with its fixed list
+of warp slots (its ``m_last_supervised_issued`` keeps pointing at the exited warp's
+slot): lrr with the warp dispatched after it, sticky_rr with its block's remaining
+warps. ``gto`` falls back to oldest first, as GPGPU-Sim's greedy pick skips an exited
+warp.
 """
 
 from __future__ import annotations
@@ -47,6 +54,10 @@ class IssueScheduler:
         self.wake = 0
         self.head_ready = NEVER  # set by the SM's issue walk: earliest pending I-buffer head
         self._order = None  # gto / sticky_rr: the order for the current ``last`` (rebuilt when it changes)
+        # The last issuer exited: (its position in ``warps``, its TB), so lrr / sticky_rr
+        # continue after its slot as GPGPU-Sim's fixed warp-slot list does (None otherwise).
+        self._resume = None
+        self._gone = None   # (warp, position) of the warp removed last
 
     def add(self, warp) -> None:
         """A warp was dispatched to this scheduler."""
@@ -60,9 +71,15 @@ class IssueScheduler:
         """A warp finished."""
         self.dirty = True
         self._order = None
-        self.warps.remove(warp)
+        i = self.warps.index(warp)
+        del self.warps[i]
+        self._gone = (warp, i)
+        r = self._resume
+        if r is not None and i < r[0]:
+            self._resume = (r[0] - 1, r[1])
         if self.last is warp:
             self.last = None
+            self._resume = (i, warp.tb)
         if self.policy == "two_level":
             if warp in self.active:
                 self.active.remove(warp)
@@ -82,7 +99,17 @@ class IssueScheduler:
             if o is None:
                 o = self._order = [last] + [w for w in ws if w is not last]
             return o
-        if last is None or last not in ws:
+        if last is None:
+            r = self._resume
+            if r is None or self.policy == "two_level" or not ws:
+                return ws
+            o = self._order
+            if o is None:
+                i = r[0] % len(ws)
+                o = self._order = (_sticky_order_at(ws, i, r[1]) if self.policy == "sticky_rr"
+                                   else ws[i:] + ws[:i])
+            return o
+        if last not in ws:
             return ws
         if self.policy == "sticky_rr":
             o = self._order
@@ -93,9 +120,18 @@ class IssueScheduler:
         return ws[i:] + ws[:i]
 
     def issued(self, warp) -> None:
-        """``warp`` issued this cycle."""
+        """``warp`` issued this cycle (if that was its exit, it has been removed already:
+        the order then continues after its slot)."""
+        if warp.done:
+            g = self._gone
+            if g is not None and g[0] is warp:
+                self.last = None
+                self._resume = (g[1], warp.tb)
+                self._order = None
+            return
         if warp is not self.last:
             self.last = warp
+            self._resume = None
             self._order = None
 
     def long_stall(self, warp) -> None:
@@ -107,6 +143,18 @@ class IssueScheduler:
             self.active.remove(warp)
             self.pending.append(warp)
             self.active.append(self.pending.pop(0))
+
+
+def _sticky_order_at(ws: list, i: int, tb) -> list:
+    """sticky_rr order when the last issuer, a warp of block ``tb``, has exited from
+    position ``i`` of ``ws``: the block's remaining warps round robin from that slot, then
+    the other blocks' warps starting after the block's last remaining warp."""
+    rot = ws[i:] + ws[:i]
+    mine = [w for w in rot if w.tb is tb]
+    if not mine:
+        return rot
+    end = max(k for k, w in enumerate(ws) if w.tb is tb) + 1
+    return mine + [w for w in ws[end:] + ws[:end] if w.tb is not tb]
 
 
 def _sticky_order(ws: list, last) -> list:

@@ -136,7 +136,7 @@ def test_sticky_round_robin_order():
 
     from golden.timing.scheduler import IssueScheduler
     a, b, c = object(), object(), object()
-    ws = [SimpleNamespace(tb=t, name=f"{n}{i}") for n, t in (("a", a), ("b", b), ("c", c))
+    ws = [SimpleNamespace(tb=t, name=f"{n}{i}", done=False) for n, t in (("a", a), ("b", b), ("c", c))
           for i in range(3)]
     s = IssueScheduler(0, "sticky_rr", 8)
     for w in ws:
@@ -149,6 +149,47 @@ def test_sticky_round_robin_order():
     s.remove(ws[0])
     s.issued(ws[1])   # a1
     assert [w.name for w in s.order()] == ["a2", "a1", "b0", "b1", "b2", "c0", "c1", "c2"]
+
+
+def test_schedulers_continue_after_the_slot_of_an_issuer_that_exited():
+    """The SM removes a warp that issued its ``exit`` before telling the scheduler it
+    issued: lrr then continues with the warp after its slot, sticky_rr with its block's
+    remaining warps (GPGPU-Sim keeps pointing at the exited warp's slot), gto with the
+    oldest warp; the exited warp is never in the order again."""
+    from types import SimpleNamespace
+
+    from golden.timing.scheduler import IssueScheduler
+    a, b = object(), object()
+
+    def warps():
+        return [SimpleNamespace(tb=t, name=f"{n}{i}", done=False)
+                for n, t in (("a", a), ("b", b)) for i in range(3)]
+
+    def exit_(s, w):
+        w.done = True
+        s.remove(w)
+        s.issued(w)
+
+    for policy in ("lrr", "sticky_rr", "gto"):
+        ws = warps()
+        s = IssueScheduler(0, policy, 8)
+        for w in ws:
+            s.add(w)
+        s.issued(ws[1])       # a1 issues, then ...
+        s.issued(ws[2])       # ... a2
+        exit_(s, ws[2])       # a2 issues its exit
+        got = [w.name for w in s.order()]
+        if policy == "lrr":
+            assert got == ["b0", "b1", "b2", "a0", "a1"], got
+        elif policy == "sticky_rr":
+            assert got == ["a0", "a1", "b0", "b1", "b2"], got
+        else:
+            assert got == ["a0", "a1", "b0", "b1", "b2"], got
+        exit_(s, ws[1])       # a1 issues its exit from the same position
+        s.remove(ws[0])       # a0 finishes outside the issue path (a warp before the slot)
+        assert [w.name for w in s.order()] == (["b0", "b1", "b2"]), policy
+        s.issued(ws[3])       # b0 issues: the usual order after it
+        assert [w.name for w in s.order()][0] == ("b1" if policy != "gto" else "b0"), policy
 
 
 def test_two_level_barrier_waiters_leave_active_set(pascal):
