@@ -45,6 +45,8 @@ CASES: dict[str, TimingJob] = {
     "SP-gtx285": TimingJob("SP", "gtx285"),
     "RAY-fx5800": TimingJob("RAY", "fx5800"),
     "MUM-fx5800": TimingJob("MUM", "fx5800"),
+    "MUM-fx5800-capri": TimingJob("MUM", "fx5800", mechanisms=("capri",)),
+    "BFS-fx5800-tbc-plus": TimingJob("BFS", "fx5800", mechanisms=("tbc-plus",)),
     "BS-gtx280": TimingJob("BS", "gtx280"),
     "NQU-gtx280-ilp-sc": TimingJob("NQU", "gtx280", mechanisms=("ilp-sc",)),
     "MT-gtx285-uv-token": TimingJob("MT", "gtx285", mechanisms=("uv-token",)),
