@@ -22,8 +22,12 @@ Runs:
   partition of GPU-H;
 * **concurrent mixes**: one kernel from {NQU, STO, SCAN} (low TLP, ``k1``) with one from
   {MM, CONV, DT, MV} (high TLP, ``k2``), each re-run until the other finished a run
-  (:func:`golden.timing.concurrent.run_concurrent` with ``repeat``). GPU-H gives ``k1``
-  the ILP SMs and ``k2`` the TLP SMs; GPU-T and GPU-I split their SMs in halves. Weighted
+  (:func:`golden.timing.concurrent.run_concurrent` with ``repeat``). On GPU-H each kernel
+  runs on the side the static policy steers it to; two kernels steered to the same side
+  share its SMs (the other side idles). On GPU-T and GPU-I both kernels share every SM. A
+  shared SM holds one kernel's TBs at a time, as GPGPU-Sim without
+  ``-gpgpu_concurrent_kernel_sm`` (the kernel that placed a TB last keeps priority for
+  freed SMs: ``select_kernel``). Weighted
   speedup (paper-facts' reconstruction): ``WS = 1/2 (IPC(k1) / IPC_GPU-I,alone(k1) +
   IPC(k2) / IPC_GPU-T,alone(k2))``, a kernel's IPC being its warp instructions per cycle
   its partition was busy with it. Energy: the session's energy per warp instruction.
@@ -117,6 +121,10 @@ class ConcurrentJob:
         return f"concurrent/{'+'.join(self.kernels)}/GPU-{self.gpu}/{self.size}/s{self.seed}"
 
     def _partitions(self, sides: list[str]):
+        """Each kernel's SMs: on GPU-H the SMs of the side the policy steers it to (two
+        kernels steered to one side share its SMs); on GPU-T and GPU-I every SM, shared.
+        A shared SM holds one kernel's TBs at a time (GPGPU-Sim without
+        ``-gpgpu_concurrent_kernel_sm``; :class:`golden.timing.gpu.SMSharing`)."""
         from golden.configs import load_config
         from golden.timing.concurrent import Partition, split_sms
         g = GPUS[self.gpu]
@@ -127,20 +135,17 @@ class ConcurrentJob:
             tlp, ilp = split_sms(tlp_n + ilp_n, tlp_n, ilp_n)
             return [Partition(ilp, ilp_cfg, ILP_MECHANISMS) if s == "ILP" else Partition(tlp, tlp_cfg)
                     for s in sides], tlp_cfg
-        n = tlp_n + ilp_n
-        halves = [tuple(range(n))] if len(sides) == 1 else split_sms(n, n // 2, n - n // 2)
+        every = tuple(range(tlp_n + ilp_n))
         ilp = ilp_n > 0
-        return [Partition(h, ilp_cfg if ilp else tlp_cfg, ILP_MECHANISMS if ilp else ())
-                for h in halves], tlp_cfg
+        return [Partition(every, ilp_cfg if ilp else tlp_cfg, ILP_MECHANISMS if ilp else ())
+                for _ in sides], tlp_cfg
 
     def run(self) -> dict:
         from golden.timing.concurrent import run_concurrent
         from golden.timing.energy import EnergyModel
         from golden.workloads import registry
         steering = [steer(k, self.size, self.seed) for k in self.kernels]
-        # a mix gives k1 the ILP SMs and k2 the TLP SMs (the policy's intent for these
-        # mixes; `steering` records what the policy says for each kernel)
-        sides = ["ILP", "TLP"] if len(self.kernels) == 2 else [steering[0]["side"]]
+        sides = [st["side"] for st in steering]   # the static policy decides (§4.5)
         parts, cfg = self._partitions(sides)
 
         def program(name):
@@ -270,9 +275,13 @@ def _group(results: dict, opts: ReportOptions, gpus: tuple, md: list) -> dict:
 DIFFERENCES = """\
 How our setup differs from the chapter's:
 
-* **Kernels never share an SM.** GPU-T and GPU-I run a mix on two halves of their SMs
-  (the chapter's simulator may place both kernels' TBs on one SM); GPU-H gives k1 the 18
-  ILP SMs and k2 the 20 TLP SMs, as the steering policy intends for these mixes.
+* **Shared SMs hold one kernel at a time.** GPU-T and GPU-I run both kernels of a mix on
+  all their SMs, and on GPU-H two kernels the policy steers to the same side share that
+  side's SMs; a shared SM takes a kernel's TBs only while it holds none of the other's
+  (GPGPU-Sim's default; with ``-gpgpu_concurrent_kernel_sm`` its SMs could mix kernels,
+  which the chapter does not say it used). Freed SMs go first to the kernel that placed a
+  TB last (GPGPU-Sim's ``select_kernel``), so on a homogeneous GPU the kernels mostly take
+  turns rather than run side by side.
 * **Memory.** 24 DRAM channels stand for "3 memory modules per controller instead of 2";
   the L2 keeps the 16 slices of gtx280_ilp. The chapter's McPAT energy differs from our
   component model; the ILP SM's extra area and power (9.6%) are not added to our energy.

@@ -1,5 +1,5 @@
-"""Concurrent kernel execution: several host programs drive kernels at once on disjoint
-SM partitions of one GPU (streams), sharing its memory system and device memory.
+"""Concurrent kernel execution: several host programs drive kernels at once on SM
+partitions of one GPU (streams), sharing its memory system and device memory.
 
 A *host program* is a callable ``program(device) -> result`` that allocates, copies and
 launches kernels through the host API, like a workload's ``launch`` function. Each runs
@@ -18,9 +18,13 @@ order of allocations, launches and results is fixed by the simulation, not by th
 run -- the heterogeneous-GPU chapter's method for kernel mixes ("each kernel loops until
 the longer one completes a run", seed 002 §4.5).
 
-Simplifications: a partition runs one kernel at a time (no two kernels share an SM); a
-launch's statistics hold its own core counters and its duration, the memory system's
-counters are the session's (kernels share the L2 and DRAM).
+Partitions may overlap: an SM in several partitions is shared, and holds one kernel's
+TBs at a time, as GPGPU-Sim does without ``-gpgpu_concurrent_kernel_sm``; freed shared
+SMs go first to the kernel that placed a TB last (:class:`golden.timing.gpu.SMSharing`).
+Simplifications: a partition runs one kernel at a time, and no SM holds TBs of two
+kernels at once; a launch's statistics hold its own core counters and its duration (from
+its start, waiting for shared SMs included), the memory system's counters are the
+session's (kernels share the L2 and DRAM).
 """
 
 from __future__ import annotations

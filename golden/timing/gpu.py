@@ -99,6 +99,58 @@ def ptx_registers_per_thread(program) -> int:
     return max(1, min(peak, MAX_REGS_PER_THREAD))
 
 
+class SMSharing:
+    """Which launch holds each SM that several partitions share (:meth:`GPU.run_partitions`
+    with overlapping SM sets).
+
+    A shared SM holds the thread blocks of one launch at a time, as in GPGPU-Sim without
+    ``-gpgpu_concurrent_kernel_sm``: a launch may place TBs on it only while no other
+    launch has TBs there. When its last TB retires the SM is free; launches with TBs left
+    then get it in GPGPU-Sim's ``select_kernel`` order: the launch that placed a TB last,
+    then the others in partition order after it. A launch that takes an SM another launch
+    ran on finds its L1 and constant cache empty (a lone launch starts so). ``owner``: SM
+    id -> :class:`KernelRun` holding TBs there; ``last_owner``: the launch that held it
+    before; ``last_issued``: the launch that placed a TB last.
+    """
+
+    def __init__(self, memory):
+        self.memory = memory
+        self.owner: dict = {}
+        self.last_owner: dict = {}
+        self.last_issued = None
+
+    def may_use(self, kr, sm_id: int) -> bool:
+        o = self.owner.get(sm_id)
+        return o is None or o is kr
+
+    def take(self, kr, sm_id: int, now: int) -> None:
+        """``kr`` places a TB on SM ``sm_id`` (which :meth:`may_use` allowed)."""
+        if self.owner.get(sm_id) is None:
+            prev = self.last_owner.get(sm_id)
+            if prev is not None and prev is not kr:
+                self.memory.reset_sm_caches(sm_id)
+            self.owner[sm_id] = kr
+            self.last_owner[sm_id] = kr
+        self.last_issued = kr
+
+    def release_idle(self, kr) -> bool:
+        """Free the SMs of ``kr`` that hold none of its TBs; True if any was freed."""
+        freed = False
+        for sm in kr.sms:
+            if not sm.tbs and self.owner.get(sm.id) is kr:
+                del self.owner[sm.id]
+                freed = True
+        return freed
+
+    def dispatch_order(self, runs: list) -> list:
+        """``runs`` in select_kernel order: the last issuer first, then the rest after it."""
+        last = self.last_issued
+        if last is None or last not in runs:
+            return list(runs)
+        i = runs.index(last)
+        return runs[i:] + runs[:i]
+
+
 class KernelRun:
     """One launch running on a set of SMs (all of them, or a partition of a GPU that runs
     several kernels at once): its SMs, statistics and TB dispatcher.
@@ -110,10 +162,12 @@ class KernelRun:
     """
 
     def __init__(self, gpu: "GPU", launch, sm_ids, config, mechanisms, memory, start: int = 0,
-                 partition: int = 0):
+                 partition: int = 0, sharing: SMSharing | None = None):
         core = config.core
         self.launch = launch
         self.partition = partition
+        #: SMs shared with other partitions' launches (None: this run's SMs are its own)
+        self.sharing = sharing
         self.config = config
         self.mechanisms = tuple(mechanisms)
         # register-only instructions run lazily in warp groups (FunctionalLaunch.
@@ -173,10 +227,13 @@ class KernelRun:
         partial TB whose first warps fit."""
         sms = self.sms
         partial = self._partial
+        sharing = self.sharing
         while self.next_tb < self.n_tbs:
             placed = False
             for k in range(len(sms)):
                 sm = sms[(self._rr + k) % len(sms)]
+                if sharing is not None and not sharing.may_use(self, sm.id):
+                    continue
                 n_warps = None
                 if not self._fits(sm):
                     if not partial or sm.partial_tb is not None:
@@ -188,6 +245,8 @@ class KernelRun:
                         continue
                     n_warps = n
                 if all(m.on_dispatch(sm, self.next_tb, self.wpt) for m in self.mechanisms):
+                    if sharing is not None:
+                        sharing.take(self, sm.id, now)
                     if sm.sleep_since is not None:
                         sm.wake(now)  # it ticks again next cycle, with the new TB
                     sm.now = now
@@ -202,6 +261,15 @@ class KernelRun:
     @property
     def done(self) -> bool:
         return self.retired >= self.n_tbs
+
+    def refused_everywhere(self) -> bool:
+        """No TB placed although the run has some and none of its SMs is held by another
+        launch (so only a mechanism's ``on_dispatch`` can have refused): an error. A run
+        whose shared SMs are all busy with other launches just waits for one."""
+        if self.next_tb or not self.n_tbs:
+            return False
+        sh = self.sharing
+        return sh is None or all(sh.may_use(self, sm.id) for sm in self.sms)
 
 
 class GPU:
@@ -275,9 +343,11 @@ class GPU:
         sharing the memory hierarchy (concurrent kernel execution; see
         :mod:`golden.timing.concurrent` for the host side).
 
-        ``partitions`` is a list of ``(sm_ids, config, mechanisms)``: disjoint SM sets, the
+        ``partitions`` is a list of ``(sm_ids, config, mechanisms)``: SM sets, the
         configuration their SMs follow (core, pipelines, register file; the memory system
-        is this GPU's) and the mechanisms attached to them. ``first_launches[i]`` is the
+        is this GPU's) and the mechanisms attached to them. Partitions may share SMs
+        (overlapping sets, same configuration on the shared SMs): a shared SM then holds
+        one launch's TBs at a time (:class:`SMSharing`). ``first_launches[i]`` is the
         first launch of partition ``i`` (None: the partition stays idle);
         ``next_launch(i, stats, now)`` is called when partition ``i``'s launch finished
         (``stats``: its :class:`TimingStats`, ``cycles`` = its own duration, no memory
@@ -285,13 +355,22 @@ class GPU:
         :class:`TimingStats`: ``cycles`` from the first cycle to the last, the memory
         system's counters, the merge of every launch's core counters.
         """
-        seen: set = set()
-        for sm_ids, _, _ in partitions:
+        seen: dict = {}
+        overlap = False
+        for sm_ids, cfg, _ in partitions:
+            if len(set(sm_ids)) != len(tuple(sm_ids)):
+                raise LaunchError(f"run_partitions: a partition lists an SM twice: {tuple(sm_ids)}")
             for i in sm_ids:
-                if not 0 <= i < self.config.core.num_sms or i in seen:
-                    raise LaunchError(f"run_partitions: SM {i} is out of range or in two "
-                                      f"partitions (GPU has {self.config.core.num_sms} SMs)")
-                seen.add(i)
+                if not 0 <= i < self.config.core.num_sms:
+                    raise LaunchError(f"run_partitions: SM {i} is out of range (GPU has "
+                                      f"{self.config.core.num_sms} SMs)")
+                if i in seen:
+                    overlap = True
+                    if seen[i] != cfg:
+                        raise LaunchError(f"run_partitions: SM {i} is in two partitions with "
+                                          f"different configurations ({seen[i].name}, "
+                                          f"{cfg.name}); shared SMs need one configuration")
+                seen[i] = cfg
         owners: dict = {}
         for i, (_, _, mechs) in enumerate(partitions):
             for m in mechs:
@@ -302,13 +381,16 @@ class GPU:
         memory = self._memory()
         session = TimingStats.for_config(self.config)
         finished: list = []
+        sharing = SMSharing(memory) if overlap else None
 
         def start(i, launch, now):
             sm_ids, cfg, mechs = partitions[i]
-            if now:
+            if now and sharing is None:
                 for sm in sm_ids:   # a launch starts with empty L1s, as a lone launch does
                     memory.reset_sm_caches(sm)
-            return KernelRun(self, launch, sm_ids, cfg, mechs, memory, start=now, partition=i)
+            # (shared SMs: emptied when a launch takes an SM another launch ran on)
+            return KernelRun(self, launch, sm_ids, cfg, mechs, memory, start=now, partition=i,
+                             sharing=sharing)
 
         def on_done(kr, now):
             finished.append(kr.stats)
@@ -342,7 +424,7 @@ class GPU:
         max_cycles = self.max_cycles if max_cycles is None else max_cycles
         for kr in runs:
             kr.dispatch(kr.start)
-            if kr.next_tb == 0 and kr.n_tbs:
+            if kr.refused_everywhere():
                 raise LaunchError(f"kernel {kr.launch.name}: no SM accepted thread block 0 "
                                   f"(a mechanism's on_dispatch refused every SM)")
         now = 0
@@ -378,6 +460,11 @@ class GPU:
                 if any_retired:
                     kr.dispatch(now)
                     progress = True
+                    sharing = kr.sharing
+                    if sharing is not None and sharing.release_idle(kr):
+                        for other in sharing.dispatch_order(active):
+                            if other is not kr:
+                                other.dispatch(now)
                 if kr.done:
                     finished = True
             if finished:
@@ -395,7 +482,7 @@ class GPU:
                     else:
                         active[active.index(kr)] = nxt
                         nxt.dispatch(nxt.start - 1)
-                        if nxt.next_tb == 0 and nxt.n_tbs:
+                        if nxt.refused_everywhere():
                             raise LaunchError(f"kernel {nxt.launch.name}: no SM accepted "
                                               f"thread block 0")
                 if not active:

@@ -1,6 +1,6 @@
-"""Concurrent kernel execution on disjoint SM partitions (golden/timing/concurrent.py,
+"""Concurrent kernel execution on SM partitions (golden/timing/concurrent.py,
 GPU.run_partitions): outputs, equivalence with a lone run, determinism, heterogeneous
-partitions, repetition and clear errors."""
+partitions, shared SMs (one kernel at a time), repetition and clear errors."""
 
 from dataclasses import replace
 
@@ -85,9 +85,14 @@ def test_heterogeneous_partitions_each_follow_their_config_and_mechanisms():
 
 def test_bad_partitions_and_failing_programs_are_clear_errors():
     cfg = load_config(CFG)
-    with pytest.raises(LaunchError, match="two partitions"):
+    other = load_config(CFG, {"pipelines.bypass": True})
+    with pytest.raises(LaunchError, match="SM 1 is in two partitions with different config"):
         run_concurrent(cfg, [("A", _prog("FFT")), ("B", _prog("FFT"))],
-                       [Partition((0, 1)), Partition((1, 2))])
+                       [Partition((0, 1)), Partition((1, 2), other)])
+    with pytest.raises(LaunchError, match="lists an SM twice"):
+        run_concurrent(cfg, [("A", _prog("FFT"))], [Partition((0, 0))])
+    with pytest.raises(LaunchError, match="SM 30 is out of range"):
+        run_concurrent(cfg, [("A", _prog("FFT"))], [Partition((29, 30))])
     with pytest.raises(LaunchError, match="2 programs for 1"):
         run_concurrent(cfg, [("A", _prog("FFT")), ("B", _prog("FFT"))], [Partition((0,))])
 
@@ -106,6 +111,57 @@ def test_a_mechanism_object_cannot_serve_two_partitions():
     with pytest.raises(LaunchError, match="two partitions"):
         GPU(cfg).run_partitions([((0,), cfg, (m,)), ((1,), cfg, (m,))], [None, None],
                                 lambda *a: None)
+
+
+def test_shared_sms_hold_one_kernel_at_a_time(monkeypatch):
+    """Two programs on the same 30 SMs (GPGPU-Sim without -gpgpu_concurrent_kernel_sm): a
+    shared SM takes a launch's TBs only while no other launch has TBs there, freed SMs go
+    to the launch that placed a TB last first, outputs equal the lone runs', the session
+    is deterministic, and both kernels did use shared SMs."""
+    from golden.timing import gpu as gpu_mod
+    cfg = load_config(CFG)
+    every = tuple(range(30))
+    runs, used = [], {}
+    take = gpu_mod.SMSharing.take
+
+    def checked_take(self, kr, sm_id, now):
+        if kr not in runs:
+            runs.append(kr)
+        for other in runs:
+            if other is not kr:
+                assert not any(sm.tbs for sm in other.sms if sm.id == sm_id), (sm_id, now)
+        used.setdefault(kr.launch.name, set()).add(sm_id)
+        return take(self, kr, sm_id, now)
+    monkeypatch.setattr(gpu_mod.SMSharing, "take", checked_take)
+
+    def run():
+        return run_concurrent(cfg, [("SCAN", _prog("SCAN")), ("FFT", _prog("FFT"))],
+                              [Partition(every), Partition(every)], repeat=True)
+    r1 = run()
+    for s in r1.streams:
+        assert all(not x.mismatches() for x in s.results)
+        assert output_digest(s.results[0].outputs) == output_digest(_alone(s.name).outputs)
+    assert len(used) >= 2 and all(len(v) > 1 for v in used.values())
+    monkeypatch.setattr(gpu_mod.SMSharing, "take", take)
+    r2 = run()
+    assert r1.session.to_dict() == r2.session.to_dict()
+    assert [s.cycles for s in r1.streams] == [s.cycles for s in r2.streams]
+
+
+def test_sm_sharing_order_follows_select_kernel():
+    from types import SimpleNamespace
+
+    from golden.timing.gpu import SMSharing
+    resets = []
+    sh = SMSharing(SimpleNamespace(reset_sm_caches=resets.append))
+    a, b, c = (SimpleNamespace(sms=[SimpleNamespace(id=0, tbs=[])]) for _ in range(3))
+    assert sh.dispatch_order([a, b, c]) == [a, b, c]
+    sh.take(a, 0, 5)
+    assert not sh.may_use(b, 0) and sh.may_use(a, 0) and resets == []
+    assert sh.dispatch_order([a, b, c]) == [a, b, c]
+    assert sh.release_idle(a) and sh.may_use(b, 0)
+    sh.take(b, 0, 9)                 # b takes the SM a ran on: its caches start empty
+    assert resets == [0] and sh.dispatch_order([a, b, c]) == [b, c, a]
 
 
 def test_split_sms():
