@@ -59,6 +59,9 @@ def add_subcommand(sub) -> None:
     r.add_argument("--scheduler", metavar="ADDRESS",
                    help="with --executor dask: address of a running Dask scheduler "
                         "(tcp://host:8786), e.g. the one `simtlab dask-slurm` prints")
+    r.add_argument("--plan", action="store_true",
+                   help="simulate nothing: per report, how many of its simulations the cache or "
+                        "the archive already hold for today's source, and how many would run")
     r.add_argument("--no-figures", action="store_true",
                    help="write Markdown/JSON/CSV only, no figures or HTML page")
     r.set_defaults(fn=cmd_report)
@@ -98,6 +101,8 @@ def cmd_report(args) -> int:
     opts = ReportOptions(size="default" if args.full else args.size, seed=args.seed,
                          jobs=args.jobs, all_configs=args.all_configs or args.full)
     all_jobs = [j for n in names for j in avail[n].jobs(opts)]
+    if args.plan:
+        return _plan(names, avail, opts, ResultCache(args.cache_dir, archive=args.archive))
     t0 = time.perf_counter()
     n_unique = len({j.key for j in all_jobs})
     print(f"simtlab report {' '.join(names)}: {n_unique} simulations, size {opts.size}, "
@@ -141,6 +146,27 @@ def cmd_report(args) -> int:
     for r in bad:
         print(f"simtlab: outputs differ from the reference in {r['key']}", file=sys.stderr)
     return 1 if errors or bad else 0
+
+
+def _plan(names, avail, opts, cache) -> int:
+    """``simtlab report --plan``: reusable vs to-run simulations per report (no simulation)."""
+    print(f"size {opts.size}, seed {opts.seed}; reusable = in {cache.root} or "
+          f"{', '.join(map(str, cache.archive)) or 'no archive'} with unchanged dependencies")
+    print(f"{'report':<10} {'simulations':>12} {'reusable':>9} {'to run':>7}")
+    seen, total, ok = set(), 0, 0
+    for n in names:
+        keys = {}
+        for j in avail[n].jobs(opts):
+            keys.setdefault(j.key, j)
+        hits = sum(1 for j in keys.values() if cache.get(j) is not None)
+        print(f"{n:<10} {len(keys):>12} {hits:>9} {len(keys) - hits:>7}")
+        for k, j in keys.items():
+            if k not in seen:
+                seen.add(k)
+                total += 1
+                ok += cache.get(j) is not None
+    print(f"{'(distinct)':<10} {total:>12} {ok:>9} {total - ok:>7}")
+    return 0
 
 
 def cmd_publish(args) -> int:

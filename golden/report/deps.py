@@ -61,18 +61,26 @@ class DependencyFinder:
         self.root = Path(package_dir or PACKAGE_DIR).resolve()
         self._imports: dict[Path, tuple[int, int, frozenset]] = {}
         self._digests: dict[Path, tuple[int, int, str]] = {}
+        self._workloads: dict[str, tuple[str, Path]] = {}
+        self._files: dict[tuple, tuple] = {}   # roots -> (files, their digests, dir mtimes)
+        self._module_files: dict[str, Path | None] = {}
+        self._rel: dict[Path, str] = {}
 
     # -- module names and files ---------------------------------------------------------
     def module_file(self, name: str) -> Path | None:
         """The file of module ``golden.a.b`` (``a/b.py`` or ``a/b/__init__.py``), or None."""
+        if name in self._module_files:
+            return self._module_files[name]
+        found = None
         parts = name.split(".")
-        if parts[0] != "golden":
-            return None
-        base = self.root.joinpath(*parts[1:])
-        for p in (base.with_suffix(".py") if len(parts) > 1 else None, base / "__init__.py"):
-            if p is not None and p.is_file():
-                return p
-        return None
+        if parts[0] == "golden":
+            base = self.root.joinpath(*parts[1:])
+            for p in (base.with_suffix(".py") if len(parts) > 1 else None, base / "__init__.py"):
+                if p is not None and p.is_file():
+                    found = p
+                    break
+        self._module_files[name] = found
+        return found
 
     def _module_name(self, path: Path) -> str:
         rel = path.relative_to(self.root).with_suffix("")
@@ -166,12 +174,15 @@ class DependencyFinder:
                 mods.add(MECHANISMS[name].partition(":")[0])
         names = [getattr(job, "workload", None), *(getattr(job, "kernels", ()) or ())]
         for w in filter(None, names):
-            wl = registry.get(w)
-            mods.add(wl.make_inputs.__module__)
-            # the registry is the installed package's; the kernel is read from this copy
-            ptx = self.root / wl.ptx_path.resolve().relative_to(PACKAGE_DIR)
-            if ptx.is_file():
-                files.add(ptx)
+            hit = self._workloads.get(w)
+            if hit is None:
+                wl = registry.get(w)
+                # the registry is the installed package's; the kernel is read from this copy
+                hit = self._workloads[w] = (wl.make_inputs.__module__, self.root / wl.ptx_path
+                                            .resolve().relative_to(PACKAGE_DIR))
+            mods.add(hit[0])
+            if hit[1].is_file():
+                files.add(hit[1])
         if hasattr(job, "dependency_roots"):
             mods.update(job.dependency_roots())
         return mods, files
@@ -180,10 +191,33 @@ class DependencyFinder:
         """``{path relative to the golden package: digest}`` of everything ``job``'s
         result depends on, sorted by path."""
         mods, files = self.job_roots(job)
+        key = (frozenset(mods), frozenset(files))
+        memo = self._files.get(key)
+        if memo is not None:
+            # the file set found before still holds while none of its files and none of
+            # their directories (a file added beside a module) changed
+            every, digests, dirs = memo
+            if self._digests_of(every) == digests and self._dir_times(every) == dirs:
+                return dict(digests)
         code = self.closure(mods)
-        every = code | self.data_files(code) | files
-        return {p.relative_to(self.root).as_posix(): self.digest(p)
-                for p in sorted(every, key=lambda p: p.as_posix())}
+        every = sorted(code | self.data_files(code) | files, key=lambda p: p.as_posix())
+        digests = self._digests_of(every)
+        self._files[key] = (every, digests, self._dir_times(every))
+        return dict(digests)
+
+    def _digests_of(self, files) -> dict[str, str]:
+        rel = self._rel
+        out = {}
+        for p in files:
+            r = rel.get(p)
+            if r is None:
+                r = rel[p] = p.relative_to(self.root).as_posix()
+            out[r] = self.digest(p)
+        return out
+
+    @staticmethod
+    def _dir_times(files) -> tuple:
+        return tuple(d.stat().st_mtime_ns for d in sorted({p.parent for p in files}))
 
     def changed(self, deps: dict[str, str]) -> list[str]:
         """The entries of a stored dependency map whose file is missing or differs now."""

@@ -157,6 +157,21 @@ def test_a_jobs_dependencies_are_its_own_mechanism_and_the_shared_model(tmp_path
     assert changed_by("report/runner.py") == set(jobs)
 
 
+def test_report_plan_counts_reusable_simulations_without_running_any(tmp_path, capsys):
+    from golden.cli import main
+    from golden.report import baseline
+    from golden.report.runner import ReportOptions
+    jobs = {j.key: j for j in baseline.jobs(ReportOptions(size="small"))}
+    job = next(j for j in jobs.values() if isinstance(j, TimingJob))
+    cache = ResultCache(tmp_path, archive=[])
+    cache.put({"key": job.key, "cycles": 1}, cache.dependencies(job))
+    assert main(["report", "baseline", "--size", "small", "--plan", "--cache-dir",
+                 str(tmp_path), "--archive", str(tmp_path / "none")]) == 0
+    out = capsys.readouterr().out
+    assert f"{'baseline':<10} {len(jobs):>12} {1:>9} {len(jobs) - 1:>7}" in out
+    assert len(list(tmp_path.glob("*.json"))) == 1     # nothing was simulated
+
+
 def test_cache_and_dask_slurm_commands(tmp_path, capsys):
     from golden.cli import main
     job = TimingJob("VA", "gtx285")
