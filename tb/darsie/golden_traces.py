@@ -11,7 +11,9 @@ coalescer, TB slot 0's rename table, version table and physical register freelis
 * ``stress``: the same kernels with small tables (2 skip entries per TB, 6 renaming
   registers and rename entries, dead versions kept, polling followers, LRU replacement in
   a full skip-table bank), which drives the mechanism into its rare paths: TB
-  synchronisation points, the last free register, full tables, evictions.
+  synchronisation points, the last free register, full tables, evictions;
+* ``rename-full``: a 2-entry rename table beside the paper's 32-register freelist, so the
+  rename table (not the freelist) is what fills: SETs refused by a full table.
 
 Each trace can be cut to its first ``max_cycles`` cycles (a prefix of a trace from reset
 is a trace). The files go to ``<out>/<variant>/<workload>/`` and are generated at test time
@@ -32,6 +34,7 @@ VARIANTS: dict[str, dict] = {
     "paper": {},
     "stress": {"entries": 2, "freelist": 6, "rename_entries": 6, "free_dead": False,
                "wait_for_wb": False, "replace_when_full": True},
+    "rename-full": {"rename_entries": 2, "free_dead": False},
 }
 
 

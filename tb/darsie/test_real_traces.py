@@ -1,9 +1,9 @@
 """Cosimulation on real traces: every DARSIE structure's RTL replays the transactions the
 golden DARSIE mechanism performed while running MM, DCT and HS (small) on the timing
-model (:mod:`tb.darsie.golden_traces`: whole runs, paper sizes and a small-table stress
-variant), scored cycle by cycle against the recorded outputs and a fresh golden model.
+model (:mod:`tb.darsie.golden_traces`: whole runs, paper sizes, a small-table stress
+variant and a 2-entry rename table), scored cycle by cycle against the recorded outputs and a fresh golden model.
 Traces are generated into ``build/darsie_traces`` at test time (reused while present).
-Part of ``make test``: six timing runs (~30 s) plus one replay per structure and size."""
+Part of ``make test``: nine timing runs (~45 s) plus one replay per structure and size."""
 
 from __future__ import annotations
 
@@ -47,13 +47,14 @@ def test_real_workload_traces_cocotb(name, trace_root, monkeypatch):
 #: Rare states the real traces must reach (a regression guard on the recording). What they
 #: do not reach -- the skip table's second read port hitting (the mechanism steps the table
 #: one transaction at a time on port 0; the two-port arbitration is the PC coalescer's
-#: trace), a full rename table -- is covered by the random and directed runs only.
-#: Evictions come from the stress variant, which replaces in a full bank.
+#: trace) -- is covered by the random and directed runs only. Evictions come from the
+#: stress variant, which replaces in a full bank; a full rename table from rename-full.
 REAL_TRACE_GOALS = {
     "skip_table": ("rd0_hit", "rd_sync", "rd_leader_wb", "arrive_done", "full", "store",
                    "majority_write", "flush_tb", "alloc_evict"),
     "pc_coalescer": ("two_ports", "merged", "leftover"),
-    "rename_table": ("set_hit", "old_shared", "old_private", "drop", "clear"),
+    "rename_table": ("set_hit", "old_shared", "old_private", "drop", "clear", "full",
+                     "all_used"),
     "version_table": ("ins_new", "rm_hit"),
     "phys_freelist": ("alloc", "alloc_last", "free_ok"),
 }
