@@ -219,10 +219,12 @@ def cmd_cache(args) -> int:
         print(f"archived {n} result(s) of size {args.size} from {args.cache_dir} into {args.to} "
               f"(commit that directory to keep them)")
         return 0
-    print(f"{'directory':<24} {'results':>8} {'valid':>7} {'stale':>7} {'size':>10}")
-    for d in (args.cache_dir, str(DEFAULT_ARCHIVE)):
+    dirs = (args.cache_dir, str(DEFAULT_ARCHIVE))
+    wd = max(24, *(len(d) for d in dirs))
+    print(f"{'directory':<{wd}} {'results':>8} {'valid':>7} {'stale':>7} {'size':>10}")
+    for d in dirs:
         e = cache_info(d)
-        print(f"{d:<24} {e['entries']:>8} {e['valid']:>7} {e['stale']:>7} "
+        print(f"{d:<{wd}} {e['entries']:>8} {e['valid']:>7} {e['stale']:>7} "
               f"{e['bytes'] / 1e6:>7.1f} MB"
               + (f"  (+{e['old_layout']} in the old per-fingerprint layout, never read; "
                  f"`simtlab cache clear --stale` removes them)" if e["old_layout"] else ""))
