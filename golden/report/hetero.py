@@ -120,6 +120,12 @@ class ConcurrentJob:
     def key(self) -> str:
         return f"concurrent/{'+'.join(self.kernels)}/GPU-{self.gpu}/{self.size}/s{self.seed}"
 
+    def dependency_roots(self) -> set:
+        """The modules of the mechanisms its partitions attach by name (the result cache's
+        dependency map, golden/report/deps.py)."""
+        from golden.mechanisms.registry import MECHANISMS, parse_name
+        return {MECHANISMS[parse_name(m)[0]].partition(":")[0] for m in ILP_MECHANISMS}
+
     def _partitions(self, sides: list[str]):
         """Each kernel's SMs: on GPU-H the SMs of the side the policy steers it to (two
         kernels steered to one side share its SMs); on GPU-T and GPU-I every SM, shared.

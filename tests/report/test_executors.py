@@ -155,6 +155,10 @@ def test_a_jobs_dependencies_are_its_own_mechanism_and_the_shared_model(tmp_path
     assert changed_by("report/present/figures.py") == set()
     assert changed_by("report/cache.py") == set()
     assert changed_by("report/runner.py") == set(jobs)
+    # a job kind that attaches mechanisms by name declares them (dependency_roots)
+    from golden.report.hetero import ConcurrentJob
+    mix = DependencyFinder(pkg).job_dependencies(ConcurrentJob(("NQU", "MM"), "H"))
+    assert "mechanisms/ilp/scoreboard.py" in mix and "workloads/kernels/mm.ptx" in mix
 
 
 def test_report_plan_counts_reusable_simulations_without_running_any(tmp_path, capsys):
