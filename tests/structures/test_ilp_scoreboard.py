@@ -174,3 +174,49 @@ def test_invariants_under_random_traffic(seed):
         assert used == [i for i in range(p.entries) if sb.used[i]]
         live = [sb.reg[i] for i in range(p.entries) if sb.used[i] and sb.nm[i]]
         assert len(live) == len(set(live))
+
+
+def _cam_scan(sb, reg):
+    """match() as the CAM defines it: the valid entry with NM = 1 holding ``reg``."""
+    hits = [i for i in range(sb.params.entries) if sb.used[i] and sb.nm[i] and sb.reg[i] == reg]
+    assert len(hits) <= 1
+    return hits[0] if hits else None
+
+
+def _state(sb):
+    return (sb.used, sb.reg, sb.nm, sb.done, sb.active, sb.status, sb.next, sb.data,
+            sb.head, sb.tail, sb.in_board, sb.in_store, sb._rd, sb._cm, len(sb),
+            sb.free_entries)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_one_request_cycles_equal_step(seed):
+    """allocate / writeback / commit (the timing mechanism's path without a trace) change
+    the state exactly as step() with that one request, and match() (a tag map) agrees with
+    a scan of the CAM after every cycle."""
+    rng = random.Random(seed)
+    p = ScoreboardParams(entries=8, warps=4, lanes=4, reg_width=3)
+    fast, ref = Scoreboard(p, check=False), Scoreboard(p)
+    for _ in range(4000):
+        kind = rng.choice(["al", "al", "wb", "cm", "rd"])
+        if kind == "al":
+            w, reg = rng.randrange(p.warps), rng.randrange(8)
+            mask, store = rng.choice([15, 15, 3, 12, 0]), int(rng.random() < 0.1)
+            out = ref.step(ScoreboardOps(al_en=1, al_warp=w, al_reg=reg, al_mask=mask,
+                                         al_store=store))
+            assert fast.allocate(w, reg, mask, store) == (out.al_idx if out.al_ok else None)
+        elif kind == "wb":
+            e, lanes, data = rng.randrange(p.entries), rng.randrange(16), rng.getrandbits(128)
+            ref.step(ScoreboardOps(wb_en=1, wb_idx=e, wb_lanes=lanes, wb_data=data))
+            fast.writeback(e, lanes, data)
+        elif kind == "cm":
+            w = rng.randrange(p.warps)
+            out = ref.step(ScoreboardOps(cm_en=1, cm_warp=w))
+            assert fast.commit(w) == bool(out.cm_ok)
+        else:  # a registered read: both structures answer alike next cycle
+            e = rng.randrange(p.entries)
+            ref.step(ScoreboardOps(rd_en=1, rd_idx=e))
+            fast.step(ScoreboardOps(rd_en=1, rd_idx=e))
+        assert _state(fast) == _state(ref)
+        for reg in range(8):
+            assert fast.match(reg) == _cam_scan(fast, reg) == ref.match(reg)

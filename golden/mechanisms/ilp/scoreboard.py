@@ -109,12 +109,15 @@ class SharedTracker:
             if d.dsts and sb.in_store[slot]:               # no load while a store is pending
                 return 2
         if d.dsts:                                         # WAW: the mask must cover the older one
-            w = self.warp
-            mask = self.sm.launch.next_mask(w.wave, w.widx)
+            mask = None
             for r in d.dsts:
                 e = sb.match(self.base + r)
-                if e is not None and sb.active[e] & ~mask:
-                    return 1
+                if e is not None:
+                    if mask is None:
+                        w = self.warp
+                        mask = self.sm.launch.next_mask(w.wave, w.widx)
+                    if sb.active[e] & ~mask:
+                        return 1
         if _entries_needed(d.dsts, d.is_mem) > sb.free_entries and in_board:
             return 3                                       # board full: structural stall
         return 0
@@ -137,26 +140,32 @@ class SharedTracker:
             self.others.append(bool(is_mem))
             return ("other",)
         store = not regs
-        d_srcs = self.mech.issuing_srcs
-        src = [self.base + r for r in d_srcs[:3]]
+        if b.record_values:
+            # a recorded trace: the issue cycle with its dependence lookups, as the RTL sees it
+            d_srcs = self.mech.issuing_srcs
+            src = [self.base + r for r in d_srcs[:3]]
         entries = []
         for k in range(need):
             reg = 0 if store else self.base + regs[k]
             old = None if store else sb.match(reg)
-            out = sb.step(ScoreboardOps(
-                src_en=(1 << len(src)) - 1 if k == 0 else 0,
-                src0=src[0] if src and k == 0 else 0,
-                src1=src[1] if len(src) > 1 and k == 0 else 0,
-                src2=src[2] if len(src) > 2 and k == 0 else 0,
-                dst=reg, dst_mask=mask, al_en=1, al_warp=slot, al_reg=reg, al_mask=mask,
-                al_store=int(store)))
-            if not out.al_ok:  # cannot happen after blocked() == 0; keep the model honest
+            if b.record_values:
+                out = sb.step(ScoreboardOps(
+                    src_en=(1 << len(src)) - 1 if k == 0 else 0,
+                    src0=src[0] if src and k == 0 else 0,
+                    src1=src[1] if len(src) > 1 and k == 0 else 0,
+                    src2=src[2] if len(src) > 2 and k == 0 else 0,
+                    dst=reg, dst_mask=mask, al_en=1, al_warp=slot, al_reg=reg, al_mask=mask,
+                    al_store=int(store)))
+                e = out.al_idx if out.al_ok else None
+            else:  # the same state change without the lookups nobody reads
+                e = sb.allocate(slot, reg, mask, int(store))
+            if e is None:  # cannot happen after blocked() == 0; keep the model honest
                 raise RuntimeError(f"ilp-sc: allocation refused on SM {self.sm.id} "
                                    f"(warp slot {slot}, {sb.free_entries} free)")
             if old is not None:
                 st.count_mechanism("ilp.waw_clears")
-            b.is_mem[out.al_idx] = bool(is_mem)
-            entries.append(out.al_idx)
+            b.is_mem[e] = bool(is_mem)
+            entries.append(e)
         st.count_mechanism("ilp.allocations", need)
         if b.record_values and regs:
             self.mech.values[tuple(entries)] = self._values(regs)
@@ -185,14 +194,13 @@ class SharedTracker:
         values = self.mech.values.pop(tok, None) if b.record_values else None
         full = (1 << sb.params.lanes) - 1
         for k, e in enumerate(tok):
-            data = values[k] if values else 0
-            sb.step(ScoreboardOps(wb_en=1, wb_idx=e, wb_lanes=full, wb_data=data))
+            sb.writeback(e, full, values[k] if values else 0)
         slot = self.warp.slot
-        while True:
-            out = sb.step(ScoreboardOps(cm_en=1, cm_warp=slot))
-            if not out.cm_ok:
-                break
-            self.sm.stats.count_mechanism("ilp.commits")
+        n = 0
+        while sb.commit(slot):
+            n += 1
+        if n:
+            self.sm.stats.count_mechanism("ilp.commits", n)
 
 
 class ILPScoreboardMechanism(Mechanism):

@@ -226,13 +226,17 @@ class Scoreboard:
         self._rd = (0, 0)
         self._cm = (0, 0)
         self._recorder = recorder
+        # The CAM's content as a map, kept in step with used / reg / nm: tag -> the valid
+        # entry with NM = 1 holding it (at most one exists), and the number of used entries.
+        self._tags: dict[int, int] = {}
+        self._n_used = 0
 
     @property
     def params(self) -> ScoreboardParams:
         return self._p
 
     def __len__(self) -> int:
-        return sum(self.used)
+        return self._n_used
 
     # ------------------------------------------------------------------ helpers
     def _lane_mask(self, lanes: int) -> int:
@@ -250,15 +254,12 @@ class Scoreboard:
     def match(self, reg: int) -> int | None:
         """The valid entry with NM = 1 whose tag is ``reg`` (at most one exists); an
         inspection of the CAM, not a cycle."""
-        for i in range(self._p.entries):
-            if self.used[i] and self.nm[i] and self.reg[i] == reg:
-                return i
-        return None
+        return self._tags.get(reg)
 
     @property
     def free_entries(self) -> int:
         """Entries not in use (inspection, not a cycle)."""
-        return self._p.entries - sum(self.used)
+        return self._p.entries - self._n_used
 
     def entries_of(self, warp: int) -> list[int]:
         """The warp's entries from head to tail (inspection, not a cycle)."""
@@ -270,6 +271,90 @@ class Scoreboard:
             if i == self.tail[warp] or len(out) > self._p.entries:
                 return out
             i = self.next[i]
+
+    # ------------------------------------------------------------------ state changes
+    # Shared by step() and the one-request cycles below, so both change the state alike.
+    def _commit_head(self, w: int) -> None:
+        """Free warp ``w``'s head entry (complete, checked by the caller)."""
+        h = self.head[w]
+        self._cm = (self.data[h] & self._lane_mask(self.status[h]), self.status[h])
+        self.used[h] = False
+        self._n_used -= 1
+        if self.nm[h]:
+            del self._tags[self.reg[h]]
+        self.in_store[w] = 0
+        if h == self.tail[w]:
+            self.in_board[w] = 0
+        else:
+            self.head[w] = self.next[h]
+
+    def _write_entry(self, e: int, lanes: int, data: int, freed) -> None:
+        lanes_bits = self._lane_mask(lanes)
+        self.data[e] = (self.data[e] & ~lanes_bits) | (data & lanes_bits)
+        if self.used[e] and e != freed:
+            self.status[e] |= lanes & self.active[e]
+            self.done[e] = int((self.active[e] & ~self.status[e]) == 0)
+
+    def _fill(self, e: int, aw: int, reg: int, mask: int, store: int) -> None:
+        """Allocate free entry ``e`` to warp ``aw`` (the request was accepted)."""
+        tags = self._tags
+        if not store:
+            old = tags.get(reg)
+            if old is not None:
+                self.nm[old] = 0
+            tags[reg] = e
+        self.used[e] = True
+        self._n_used += 1
+        self.reg[e] = reg
+        self.nm[e] = 0 if store else 1
+        self.active[e] = mask
+        self.status[e] = 0
+        self.done[e] = int(mask == 0)
+        if self.in_board[aw]:
+            self.next[self.tail[aw]] = e
+        else:
+            self.head[aw] = e
+            self.in_board[aw] = 1
+        self.tail[aw] = e
+        if store:
+            self.in_store[aw] = 1
+
+    # ------------------------------------------------------------------ one-request cycles
+    # What step() does for a cycle whose only request is one allocation, one writeback or
+    # one commit, without building the ops / outputs records (the timing mechanism's path
+    # when no trace is recorded). Each is exactly step() with that one request enabled.
+    def allocate(self, warp: int, reg: int, mask: int, store: int = 0) -> int | None:
+        """``step(ScoreboardOps(al_en=1, al_warp=warp, al_reg=reg, al_mask=mask,
+        al_store=store))``: the allocated entry, or None when refused."""
+        if self._recorder is not None:
+            out = self.step(ScoreboardOps(al_en=1, al_warp=warp, al_reg=reg, al_mask=mask,
+                                          al_store=store))
+            return out.al_idx if out.al_ok else None
+        self._rd = self._cm = (0, 0)
+        if self._n_used == self._p.entries or (store and self.in_board[warp]):
+            return None
+        e = self.used.index(False)
+        self._fill(e, warp, reg, mask, store)
+        return e
+
+    def writeback(self, e: int, lanes: int, data: int = 0) -> None:
+        """``step(ScoreboardOps(wb_en=1, wb_idx=e, wb_lanes=lanes, wb_data=data))``."""
+        if self._recorder is not None:
+            self.step(ScoreboardOps(wb_en=1, wb_idx=e, wb_lanes=lanes, wb_data=data))
+            return
+        self._rd = self._cm = (0, 0)
+        self._write_entry(e, lanes, data, None)
+
+    def commit(self, warp: int) -> bool:
+        """``step(ScoreboardOps(cm_en=1, cm_warp=warp)).cm_ok``."""
+        if self._recorder is not None:
+            return bool(self.step(ScoreboardOps(cm_en=1, cm_warp=warp)).cm_ok)
+        self._rd = (0, 0)
+        if self.in_board[warp] and self.done[self.head[warp]]:
+            self._commit_head(warp)
+            return True
+        self._cm = (0, 0)
+        return False
 
     # ------------------------------------------------------------------ one cycle
     def _check(self, ops: ScoreboardOps) -> None:
@@ -334,50 +419,18 @@ class Scoreboard:
             h = self.head[w]
             cm_ok, cm_idx, cm_reg = 1, h, self.reg[h]
             cm_write = 0 if self.in_store[w] else 1
-            self._cm = (self.data[h] & self._lane_mask(self.status[h]), self.status[h])
             freed = h
-            self.used[h] = False
-            self.in_store[w] = 0
-            if h == self.tail[w]:
-                self.in_board[w] = 0
-            else:
-                self.head[w] = self.next[h]
+            self._commit_head(w)
         else:
             self._cm = (0, 0)
         # ---- 5. writeback
         if ops.wb_en:
-            e = ops.wb_idx
-            lanes_bits = self._lane_mask(ops.wb_lanes)
-            self.data[e] = (self.data[e] & ~lanes_bits) | (ops.wb_data & lanes_bits)
-            if self.used[e] and e != freed:
-                self.status[e] |= ops.wb_lanes & self.active[e]
-                self.done[e] = int((self.active[e] & ~self.status[e]) == 0)
+            self._write_entry(ops.wb_idx, ops.wb_lanes, ops.wb_data, freed)
         # ---- 6. allocation
         al_ok = al_idx = 0
-        if ops.al_en:
-            aw = ops.al_warp
-            refused = not free or (ops.al_store and start_in_board)
-            if not refused:
-                e = free[0]
-                al_ok, al_idx = 1, e
-                if not ops.al_store:
-                    old = self.match(ops.al_reg)
-                    if old is not None:
-                        self.nm[old] = 0
-                self.used[e] = True
-                self.reg[e] = ops.al_reg
-                self.nm[e] = 0 if ops.al_store else 1
-                self.active[e] = ops.al_mask
-                self.status[e] = 0
-                self.done[e] = int(ops.al_mask == 0)
-                if self.in_board[aw]:
-                    self.next[self.tail[aw]] = e
-                else:
-                    self.head[aw] = e
-                    self.in_board[aw] = 1
-                self.tail[aw] = e
-                if ops.al_store:
-                    self.in_store[aw] = 1
+        if ops.al_en and free and not (ops.al_store and start_in_board):
+            al_ok, al_idx = 1, free[0]
+            self._fill(free[0], ops.al_warp, ops.al_reg, ops.al_mask, ops.al_store)
         out = ScoreboardOutputs(
             src_hit=src_hit, src_done=src_done, src0_idx=idx[0], src1_idx=idx[1], src2_idx=idx[2],
             dst_hit=dst_hit, dst_idx=dst_idx, dst_cover=dst_cover,
