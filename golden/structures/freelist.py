@@ -97,6 +97,7 @@ class FreeList:
             raise ConfigError(f"freelist: expected FreeListParams, not {type(params).__name__}")
         self._params = params
         self._free = [True] * params.entries
+        self._n_free = params.entries      # sum(self._free), kept in step with it
 
     # ------------------------------------------------------------------ inspection
     @property
@@ -106,17 +107,17 @@ class FreeList:
     @property
     def free_count(self) -> int:
         """Number of free indices."""
-        return sum(self._free)
+        return self._n_free
 
     @property
     def empty(self) -> bool:
         """True when no index is free (``alloc`` would fail)."""
-        return not any(self._free)
+        return self._n_free == 0
 
     @property
     def full(self) -> bool:
         """True when every index is free (nothing allocated)."""
-        return all(self._free)
+        return self._n_free == self._params.entries
 
     @property
     def free_bitmap(self) -> int:
@@ -126,10 +127,7 @@ class FreeList:
     @property
     def next_index(self) -> int | None:
         """The index the next ``alloc`` would return, or ``None`` when empty."""
-        for i, f in enumerate(self._free):
-            if f:
-                return i
-        return None
+        return self._free.index(True) if self._n_free else None
 
     def is_free(self, index: int) -> bool:
         if not _is_int(index) or not 0 <= index < self._params.entries:
@@ -143,6 +141,7 @@ class FreeList:
         index = self.next_index
         if index is not None:
             self._free[index] = False
+            self._n_free -= 1
         return index
 
     def free_error(self, index: int) -> bool:
@@ -158,6 +157,7 @@ class FreeList:
         if self.free_error(index):
             return False
         self._free[index] = True
+        self._n_free += 1
         return True
 
     def step(self, ops: FreeListOps) -> FreeListOutputs:
@@ -167,8 +167,10 @@ class FreeList:
         error = bool(ops.free) and self.free_error(ops.free_index)
         if ops.alloc and peek is not None:
             self._free[peek] = False
+            self._n_free -= 1
         if ops.free and not error:
             self._free[ops.free_index] = True
+            self._n_free += 1
         return FreeListOutputs(
             alloc_index=0 if peek is None else peek, empty=int(peek is None),
             error=int(error), free_count=free_count)

@@ -97,3 +97,27 @@ def test_map_and_free_list_stay_consistent_under_random_traffic():
         assert len(set(mapped)) == len(mapped)
         assert s.free_count + len(mapped) == p.srf_entries
         assert all(not s.freelist.is_free(i) for i in mapped)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_unchecked_mechanism_api_equals_step(seed):
+    """lookup / define / release without checks or a recorder (the timing mechanism's
+    fast path) give the same answers and state as the checked one-request step() cycles,
+    and the free list's kept count, empty, full and next index equal a scan of its bits."""
+    rng = random.Random(seed)
+    p = SRFMapParams(vregs=16, srf_entries=4)
+    fast, ref = SRFMap(p, check=False), SRFMap(p)
+    for _ in range(3000):
+        op, v = rng.choice(["lookup", "define", "define", "release"]), rng.randrange(16)
+        if op == "define":
+            u = rng.random() < 0.6
+            assert fast.define(v, u) == ref.define(v, u)
+        else:
+            assert getattr(fast, op)(v) == getattr(ref, op)(v)
+        assert (fast.valid, fast.index) == (ref.valid, ref.index)
+        for fl in (fast.freelist, ref.freelist):
+            bits = fl._free
+            assert fl.free_count == sum(bits)
+            assert (fl.empty, fl.full) == (not any(bits), all(bits))
+            assert fl.next_index == (bits.index(True) if any(bits) else None)
+        assert fast.freelist._free == ref.freelist._free

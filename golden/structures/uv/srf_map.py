@@ -262,10 +262,23 @@ class SRFMap:
         return result
 
     # ------------------------------------------------------------------ mechanism API
+    # Each method is one step() with one request. Without checks or a recorder (the
+    # timing mechanism's path) it makes the same state change without building the
+    # request / output records (tests/structures/test_uv_srf_map.py compares the two).
     def lookup(self, vreg: int) -> int | None:
         """One cycle with a source lookup on port 0: the SRF index of ``vreg`` or None."""
+        if not self._checked:
+            return self.index[vreg] if self.valid[vreg] else None
         out = self.step(SRFMapOps(rd_en0=1, rd_vreg0=vreg))
         return out.rd_sidx0 if out.rd_valid0 else None
+
+    def _unmap(self, vreg: int) -> int:
+        sidx = self.index[vreg]
+        if not self.freelist.free(sidx):
+            raise SimtlabError(f"{STRUCT}: internal error: SRF index {sidx} of register "
+                               f"{vreg} already free")
+        self.valid[vreg] = False
+        return sidx
 
     def define(self, vreg: int, uniform: bool) -> tuple[bool, int | None]:
         """One cycle writing destination ``vreg``: uniform (map it) or vector (unmap it).
@@ -274,9 +287,26 @@ class SRFMap:
         vector write, or a uniform write that found the free list empty); ``sidx`` = the
         SRF index kept, allocated or freed, None when no index was involved.
         """
+        if not self._checked:
+            if not self.valid[vreg]:
+                if not uniform:
+                    return False, None
+                sidx = self.freelist.alloc()
+                if sidx is None:
+                    return False, None
+                self.valid[vreg], self.index[vreg] = True, sidx
+                return True, sidx
+            if uniform:
+                return True, self.index[vreg]
+            return False, self._unmap(vreg)
         out = self.step(SRFMapOps(dst_en=1, dst_vreg=vreg, dst_uniform=int(bool(uniform))))
         return bool(out.dst_ok), (out.dst_sidx if out.dst_ok or out.dst_freed else None)
 
     def release(self, vreg: int) -> bool:
         """One cycle unmapping ``vreg`` (register death, warp exit); True if it was mapped."""
+        if not self._checked:
+            if not self.valid[vreg]:
+                return False
+            self._unmap(vreg)
+            return True
         return bool(self.step(SRFMapOps(free_en=1, free_vreg=vreg)).free_ok)
