@@ -13,7 +13,7 @@ paper-facts §7.2, §7.3).
 
 from __future__ import annotations
 
-from golden.structures.darsie import StructureInfo
+from golden.structures.info import StructureInfo
 
 from .capt import POLICIES, Capt, CaptLookup, CaptOps, CaptOutputs, CaptParams
 from .wcu import Wcu, WcuOps, WcuOutputs, WcuParams, WcuResult

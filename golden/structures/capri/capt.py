@@ -80,7 +80,7 @@ from typing import NamedTuple
 
 from golden.errors import ConfigError, SimtlabError
 from golden.structures.cam import Cam, CamParams
-from golden.structures.darsie._check import fits, param_int
+from golden.structures._check import fits, param_int
 
 __all__ = ["POLICIES", "Capt", "CaptLookup", "CaptOps", "CaptOutputs", "CaptParams"]
 

@@ -48,7 +48,7 @@ from dataclasses import dataclass, fields
 from typing import Sequence
 
 from golden.errors import SimtlabError
-from golden.structures.darsie._check import fits, param_int, width_of
+from golden.structures._check import fits, param_int, width_of
 from golden.structures.popcount import PopCount, count_width
 from golden.structures.priority_encoder import PriorityEncoder
 

@@ -16,7 +16,7 @@ port, and per-event methods for the timing mechanism (each is one ``step``):
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from golden.structures.info import StructureInfo
 
 from .coalescer import CoalescerOps, CoalescerOutputs, CoalescerParams, PCCoalescer
 from .phys_freelist import PhysFreeListOps, PhysFreeListOutputs, PhysFreeListParams, PhysRegFreeList
@@ -34,17 +34,6 @@ __all__ = [
     "PhysRegFreeList", "PhysFreeListOps", "PhysFreeListOutputs", "PhysFreeListParams",
     "TraceRecorder", "read_trace", "trace_files",
 ]
-
-
-@dataclass(frozen=True)
-class StructureInfo:
-    """The golden class and the three dataclasses of one structure."""
-
-    name: str
-    golden_cls: type
-    params_cls: type
-    ops_cls: type
-    outputs_cls: type
 
 
 STRUCTURES: dict[str, StructureInfo] = {

@@ -30,7 +30,7 @@ from typing import NamedTuple
 
 from golden.errors import SimtlabError
 
-from ._check import fits, param_int, width_of
+from golden.structures._check import fits, param_int, width_of
 
 __all__ = ["CoalescerParams", "CoalescerOps", "CoalescerOutputs", "CoalescedPort", "PCCoalescer"]
 

@@ -30,7 +30,7 @@ from dataclasses import dataclass, fields
 from golden.errors import ConfigError, SimtlabError
 from golden.structures.freelist import FreeList, FreeListOps, FreeListParams
 
-from ._check import param_int
+from golden.structures._check import param_int
 
 __all__ = ["PhysFreeListParams", "PhysFreeListOps", "PhysFreeListOutputs", "PhysRegFreeList"]
 

@@ -56,7 +56,7 @@ from typing import NamedTuple
 
 from golden.errors import SimtlabError
 
-from ._check import below, fits, param_int, width_of
+from golden.structures._check import below, fits, param_int, width_of
 
 __all__ = ["RenameOp", "RenameTableParams", "RenameTableOps", "RenameTableOutputs",
            "RenameWrite", "RenameTable"]

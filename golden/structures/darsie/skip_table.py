@@ -70,7 +70,7 @@ from typing import NamedTuple
 from golden.errors import SimtlabError
 from golden.structures.cam import Cam, CamParams
 
-from ._check import below, fits, param_int, width_of
+from golden.structures._check import below, fits, param_int, width_of
 
 __all__ = ["SkipOp", "SkipTableParams", "SkipTableOps", "SkipTableOutputs", "SkipRead",
            "SkipEntry", "SkipTable"]

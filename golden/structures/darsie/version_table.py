@@ -37,7 +37,7 @@ from dataclasses import dataclass, fields
 
 from golden.errors import SimtlabError
 
-from ._check import fits, param_int
+from golden.structures._check import fits, param_int
 
 __all__ = ["VersionTableParams", "VersionTableOps", "VersionTableOutputs", "VersionTable"]
 

@@ -9,7 +9,7 @@
 
 from __future__ import annotations
 
-from golden.structures.darsie import StructureInfo
+from golden.structures.info import StructureInfo
 
 from .gshare import Gshare, GshareOps, GshareOutputs, GshareParams
 from .scoreboard import Scoreboard, ScoreboardOps, ScoreboardOutputs, ScoreboardParams

@@ -73,7 +73,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 
 from golden.errors import SimtlabError
-from golden.structures.darsie._check import fits, param_int, width_of
+from golden.structures._check import fits, param_int, width_of
 
 __all__ = ["ScoreboardParams", "ScoreboardOps", "ScoreboardOutputs", "Scoreboard"]
 

@@ -14,7 +14,7 @@
 
 from __future__ import annotations
 
-from golden.structures.darsie import StructureInfo
+from golden.structures.info import StructureInfo
 
 from .detect import DetectOps, DetectOutputs, DetectParams, SrcKind, UniformDetect
 from .irb import IRB, IRBEntry, IRBOps, IRBOutputs, IRBParams

@@ -37,7 +37,7 @@ from dataclasses import dataclass, fields
 from enum import IntEnum
 
 from golden.errors import SimtlabError
-from golden.structures.darsie._check import fits, param_int
+from golden.structures._check import fits, param_int
 
 __all__ = ["SrcKind", "DetectParams", "DetectOps", "DetectOutputs", "UniformDetect"]
 

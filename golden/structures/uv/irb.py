@@ -62,7 +62,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 
 from golden.errors import SimtlabError
-from golden.structures.darsie._check import below, fits, param_int
+from golden.structures._check import below, fits, param_int
 
 __all__ = ["IRBParams", "IRBOps", "IRBOutputs", "IRBEntry", "IRB"]
 

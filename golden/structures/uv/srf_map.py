@@ -58,7 +58,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 
 from golden.errors import SimtlabError
-from golden.structures.darsie._check import below, fits, param_int, width_of
+from golden.structures._check import below, fits, param_int, width_of
 from golden.structures.freelist import FreeList, FreeListParams
 
 __all__ = ["SRFMapParams", "SRFMapOps", "SRFMapOutputs", "SRFMap"]

@@ -12,7 +12,7 @@ digest: paper-facts §3.2, §3.3).
 
 from __future__ import annotations
 
-from golden.structures.darsie import StructureInfo
+from golden.structures.info import StructureInfo
 
 from .dispatch_check import (DispatchCheck, DispatchCheckOps, DispatchCheckOutputs,
                              DispatchCheckParams)

@@ -41,7 +41,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 
 from golden.errors import SimtlabError
-from golden.structures.darsie._check import below, is_int, param_int
+from golden.structures._check import below, is_int, param_int
 
 __all__ = ["DispatchCheck", "DispatchCheckOps", "DispatchCheckOutputs", "DispatchCheckParams"]
 

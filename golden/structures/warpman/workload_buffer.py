@@ -71,7 +71,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields, replace
 
 from golden.errors import SimtlabError
-from golden.structures.darsie._check import below, fits, is_int, param_int, width_of
+from golden.structures._check import below, fits, is_int, param_int, width_of
 
 __all__ = ["GRID_LIMIT_L_TBID_BITS", "PAPER_L_TBID_BITS", "WorkloadBuffer", "WorkloadBufferOps",
            "WorkloadBufferOutputs", "WorkloadBufferParams", "l_tbid_bits_for"]
