@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from golden.structures.darsie._check import width_of
+from golden.structures._check import width_of
 from golden.structures.ilp import Scoreboard, ScoreboardOps, ScoreboardParams
 from golden.timing.hooks import Mechanism
 
