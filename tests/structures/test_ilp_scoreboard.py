@@ -220,3 +220,16 @@ def test_one_request_cycles_equal_step(seed):
         assert _state(fast) == _state(ref)
         for reg in range(8):
             assert fast.match(reg) == _cam_scan(fast, reg) == ref.match(reg)
+
+
+def test_one_request_cycles_keep_the_range_checks():
+    """A checked scoreboard runs the one-request cycles through step(), so a bad request is
+    the same clear error as there."""
+    p = ScoreboardParams(entries=8, warps=4, lanes=4, reg_width=3)
+    sb = Scoreboard(p)
+    with pytest.raises(SimtlabError, match="al_warp"):
+        sb.allocate(p.warps, 0, 15)
+    with pytest.raises(SimtlabError, match="wb_idx"):
+        sb.writeback(p.entries, 15)
+    with pytest.raises(SimtlabError, match="cm_warp"):
+        sb.commit(p.warps)

@@ -321,12 +321,13 @@ class Scoreboard:
 
     # ------------------------------------------------------------------ one-request cycles
     # What step() does for a cycle whose only request is one allocation, one writeback or
-    # one commit, without building the ops / outputs records (the timing mechanism's path
-    # when no trace is recorded). Each is exactly step() with that one request enabled.
+    # one commit. Each is exactly step() with that one request enabled; without range
+    # checks or a recorder (the timing mechanism's path) it skips building the ops /
+    # outputs records.
     def allocate(self, warp: int, reg: int, mask: int, store: int = 0) -> int | None:
         """``step(ScoreboardOps(al_en=1, al_warp=warp, al_reg=reg, al_mask=mask,
         al_store=store))``: the allocated entry, or None when refused."""
-        if self._recorder is not None:
+        if self._checked:
             out = self.step(ScoreboardOps(al_en=1, al_warp=warp, al_reg=reg, al_mask=mask,
                                           al_store=store))
             return out.al_idx if out.al_ok else None
@@ -339,7 +340,7 @@ class Scoreboard:
 
     def writeback(self, e: int, lanes: int, data: int = 0) -> None:
         """``step(ScoreboardOps(wb_en=1, wb_idx=e, wb_lanes=lanes, wb_data=data))``."""
-        if self._recorder is not None:
+        if self._checked:
             self.step(ScoreboardOps(wb_en=1, wb_idx=e, wb_lanes=lanes, wb_data=data))
             return
         self._rd = self._cm = (0, 0)
@@ -347,7 +348,7 @@ class Scoreboard:
 
     def commit(self, warp: int) -> bool:
         """``step(ScoreboardOps(cm_en=1, cm_warp=warp)).cm_ok``."""
-        if self._recorder is not None:
+        if self._checked:
             return bool(self.step(ScoreboardOps(cm_en=1, cm_warp=warp)).cm_ok)
         self._rd = (0, 0)
         if self.in_board[warp] and self.done[self.head[warp]]:

@@ -250,10 +250,7 @@ class SRFMap:
             fl.alloc()
             self.valid[alloc], self.index[alloc] = True, dst_sidx
         for release in unmap:
-            if not fl.free(self.index[release]):
-                raise SimtlabError(f"{STRUCT}: internal error: SRF index "
-                                   f"{self.index[release]} of register {release} already free")
-            self.valid[release] = False
+            self._unmap(release)
         out.update(dst_ok=dst_ok, dst_sidx=dst_sidx, dst_freed=dst_freed, free_ok=free_ok,
                    free_sidx=free_sidx)
         result = SRFMapOutputs(**out)
