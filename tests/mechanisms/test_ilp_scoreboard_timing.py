@@ -11,7 +11,9 @@ def test_registered():
     assert "ilp-sc" in names()
 
 
-@pytest.mark.parametrize("workload", ["NQU", "BS", "MM", "BFS", "STO", "SP", "MV"])
+# MM (regular) and BFS (atomics) run in make test; the other five with make test-sweep
+@pytest.mark.parametrize("workload", ["MM", "BFS", *(pytest.param(w, marks=pytest.mark.sweep)
+                                                     for w in ("NQU", "BS", "STO", "SP", "MV"))])
 def test_outputs_identical_and_no_slower_than_one_in_flight(workload):
     base = run_job(TimingJob(workload, "gtx280"))
     sc = run_job(TimingJob(workload, "gtx280", mechanisms=("ilp-sc",)))

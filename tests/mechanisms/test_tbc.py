@@ -167,7 +167,9 @@ def test_warp_synchronous_instructions_are_refused():
         run_job(TimingJob("RS", "fx5800", mechanisms=("tbc",)))
 
 
-@pytest.mark.parametrize("workload", ["BFS", "MUM", "LPS"])
+# BFS runs in make test; MUM and LPS (minutes each) with make test-sweep
+@pytest.mark.parametrize("workload", ["BFS", *(pytest.param(w, marks=pytest.mark.sweep)
+                                              for w in ("MUM", "LPS"))])
 def test_divergent_workloads_keep_outputs_and_are_deterministic(workload):
     base = run_job(TimingJob(workload, "fx5800"))
     a = run_job(TimingJob(workload, "fx5800", mechanisms=("tbc",)))

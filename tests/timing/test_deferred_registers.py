@@ -11,8 +11,12 @@ from golden.timing.gpu import GPU
 
 # regular, divergent, predicated, atomic, multi-launch and carry-flag (64-bit division
 # through libdevice) workloads on four GPUs
-CASES = [("MM", "pascal"), ("BFS", "pascal"), ("NQU", "gtx480"), ("MUM", "fx5800"),
-         ("SP", "gtx285"), ("KMEANS", "pascal"), ("LBM", "gtx480"), ("STO", "gtx280")]
+# (deferral is off by default: make test runs the first two cases, make test-sweep all)
+_SWEEP = pytest.mark.sweep
+CASES = [("MM", "pascal"), ("BFS", "pascal"),
+         *(pytest.param(w, c, marks=_SWEEP) for w, c in (
+             ("NQU", "gtx480"), ("MUM", "fx5800"), ("SP", "gtx285"), ("KMEANS", "pascal"),
+             ("LBM", "gtx480"), ("STO", "gtx280")))]
 
 
 def _strip(r):
@@ -41,6 +45,8 @@ MECH_CASES = [("MM", "pascal", ("darsie",)), ("HS", "pascal", ("darsie",)),
               ("MM", "gtx480", ("coarse4-duel",)),
               ("NQU", "gtx280_ilp", ("ilp-sc", "ilp-bp-gshare")),
               ("MUM", "fx5800", ("capri-oracle",))]
+# make test-sweep only: HS-darsie (MM-darsie covers the mechanism) and NQU-ilp, a minute each
+_SLOW_MECH_CASES = {1, 8}
 # (TBC and CAPRI form every warp dynamically: FunctionalLaunch.step_threads runs eagerly)
 
 
@@ -55,8 +61,10 @@ def test_mechanisms_declare_how_they_read_registers():
         n for n in MECHANISMS if n.startswith("uv-")}
 
 
-@pytest.mark.parametrize("workload,config,mechs", MECH_CASES,
-                         ids=[f"{w}-{c}-{'+'.join(m)}" for w, c, m in MECH_CASES])
+@pytest.mark.parametrize("workload,config,mechs", [
+    pytest.param(*case, id=f"{case[0]}-{case[1]}-{'+'.join(case[2])}",
+                 marks=[_SWEEP] if i in _SLOW_MECH_CASES else [])
+    for i, case in enumerate(MECH_CASES)])
 def test_deferral_under_mechanisms_changes_no_statistic(workload, config, mechs, monkeypatch):
     job = TimingJob(workload, config, size="small", mechanisms=mechs)
     deferred = []
