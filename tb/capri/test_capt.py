@@ -67,8 +67,10 @@ def test_capri_capt_recorded_trace_cocotb(tmp_path):
                                      __name__)
 
 
-def test_capri_capt_real_traces_cocotb():
-    """Replay the CAPT traces of $SIMTLAB_CAPRI_TRACE_DIR (skipped when unset)."""
+def test_capri_capt_trace_dir_cocotb():
+    """Replay the CAPT traces of $SIMTLAB_CAPRI_TRACE_DIR: a folder of your own
+    runs, skipped when unset (make test replays real kernels in
+    ``test_capri_capt_kernel_traces_cocotb``)."""
     replay_trace_dir(BENCH, __name__)
 
 

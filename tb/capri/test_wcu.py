@@ -91,8 +91,10 @@ def test_capri_wcu_recorded_trace_cocotb(tmp_path):
     common_bench.replay_random_trace(BENCH, WcuParams(), tmp_path, __name__)
 
 
-def test_capri_wcu_real_traces_cocotb():
-    """Replay the WCU traces of $SIMTLAB_CAPRI_TRACE_DIR (skipped when unset)."""
+def test_capri_wcu_trace_dir_cocotb():
+    """Replay the WCU traces of $SIMTLAB_CAPRI_TRACE_DIR: a folder of your own
+    runs, skipped when unset (make test replays real kernels in
+    ``test_capri_wcu_kernel_traces_cocotb``)."""
     replay_trace_dir(BENCH, __name__)
 
 

@@ -239,7 +239,8 @@ def replay_trace_dir(bench: StructureBench, test_module: str, env_dir: str, what
     from golden.structures.darsie.trace import trace_files
     directory = os.environ.get(env_dir)
     if not directory:
-        pytest.skip(f"{env_dir} not set (folder of {what} traces)")
+        pytest.skip(f"{env_dir} not set (a folder of your own {what} traces; make test "
+                    f"replays real kernels in the structure's *_kernel_traces_cocotb test)")
     paths = trace_files(directory, bench.name)
     if not paths:
         pytest.skip(f"no {bench.name} trace under {directory}")

@@ -4,7 +4,7 @@ Driver `tb.stepper.StepTB`, reference `golden.structures.darsie`, scoreboard
 `tb.runner.Scoreboard`; stimulus and coverage goals in `tb/darsie/stimulus.py`, bodies in
 `tb/darsie/cocotb_bench.py`. ``run_replay`` replays JSON-lines traces: always one recorded
 from a golden random run, and every trace under ``$SIMTLAB_DARSIE_TRACES`` in
-``test_phys_freelist_traces_cocotb`` (skipped when the variable is unset).
+``test_phys_freelist_trace_dir_cocotb`` (skipped when the variable is unset).
 """
 
 from __future__ import annotations
@@ -44,10 +44,11 @@ def test_phys_freelist_cocotb(params, tmp_path):
     bench.run_structure(NAME, params, __name__, tmp_path, default_seed())
 
 
-def test_phys_freelist_traces_cocotb():
+def test_phys_freelist_trace_dir_cocotb():
     if not os.environ.get(bench.ENV_TRACE_DIR):
         pytest.skip(f"no trace directory: set {bench.ENV_TRACE_DIR}=DIR to replay the "
-                    f"{NAME} traces recorded there (e.g. by the DARSIE timing mechanism)")
+                    f"{NAME} traces recorded there (e.g. by the DARSIE timing mechanism); make test "
+                    f"replays real kernels in tb/darsie/test_real_traces.py")
     if bench.run_trace_dir(NAME, __name__) == 0:
         pytest.skip(f"no {NAME} trace under {bench.ENV_TRACE_DIR}="
                     f"{os.environ[bench.ENV_TRACE_DIR]}")

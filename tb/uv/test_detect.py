@@ -50,8 +50,10 @@ def test_uv_detect_recorded_trace_cocotb(tmp_path):
     replay_random_trace(BENCH, DetectParams(), tmp_path, __name__)
 
 
-def test_uv_detect_real_traces_cocotb():
-    """Replay the real-kernel detection traces of $SIMTLAB_UV_TRACE_DIR (skipped when unset)."""
+def test_uv_detect_trace_dir_cocotb():
+    """Replay the real-kernel detection traces of $SIMTLAB_UV_TRACE_DIR: a folder of your own
+    runs, skipped when unset (make test replays real kernels in
+    ``test_uv_detect_kernel_traces_cocotb``)."""
     replay_trace_dir(BENCH, __name__)
 
 

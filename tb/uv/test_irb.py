@@ -65,8 +65,10 @@ def test_uv_irb_recorded_trace_cocotb(params, tmp_path):
     replay_random_trace(BENCH, params, tmp_path, __name__)
 
 
-def test_uv_irb_real_traces_cocotb():
-    """Replay the real-kernel IRB traces of $SIMTLAB_UV_TRACE_DIR (skipped when unset)."""
+def test_uv_irb_trace_dir_cocotb():
+    """Replay the real-kernel IRB traces of $SIMTLAB_UV_TRACE_DIR: a folder of your own
+    runs, skipped when unset (make test replays real kernels in
+    ``test_uv_irb_kernel_traces_cocotb``)."""
     replay_trace_dir(BENCH, __name__)
 
 

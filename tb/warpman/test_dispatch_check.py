@@ -66,8 +66,10 @@ def test_warpman_check_recorded_trace_cocotb(tmp_path):
     common_bench.replay_random_trace(BENCH, DispatchCheckParams(), tmp_path, __name__)
 
 
-def test_warpman_check_real_traces_cocotb():
-    """Replay the dispatch-check traces of $SIMTLAB_WARPMAN_TRACE_DIR (skipped when unset)."""
+def test_warpman_check_trace_dir_cocotb():
+    """Replay the dispatch-check traces of $SIMTLAB_WARPMAN_TRACE_DIR: a folder of your own
+    runs, skipped when unset (make test replays real kernels in
+    ``test_warpman_check_kernel_traces_cocotb``)."""
     replay_trace_dir(BENCH, __name__)
 
 
