@@ -150,22 +150,31 @@ def cmd_report(args) -> int:
 
 def _plan(names, avail, opts, cache) -> int:
     """``simtlab report --plan``: reusable vs to-run simulations per report (no simulation)."""
+    from golden.report.passive import observer_for
     print(f"size {opts.size}, seed {opts.seed}; reusable = in {cache.root} or "
           f"{', '.join(map(str, cache.archive)) or 'no archive'} with unchanged dependencies")
     print(f"{'report':<10} {'simulations':>12} {'reusable':>9} {'to run':>7}")
-    seen, total, ok = set(), 0, 0
-    for n in names:
-        keys = {}
-        for j in avail[n].jobs(opts):
-            keys.setdefault(j.key, j)
-        hits = sum(1 for j in keys.values() if cache.get(j) is not None)
-        print(f"{n:<10} {len(keys):>12} {hits:>9} {len(keys) - hits:>7}")
-        for k, j in keys.items():
-            if k not in seen:
-                seen.add(k)
-                total += 1
-                ok += cache.get(j) is not None
-    print(f"{'(distinct)':<10} {total:>12} {ok:>9} {total - ok:>7}")
+    jobs_of = {n: list({j.key: j for j in avail[n].jobs(opts)}.values()) for n in names}
+    every = list({j.key: j for js in jobs_of.values() for j in js}.values())
+    deps = {j.key: cache.dependencies(j) for j in every}
+    hit = {j.key: cache.get(j, deps[j.key]) is not None for j in every}
+    # a plain run answered by its passive observer run needs no simulation of its own
+    # (golden.report.passive); it counts as reusable once the observer run is
+    derived = {j.key: o.key for j in every if not hit[j.key]
+               and (o := observer_for(j, every, deps)) is not None}
+    ready = {k: hit[k] or hit.get(derived.get(k), False) for k in hit}
+    later = {k for k in derived if not ready[k]}   # derived once their observer has run
+
+    def row(name, js):
+        ok = sum(ready[j.key] for j in js)
+        print(f"{name:<10} {len(js):>12} {ok:>9} {len(js) - ok - sum(j.key in later for j in js):>7}")
+
+    for n, js in jobs_of.items():
+        row(n, js)
+    row("(distinct)", every)
+    if derived:
+        print(f"{len(derived)} plain run(s) are derived from their passive observer runs instead "
+              f"of simulated (reusable once the observer run is; {len(later)} not yet)")
     return 0
 
 

@@ -33,6 +33,7 @@ from dataclasses import asdict
 
 from golden.errors import SimtlabError
 from golden.report.cache import source_commit
+from golden.report.passive import derive, observer_for
 
 EXECUTORS = ("local", "dask")
 
@@ -75,6 +76,9 @@ def run_jobs(jobs, workers: int = 1, progress: bool = True, cache=None, executor
              scheduler: str | None = None) -> dict[str, dict]:
     """Run every distinct job (by ``job.key``); return ``{key: result}``.
 
+    With a ``cache``, a plain timing job whose passive observer run is in the batch is not
+    simulated: its result is derived from the observer run's (:mod:`golden.report.passive`).
+
     Jobs are submitted in the given order. A job that raises produces a result with an
     ``error`` field instead of numbers. ``cache`` (a :class:`ResultCache`) supplies results
     of jobs already run on the same dependency files and stores each new result as soon as it
@@ -95,6 +99,18 @@ def run_jobs(jobs, workers: int = 1, progress: bool = True, cache=None, executor
             results[j.key] = {**hit, "from_cache": True}
         else:
             todo.append(j)
+    # plain runs whose passive observer run is in the batch are derived from it
+    waiting: dict[str, list] = {}
+    if cache is not None:
+        for j in list(todo):
+            o = observer_for(j, unique, deps)
+            if o is None:
+                continue
+            todo.remove(j)
+            if o.key in results:
+                results[j.key] = {**derive(results[o.key], j), "from_cache": True}
+            else:
+                waiting.setdefault(o.key, []).append(j)
     rep = Progress(len(todo), len(unique) - len(todo), progress)
 
     commit = source_commit()
@@ -105,6 +121,9 @@ def run_jobs(jobs, workers: int = 1, progress: bool = True, cache=None, executor
         results[j.key] = r
         if cache is not None:
             cache.put(r, deps[j.key])
+        for plain in waiting.pop(j.key, ()):
+            d = results[plain.key] = derive(r, plain)
+            cache.put(d, deps[plain.key])
         rep.update(r)
 
     try:
