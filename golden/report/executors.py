@@ -108,7 +108,9 @@ def run_jobs(jobs, workers: int = 1, progress: bool = True, cache=None, executor
                 continue
             todo.remove(j)
             if o.key in results:
-                results[j.key] = {**derive(results[o.key], j), "from_cache": True}
+                d = results[j.key] = derive(results[o.key], j)
+                cache.put(d, deps[j.key])      # stored, so publish and archive find it
+                d["from_cache"] = True
             else:
                 waiting.setdefault(o.key, []).append(j)
     rep = Progress(len(todo), len(unique) - len(todo), progress)

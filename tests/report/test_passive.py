@@ -59,6 +59,13 @@ def test_a_batch_simulates_the_observer_run_only_and_caches_both(tmp_path, monke
     assert cache.get(plain)["derived_from"] == obs.key             # stored like a simulation
     again = executors.run_jobs([plain, obs], workers=1, progress=False, cache=cache)
     assert ran == [obs.key] and again[plain.key]["from_cache"]
+    # a plain result derived from a cached observer run is stored too
+    for f in tmp_path.glob("*.json"):
+        if '"key": "BP/quadro_fx5800/baseline/' in f.read_text():
+            f.unlink()
+    assert cache.get(plain) is None
+    executors.run_jobs([plain, obs], workers=1, progress=False, cache=cache)
+    assert ran == [obs.key] and cache.get(plain)["derived_from"] == obs.key
     # without the observer run in the batch the plain run is simulated (or read from cache)
     executors.run_jobs([TimingJob("FFT", "quadro_fx5800", size="small")], workers=1,
                        progress=False, cache=cache)
