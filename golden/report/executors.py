@@ -101,6 +101,13 @@ def run_jobs(jobs, workers: int = 1, progress: bool = True, cache=None, executor
             todo.append(j)
     # plain runs whose passive observer run is in the batch are derived from it
     waiting: dict[str, list] = {}
+
+    def settle_derived(plain, observer_result: dict) -> dict:
+        """Derive ``plain``'s result and store it (so publish and archive find it)."""
+        d = results[plain.key] = derive(observer_result, plain)
+        cache.put(d, deps[plain.key])
+        return d
+
     if cache is not None:
         for j in list(todo):
             o = observer_for(j, unique, deps)
@@ -108,9 +115,7 @@ def run_jobs(jobs, workers: int = 1, progress: bool = True, cache=None, executor
                 continue
             todo.remove(j)
             if o.key in results:
-                d = results[j.key] = derive(results[o.key], j)
-                cache.put(d, deps[j.key])      # stored, so publish and archive find it
-                d["from_cache"] = True
+                settle_derived(j, results[o.key])["from_cache"] = True
             else:
                 waiting.setdefault(o.key, []).append(j)
     rep = Progress(len(todo), len(unique) - len(todo), progress)
@@ -124,8 +129,7 @@ def run_jobs(jobs, workers: int = 1, progress: bool = True, cache=None, executor
         if cache is not None:
             cache.put(r, deps[j.key])
         for plain in waiting.pop(j.key, ()):
-            d = results[plain.key] = derive(r, plain)
-            cache.put(d, deps[plain.key])
+            settle_derived(plain, r)
         rep.update(r)
 
     try:

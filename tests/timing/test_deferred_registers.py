@@ -46,7 +46,7 @@ MECH_CASES = [("MM", "pascal", ("darsie",)), ("HS", "pascal", ("darsie",)),
               ("NQU", "gtx280_ilp", ("ilp-sc", "ilp-bp-gshare")),
               ("MUM", "fx5800", ("capri-oracle",))]
 # make test-sweep only: HS-darsie (MM-darsie covers the mechanism) and NQU-ilp, a minute each
-_SLOW_MECH_CASES = {1, 8}
+_SWEEP_MECH_IDS = {"HS-pascal-darsie", "NQU-gtx280_ilp-ilp-sc+ilp-bp-gshare"}
 # (TBC and CAPRI form every warp dynamically: FunctionalLaunch.step_threads runs eagerly)
 
 
@@ -62,9 +62,8 @@ def test_mechanisms_declare_how_they_read_registers():
 
 
 @pytest.mark.parametrize("workload,config,mechs", [
-    pytest.param(*case, id=f"{case[0]}-{case[1]}-{'+'.join(case[2])}",
-                 marks=[_SWEEP] if i in _SLOW_MECH_CASES else [])
-    for i, case in enumerate(MECH_CASES)])
+    pytest.param(w, c, m, id=name, marks=[_SWEEP] if name in _SWEEP_MECH_IDS else [])
+    for w, c, m in MECH_CASES for name in [f"{w}-{c}-{'+'.join(m)}"]])
 def test_deferral_under_mechanisms_changes_no_statistic(workload, config, mechs, monkeypatch):
     job = TimingJob(workload, config, size="small", mechanisms=mechs)
     deferred = []
