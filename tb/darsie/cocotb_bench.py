@@ -17,8 +17,9 @@ variable :data:`ENV_TRACE_FILES` (a JSON list of paths). The pytest launchers:
   random run of the same parameters (always runs; proves the replay path end to end);
 * :func:`run_trace_dir` – replay of every trace of the structure found under the
   directory named by :data:`ENV_TRACE_DIR` (e.g. ``build/traces`` written by the DARSIE
-  timing mechanism for MM/DCT/HS), one DUT build per parameter set found; skipped with
-  a message when the variable is unset.
+  timing mechanism for MM/DCT/HS), one DUT build per parameter set found;
+* :func:`replay_trace_dir` – the ``test_<name>_trace_dir_cocotb`` body: :func:`run_trace_dir`,
+  skipped with a message when the variable is unset or the folder holds no such trace.
 """
 
 from __future__ import annotations
@@ -179,3 +180,17 @@ def run_trace_dir(name: str, test_module: str) -> int:
         run_cocotb(bench.rtl_cls, json.loads(key), test_module=test_module, toplevel=name,
                    testcase="run_replay", extra_env={ENV_TRACE_FILES: json.dumps(paths)})
     return len(files)
+
+
+def replay_trace_dir(name: str, test_module: str) -> None:
+    """pytest side of ``test_<name>_trace_dir_cocotb``: :func:`run_trace_dir`, or skip (with
+    what to set) when :data:`ENV_TRACE_DIR` is unset or names no trace of *name*."""
+    import pytest
+
+    directory = os.environ.get(ENV_TRACE_DIR)
+    if not directory:
+        pytest.skip(f"no trace directory: set {ENV_TRACE_DIR}=DIR to replay the {name} traces "
+                    f"recorded there (e.g. by the DARSIE timing mechanism); make test replays "
+                    f"real kernels in tb/darsie/test_real_traces.py")
+    if run_trace_dir(name, test_module) == 0:
+        pytest.skip(f"no {name} trace under {ENV_TRACE_DIR}={directory}")

@@ -9,8 +9,6 @@ from a golden random run, and every trace under ``$SIMTLAB_DARSIE_TRACES`` in
 
 from __future__ import annotations
 
-import os
-
 import cocotb
 import pytest
 
@@ -45,10 +43,4 @@ def test_skip_table_cocotb(params, tmp_path):
 
 
 def test_skip_table_trace_dir_cocotb():
-    if not os.environ.get(bench.ENV_TRACE_DIR):
-        pytest.skip(f"no trace directory: set {bench.ENV_TRACE_DIR}=DIR to replay the "
-                    f"{NAME} traces recorded there (e.g. by the DARSIE timing mechanism); make test "
-                    f"replays real kernels in tb/darsie/test_real_traces.py")
-    if bench.run_trace_dir(NAME, __name__) == 0:
-        pytest.skip(f"no {NAME} trace under {bench.ENV_TRACE_DIR}="
-                    f"{os.environ[bench.ENV_TRACE_DIR]}")
+    bench.replay_trace_dir(NAME, __name__)
