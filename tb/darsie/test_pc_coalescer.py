@@ -49,7 +49,7 @@ def test_pc_coalescer_trace_dir_cocotb():
 
 
 def test_documented_replay_command_with_a_relative_trace_dir(tmp_path, monkeypatch):
-    """``SIMTLAB_DARSIE_TRACES=<relative dir> pytest tb/darsie -k traces`` (tb/darsie/README.md)
+    """``SIMTLAB_DARSIE_TRACES=<relative dir> pytest tb/darsie -k trace_dir_cocotb`` (tb/darsie/README.md)
     replays the traces found there although the simulator runs in its own build folder."""
     params = CoalescerParams(slots=8, tbs=4, pc_width=16)
     monkeypatch.chdir(tmp_path)
