@@ -27,8 +27,8 @@ from golden.cli_args import jobs as jobs_arg, output_dir, seed as seed_arg
 from golden.errors import SimtlabError
 from golden.report import REPORTS, available_reports
 from golden.report.cache import DEFAULT_ARCHIVE, DEFAULT_ROOT, ResultCache
-from golden.report.executors import EXECUTORS
-from golden.report.runner import ReportOptions, run_jobs
+from golden.report.executors import EXECUTORS, run_jobs
+from golden.report.runner import ReportOptions
 
 
 def add_subcommand(sub) -> None:
@@ -62,6 +62,10 @@ def add_subcommand(sub) -> None:
     r.add_argument("--plan", action="store_true",
                    help="simulate nothing: per report, how many of its simulations the cache or "
                         "the archive already hold for today's source, and how many would run")
+    r.add_argument("--cached-only", action="store_true",
+                   help="simulate nothing: render the reports from the simulations the cache or "
+                        "the archive already hold (the others are shown as missing), e.g. in the "
+                        "middle of a long paper-size campaign")
     r.add_argument("--no-figures", action="store_true",
                    help="write Markdown/JSON/CSV only, no figures or HTML page")
     r.set_defaults(fn=cmd_report)
@@ -103,13 +107,19 @@ def cmd_report(args) -> int:
     all_jobs = [j for n in names for j in avail[n].jobs(opts)]
     if args.plan:
         return _plan(names, avail, opts, ResultCache(args.cache_dir, archive=args.archive))
+    if args.cached_only and args.no_cache:
+        raise SimtlabError("--cached-only reads the result cache; it cannot go with --no-cache")
     t0 = time.perf_counter()
     n_unique = len({j.key for j in all_jobs})
     print(f"simtlab report {' '.join(names)}: {n_unique} simulations, size {opts.size}, "
-          f"{opts.jobs} worker(s)", file=sys.stderr)
+          + ("cached results only" if args.cached_only else f"{opts.jobs} worker(s)"),
+          file=sys.stderr)
     cache = None if args.no_cache else ResultCache(args.cache_dir, archive=args.archive)
     results = run_jobs(all_jobs, workers=opts.jobs, cache=cache, executor=args.executor,
-                       scheduler=args.scheduler)
+                       scheduler=args.scheduler, cached_only=args.cached_only)
+    if args.cached_only:
+        print(f"{len(results)} of {n_unique} simulations found in the result cache or archive; "
+              f"the reports show the others as missing", file=sys.stderr)
     wall = time.perf_counter() - t0
     out = Path(args.out)
     docs, datas = [], {}
@@ -126,10 +136,15 @@ def cmd_report(args) -> int:
     fresh = [r for r in results.values() if "timing" in r and not r.get("from_cache")]
     cpu = sum(r.get("cpu_seconds", r.get("wall_seconds", 0.0)) for r in fresh)
     winst = sum(r["timing"]["instructions_issued"] for r in fresh)
-    footer = (f"\n---\n{n_unique} simulations ({n_unique - len(fresh)} reused from the result "
-              f"cache) in {wall:.0f} s wall on {opts.jobs} worker(s); the {len(fresh)} simulated "
-              f"issued {winst:,} warp instructions, {winst / max(cpu, 1e-9):,.0f} warp-inst per "
-              f"CPU-second.\n")
+    if args.cached_only:
+        footer = (f"\n---\n{n_unique} simulations, {len(results)} of them read from the result "
+                  f"cache or archive, {n_unique - len(results)} missing (rendered with "
+                  f"--cached-only: nothing simulated).\n")
+    else:
+        footer = (f"\n---\n{n_unique} simulations ({n_unique - len(fresh)} reused from the "
+                  f"result cache) in {wall:.0f} s wall on {opts.jobs} worker(s); the "
+                  f"{len(fresh)} simulated issued {winst:,} warp instructions, "
+                  f"{winst / max(cpu, 1e-9):,.0f} warp-inst per CPU-second.\n")
     _write(out / "speedups.md", "\n".join(docs) + footer)
     print(footer)
     print(f"wrote {out}/speedups.md and {', '.join(f'{n}.md/.json' for n in names)}", file=sys.stderr)

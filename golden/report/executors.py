@@ -73,7 +73,7 @@ def run_job_on_worker(job, deps: dict | None, cache_root: str | None) -> dict:
 
 
 def run_jobs(jobs, workers: int = 1, progress: bool = True, cache=None, executor: str = "local",
-             scheduler: str | None = None) -> dict[str, dict]:
+             scheduler: str | None = None, cached_only: bool = False) -> dict[str, dict]:
     """Run every distinct job (by ``job.key``); return ``{key: result}``.
 
     With a ``cache``, a plain timing job whose passive observer run is in the batch is not
@@ -84,11 +84,16 @@ def run_jobs(jobs, workers: int = 1, progress: bool = True, cache=None, executor
     of jobs already run on the same dependency files and stores each new result as soon as it
     finishes; cached results carry ``from_cache: True``. Progress goes to stderr: a tqdm bar
     on a terminal, one line per finished job with a count and an ETA otherwise.
+
+    ``cached_only``: simulate nothing; return only what the cache holds (and what derives
+    from it), so a report can be rendered in the middle of a long campaign.
     """
     if executor not in EXECUTORS:
         raise SimtlabError(f"unknown executor '{executor}'; known: {', '.join(EXECUTORS)}")
     if scheduler is not None and executor != "dask":
         raise SimtlabError("--scheduler needs --executor dask")
+    if cached_only and cache is None:
+        raise SimtlabError("reading cached results only needs a result cache (not --no-cache)")
     unique = list({j.key: j for j in jobs}.values())
     results: dict[str, dict] = {}
     todo = []
@@ -118,6 +123,8 @@ def run_jobs(jobs, workers: int = 1, progress: bool = True, cache=None, executor
                 settle_derived(j, results[o.key])["from_cache"] = True
             else:
                 waiting.setdefault(o.key, []).append(j)
+    if cached_only:
+        return results
     rep = Progress(len(todo), len(unique) - len(todo), progress)
 
     commit = source_commit()

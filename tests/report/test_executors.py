@@ -190,3 +190,35 @@ def test_cache_and_dask_slurm_commands(tmp_path, capsys):
     script = capsys.readouterr().out
     assert "#SBATCH -p cpu" in script and "distributed.cli.dask_worker" in script
     assert "--nthreads 1" in script
+
+
+def test_report_cached_only_renders_what_the_cache_holds_and_simulates_nothing(tmp_path, capsys):
+    """``report --cached-only``: the report is rendered from the cached runs (here FFT under
+    WPDOM and TBC, small), every other simulation shows as missing, the class mean says
+    over how many workloads it is taken, and nothing new is simulated or cached."""
+    from golden.cli import main
+    from golden.report import capri
+    from golden.report.runner import ReportOptions
+    opts = ReportOptions(size="small")
+    cache = ResultCache(tmp_path / "c", archive=[])
+    ran = run_jobs([capri._perf_job("FFT", opts, None), capri._perf_job("FFT", opts, "tbc")],
+                   progress=False, cache=cache)
+    assert all("error" not in r for r in ran.values())
+    before = sorted(p.name for p in (tmp_path / "c").glob("*.json"))
+    out = tmp_path / "out"
+    assert main(["report", "capri", "--size", "small", "--cached-only", "--no-figures",
+                 "--cache-dir", str(tmp_path / "c"), "--archive", str(tmp_path / "none"),
+                 "--out", str(out)]) == 0
+    assert sorted(p.name for p in (tmp_path / "c").glob("*.json")) == before
+    md = (out / "capri.md").read_text()
+    fft = next(line for line in md.splitlines()
+               if line.startswith("| FFT | non-divergent | ") and "missing" in line)
+    sp = ran[capri._perf_job("FFT", opts, None).key]["cycles"] / \
+        ran[capri._perf_job("FFT", opts, "tbc").key]["cycles"]
+    assert f"| {sp:.3f} |" in fft and fft.count("missing or error") == 3
+    assert "| BFS | divergent | missing or error |" in md
+    n_nondiv = sum(capri._paper(w)[1] == "non-divergent" for w in capri._workloads())
+    assert f"**{sp:.3f}** (1 of {n_nondiv})" in md
+    assert "2 of them read from the result cache or archive" in (out / "speedups.md").read_text()
+    assert main(["report", "capri", "--size", "small", "--cached-only", "--no-cache"]) != 0
+    assert "cannot go with --no-cache" in capsys.readouterr().err
