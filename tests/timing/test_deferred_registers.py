@@ -45,8 +45,10 @@ MECH_CASES = [("MM", "pascal", ("darsie",)), ("HS", "pascal", ("darsie",)),
               ("MM", "gtx480", ("coarse4-duel",)),
               ("NQU", "gtx280_ilp", ("ilp-sc", "ilp-bp-gshare")),
               ("MUM", "fx5800", ("capri-oracle",))]
-# make test-sweep only: HS-darsie (MM-darsie covers the mechanism) and NQU-ilp, a minute each
-_SWEEP_MECH_IDS = {"HS-pascal-darsie", "NQU-gtx280_ilp-ilp-sc+ilp-bp-gshare"}
+# make test-sweep only (deferral is off by default): HS-darsie (MM-darsie covers the
+# mechanism), NQU-ilp, MUM-capri-oracle and the second WarpMan case, 0.5-1.5 min each
+_SWEEP_MECH_IDS = {"HS-pascal-darsie", "NQU-gtx280_ilp-ilp-sc+ilp-bp-gshare",
+                   "MUM-fx5800-capri-oracle", "ST-gtx480_warpman-warpman-duel+warp-lifetimes"}
 # (TBC and CAPRI form every warp dynamically: FunctionalLaunch.step_threads runs eagerly)
 
 
