@@ -51,7 +51,9 @@ def _summarise(name: str, size: str, seed: int, max_instructions: int | None = N
     if max_instructions is not None:
         from golden.host import Device
         device = Device(max_instructions=max_instructions)
+    cpu0 = time.process_time()
     run = reg.run_workload(w, size=size, seed=seed, device=device)
+    cpu = time.process_time() - cpu0
     bad = reg.check_outputs(w, run.outputs, run.reference)
     from golden.simt.stats import LaunchStats
     total = LaunchStats(kernel="+".join(sorted({s.kernel for s in run.stats})), grid=(0, 0, 0), block=w.tb_dims)
@@ -60,8 +62,14 @@ def _summarise(name: str, size: str, seed: int, max_instructions: int | None = N
     d = total.to_dict()
     d.update(workload=w.name, size=size, seed=seed, launches=len(run.stats), tb_dims=list(w.tb_dims),
              divergent=w.divergent, outputs_match=not bad, mismatches=bad[:5],
-             wall_seconds=run.wall_time)
+             wall_seconds=run.wall_time, cpu_seconds=cpu)
     return d
+
+
+def _cpu_line(d: dict, insts: int) -> str:
+    """The host speed per CPU-second (process time: robust on a shared machine) of a run."""
+    return (f"  host CPU time (whole run)  : {d['cpu_seconds']:.2f} s "
+            f"({insts / max(d['cpu_seconds'], 1e-9):,.0f} warp-inst per CPU-s)")
 
 
 def cmd_list(args) -> int:
@@ -129,6 +137,7 @@ def _print_run(d: dict) -> None:
     print(f"  memory (thread accesses)   : " + ", ".join(f"{k} {v:,}" for k, v in d["mem_thread_accesses"].items()))
     print(f"  host time                  : {d['wall_seconds']:.2f} s "
           f"({d['warp_instructions'] / max(d['wall_seconds'], 1e-9):,.0f} warp-inst/s)")
+    print(_cpu_line(d, d["warp_instructions"]))
 
 
 def cmd_run(args) -> int:
@@ -136,9 +145,12 @@ def cmd_run(args) -> int:
         from golden.timing.timing_device import format_timing_summary, run_timing_workload
         limits = {k: v for k, v in (("max_cycles", args.max_cycles),
                                     ("max_instructions", args.max_instructions)) if v}
+        cpu0 = time.process_time()
         d = run_timing_workload(args.workload, args.size, args.seed, args.config or "pascal",
                                 mechanisms=tuple(args.mechanism or ()), **limits)
+        d["cpu_seconds"] = time.process_time() - cpu0
         print(format_timing_summary(d))
+        print(_cpu_line(d, d["timing"]["instructions_executed"]))  # the wall line's numerator
         if args.json:
             _atomic_write(Path(args.json), json.dumps(d, indent=2))
         return 0 if d["outputs_match"] else 1

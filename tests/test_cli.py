@@ -21,6 +21,18 @@ def test_run_prints_summary_and_writes_json(tmp_path, capsys):
     assert "MATCH" in out and "warp instructions" in out and "SIMD utilisation" in out
     d = json.loads(js.read_text())
     assert d["outputs_match"] and d["warp_instructions"] > 0 and d["workload"] == "MM"
+    assert d["cpu_seconds"] > 0
+    assert f"host CPU time (whole run)  : {d['cpu_seconds']:.2f} s" in out
+
+
+def test_timing_run_reports_speed_per_cpu_second_beside_wall_time(tmp_path, capsys):
+    js = tmp_path / "va.json"
+    assert main(["run", "VA", "--mode", "timing", "--config", "gtx285", "--size", "small",
+                 "--json", str(js)]) == 0
+    out = capsys.readouterr().out
+    d = json.loads(js.read_text())
+    rate = d["timing"]["instructions_executed"] / d["cpu_seconds"]
+    assert "host time" in out and f"({rate:,.0f} warp-inst per CPU-s)" in out
 
 
 def test_unknown_workload_is_a_clean_error(capsys):
