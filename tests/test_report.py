@@ -236,3 +236,17 @@ def test_capri_report_renders_tbc_performance():
     hm = data["performance"]["harmonic_mean_speedup"]["divergent"]
     assert hm["TBC"] == pytest.approx(row["TBC"]["speedup"])
     assert "TBC+ speedup" in md and "(paper 1.046)" in md
+
+
+def test_partial_reports_say_missing_not_different():
+    """With some runs not (yet) simulated (``report --cached-only``) the outputs columns say
+    a run is missing instead of claiming the outputs differ."""
+    from golden.report import darsie
+    assert baseline._outputs(True, None) == "numpy ok, functional run missing"
+    assert baseline._outputs(True, False) == "numpy ok, != functional"
+    assert baseline._outputs(True, True) == "match"
+    n = len(darsie.MECHS)
+    assert darsie._same_cell({}) == "–"
+    assert darsie._same_cell({f"same_{m}": True for m in darsie.MECHS}) == "yes"
+    assert darsie._same_cell({f"same_{darsie.MECHS[0]}": True}) == f"yes (1 of {n} run)"
+    assert darsie._same_cell({f"same_{darsie.MECHS[0]}": True, f"same_{darsie.MECHS[1]}": False}) == "NO"

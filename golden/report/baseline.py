@@ -95,7 +95,7 @@ def render(results: dict, opts: ReportOptions) -> tuple[str, dict]:
                "| workload | cycles | IPC | " + " | ".join(STALL_REASONS) +
                " | dynamic uJ | static uJ | total uJ | outputs |",
                "|---|--:|--:|" + "--:|" * len(STALL_REASONS) + "--:|--:|--:|---|"]
-        n_identical = 0
+        n_identical = n_no_ref = 0
         table = []
         for r in rows:
             if "error" in r:
@@ -104,8 +104,10 @@ def render(results: dict, opts: ReportOptions) -> tuple[str, dict]:
                 continue
             sf = r["stall_fractions"]
             e = r["energy"]
-            same = r["output_digest"] == func[r["workload"]]
-            n_identical += same
+            ref = func.get(r["workload"])
+            same = None if ref is None else r["output_digest"] == ref
+            n_identical += bool(same)
+            n_no_ref += same is None
             md.append(f"| {r['workload']} | {r['cycles']:,} | {r['ipc']:.2f} | "
                       + " | ".join(f"{100 * sf[k]:.0f}%" for k in STALL_REASONS)
                       + f" | {1e6 * e['dynamic_j']:.1f} | {1e6 * e['static_j']:.1f} | "
@@ -119,7 +121,8 @@ def render(results: dict, opts: ReportOptions) -> tuple[str, dict]:
         if ok:
             md.append(f"| **geomean IPC** | | **{geomean(t['ipc'] for t in ok):.2f}** |"
                       + " |" * (len(STALL_REASONS) + 4))
-        md += ["", f"Outputs bit-identical to the functional-mode run: {n_identical} of {len(rows)} workloads."]
+        md += ["", f"Outputs bit-identical to the functional-mode run: {n_identical} of {len(rows)} workloads"
+               + (f" ({n_no_ref} without a functional run to compare with)." if n_no_ref else ".")]
         if ok:
             md += ["", *_energy_breakdown(ok)]
         clamped = [t["workload"] for t in ok if t.get("clamped_registers_from")]
@@ -155,8 +158,10 @@ def _energy_breakdown(rows: list) -> list[str]:
             + " |"]
 
 
-def _outputs(matches_reference: bool, identical: bool) -> str:
+def _outputs(matches_reference: bool, identical: bool | None) -> str:
+    """``identical``: None when the functional run is missing (a partial report) or failed."""
     if matches_reference and identical:
         return "match"
     return ("numpy ok" if matches_reference else "numpy MISMATCH") + \
-        (", = functional" if identical else ", != functional")
+        (", = functional" if identical else ", functional run missing" if identical is None
+         else ", != functional")

@@ -131,6 +131,16 @@ def jobs(opts: ReportOptions) -> list[TimingJob]:
     return out
 
 
+def _same_cell(r: dict) -> str:
+    """The ``same`` column: NO if any variant's outputs differ from the baseline's, yes if
+    every variant ran and matched, else how many of them have run (a partial report)."""
+    vals = [r.get(f"same_{m}") for m in MECHS]
+    if any(v is False for v in vals):
+        return "NO"
+    have = sum(v is True for v in vals)
+    return "yes" if have == len(vals) else "–" if not have else f"yes ({have} of {len(vals)} run)"
+
+
 def _ratio(new, old):
     return new / old if old else None
 
@@ -277,7 +287,7 @@ def _sensitivity(results: dict, opts: ReportOptions, names: list) -> tuple[list[
                        "outputs_identical": same}
         out.append(f"| {label} (`{mech}`) | {_fmt(g, 'x')} | {_fmt(_pct_removed(gf))} | "
                    f"{short:,} | {full:,} | {priv:,} | {'–' if own_pct is None else f'{own_pct:.2f}'} | {n} | "
-                   f"{'yes' if same else 'NO'} |")
+                   f"{same} |")
     return out + [""], data
 
 
@@ -309,12 +319,12 @@ def _filled(results: dict, opts: ReportOptions, names: list) -> tuple[list[str],
            "| workload | warps/SM | fetched −% D | speedup D | UV | DAC-IDEAL | IGN-STORE | "
            "NO-CF-SYNC | energy −% D | same |", "|" + "---|" * 10]
     for name, r in table:
-        same = all(r.get(f"same_{m}") for m in MECHS)
+        same = _same_cell(r)
         wf = r["warps_per_sm_full_gpu"]
         out.append(
             f"| {name} | {_fmt(wf, 'x') if wf else '–'} → {_fmt(r['warps_per_sm'], 'x')} | "
             f"{_fmt(_pct_removed(r.get('fetch_darsie')))} | {_speedups(r)} | "
-            f"{_fmt(_pct_removed(r.get('energy_darsie')))} | {'yes' if same else 'NO'} |")
+            f"{_fmt(_pct_removed(r.get('energy_darsie')))} | {same} |")
     g = _geomeans(rows)
     out.append(
         f"| **geomean 2D** | | {_fmt(_pct_removed(g['fetch_darsie']))} | {_speedups(g)} | "
@@ -365,13 +375,13 @@ def render(results: dict, opts: ReportOptions) -> tuple[str, dict]:
         lines += [f"### {dims}D workloads", "", head, sep]
         rows = [r for _, r in groups[dims]]
         for name, r in groups[dims]:
-            same = all(r.get(f"same_{m}") for m in MECHS)
+            same = _same_cell(r)
             lines.append(
                 f"| {name} | {tuple(r['tb'][:2])} | {_fmt(_pct_removed(r.get('fetch_darsie')))} | "
                 f"{_fmt(_pct_removed(r.get('exec_darsie')))} | {_speedups(r)} | "
                 f"{_fmt(_pct_removed(r.get('energy_darsie')))} ({_fmt(_pct_removed(r.get('dyn_darsie')))}) | "
                 f"{_fmt(_pct_removed(r.get('energy_uv')))} | {_fmt(_pct_removed(r.get('energy_dac-ideal')))} | "
-                f"{'yes' if same else 'NO'} |")
+                f"{same} |")
         g = _geomeans(rows)
         geo[dims] = g
         lines.append(
