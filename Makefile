@@ -106,8 +106,8 @@ endef
 
 # tb/ runs verbosely so the log names every cocotb testbench that ran under Icarus.
 test: setup
-	@$(call run_pytest,-m 'not sweep' tests)
-	@$(call run_pytest,-v -m 'not sweep' tb)
+	@$(call run_pytest,-m 'not sweep' --durations=15 tests)
+	@$(call run_pytest,-v -m 'not sweep' --durations=10 tb)
 
 # Exhaustive mechanism x workload output-equality sweeps (tens of minutes on 2 cores).
 test-sweep: setup
