@@ -107,8 +107,6 @@ def cmd_report(args) -> int:
     all_jobs = [j for n in names for j in avail[n].jobs(opts)]
     if args.plan:
         return _plan(names, avail, opts, ResultCache(args.cache_dir, archive=args.archive))
-    if args.cached_only and args.no_cache:
-        raise SimtlabError("--cached-only reads the result cache; it cannot go with --no-cache")
     t0 = time.perf_counter()
     n_unique = len({j.key for j in all_jobs})
     print(f"simtlab report {' '.join(names)}: {n_unique} simulations, size {opts.size}, "

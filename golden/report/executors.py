@@ -93,7 +93,7 @@ def run_jobs(jobs, workers: int = 1, progress: bool = True, cache=None, executor
     if scheduler is not None and executor != "dask":
         raise SimtlabError("--scheduler needs --executor dask")
     if cached_only and cache is None:
-        raise SimtlabError("reading cached results only needs a result cache (not --no-cache)")
+        raise SimtlabError("--cached-only reads the result cache; it cannot go with --no-cache")
     unique = list({j.key: j for j in jobs}.values())
     results: dict[str, dict] = {}
     todo = []
