@@ -15,6 +15,8 @@ golden reset value through the simulator's back door after every reset (``preloa
 
 from __future__ import annotations
 
+from functools import partial
+
 import cocotb
 import pytest
 
@@ -26,9 +28,12 @@ from tb.common import bench as common_bench
 from tb.ilp.gshare_stimulus import GOALS, count_events, directed, random_ops
 
 #: real kernels whose predictor traffic is replayed: NQU (the chapter's big winner), Ray
-#: and MV (data-dependent loops); small inputs, SM 0, first 4,000 structure cycles each
+#: and MV (data-dependent loops); small inputs on a one-SM gtx280 (SM 0 runs every thread
+#: block, so the trace fills and the recording run stops early), first 1,500 structure
+#: cycles each
 TRACE_WORKLOADS = ("NQU", "RAY", "MV")
-TRACE_CYCLES = 4000
+TRACE_CYCLES = 1500
+TRACE_OVERRIDES = {"core.num_sms": 1}
 
 
 def _preload(dut, params: GshareParams) -> None:
@@ -40,7 +45,8 @@ def _preload(dut, params: GshareParams) -> None:
 BENCH = common_bench.StructureBench(
     name="ilp_gshare", golden=Gshare, params_cls=GshareParams, ops_cls=GshareOps,
     outputs_cls=GshareOutputs, rtl=GshareRTL, directed=directed, random_ops=random_ops,
-    count_events=count_events, goals=GOALS, record_trace=record_gshare_trace,
+    count_events=count_events, goals=GOALS,
+    record_trace=partial(record_gshare_trace, overrides=TRACE_OVERRIDES),
     env_trace_files="SIMTLAB_GSHARE_TRACE_FILES", preload=_preload)
 
 

@@ -22,11 +22,14 @@ from tb.uv import stimulus as st
 
 __all__ = ["BENCHES", "ENV_TRACE_DIR", "REAL_TRACES", "replay_random_trace", "replay_trace_dir"]
 
-#: real kernels whose UV traffic every ``make test`` records and replays (small inputs, SM 0,
-#: first structure cycles): MT and HS reuse most (IRB), VA and MM have few registers (the
-#: SRF map's vregs = 32 warps x the kernel's PTX registers), HT diverges (copy-on-write)
-REAL_TRACES = {"uv_irb": (("MT", "HS", "SP"), 3000), "uv_srf_map": (("VA", "MM"), 3000),
-               "uv_detect": (("HT", "MM"), 3000)}
+#: real kernels whose UV traffic every ``make test`` records and replays (small inputs, SM 0
+#: of a one-SM gtx285 so the trace fills and the recording run stops early, first structure
+#: cycles): MT and HS reuse most (IRB), VA and MM have few registers (the SRF map's vregs =
+#: 32 warps x the kernel's PTX registers), HT diverges (copy-on-write)
+REAL_TRACES = {"uv_irb": (("MT", "HS", "SP"), 1500), "uv_srf_map": (("VA", "MM"), 2000),
+               "uv_detect": (("HT", "MM"), 2000)}
+#: config overrides of the real-trace runs
+TRACE_OVERRIDES = {"core.num_sms": 1}
 
 #: Folder of real-kernel UV traces to replay (optional).
 ENV_TRACE_DIR = "SIMTLAB_UV_TRACE_DIR"
@@ -35,7 +38,8 @@ ENV_TRACE_DIR = "SIMTLAB_UV_TRACE_DIR"
 def _bench(name: str, rtl, prefix: str, env: str, comb: bool = False) -> StructureBench:
     from golden.mechanisms.uv.trace import record_uv_trace
     return common_bench.make_bench(STRUCTURES[name], rtl, st, prefix, env, comb=comb,
-                                   record_trace=partial(record_uv_trace, name))
+                                   record_trace=partial(record_uv_trace, name,
+                                                       overrides=TRACE_OVERRIDES))
 
 
 BENCHES = {

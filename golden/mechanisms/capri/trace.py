@@ -83,8 +83,9 @@ def record_capri_trace(structure: str, workload: str, path: str | Path, *,
     ``{"core.num_sms": 2}`` so small inputs put many CTAs on core 0); extra keyword
     arguments go to ``CapriOracleParams``. Return the path.
 
-    Raises SimtlabError for an unknown structure, when the run's outputs differ from the
-    reference, or when core ``sm`` recorded nothing (e.g. no warp ever diverged on it).
+    Raises SimtlabError for an unknown structure, when a run that ends before the cap
+    gives outputs that differ from the reference, or when core ``sm`` recorded nothing
+    (e.g. no warp ever diverged on it).
     """
     if structure not in STRUCTURES:
         raise SimtlabError(f"record_capri_trace: unknown structure {structure!r}; "

@@ -9,6 +9,12 @@ gshare predictor under the chapter's branch-prediction study (BP+SC, branch late
 JSON lines (golden/structures/darsie/trace.py format); the cocotb benches
 (tb/ilp/test_scoreboard.py, tb/ilp/test_gshare.py) replay them on the RTL. A prefix of a
 trace is itself a valid trace (it starts from reset), so the cap only shortens the replay.
+
+Every recorder here (also the CAPRI, UV and WarpMan ones, which share :func:`_record`)
+stops the timing run as soon as the trace holds its ``max_cycles`` cycles: the rest of the
+run cannot change the recorded prefix, and the workloads' full runs cost tens of seconds
+each. A run that ends before the cap is checked against the workload's numpy reference;
+a stopped run is not (the mechanisms' output tests check those runs end to end).
 """
 
 from __future__ import annotations
@@ -24,15 +30,21 @@ __all__ = ["record_gshare_trace", "record_scoreboard_trace"]
 BP_STUDY = {"pipelines.bypass": True, "pipelines.control_latency": 1}
 
 
+class _TraceFull(Exception):
+    """Raised by :class:`_Capped` at the first cycle past its limit: ends the run early."""
+
+
 class _Capped:
-    """Forwards the first ``limit`` cycles to a recorder, then ignores the rest."""
+    """Forwards the first ``limit`` cycles to a recorder; the next cycle raises
+    :class:`_TraceFull`, which :func:`_record` catches to end the timing run."""
 
     def __init__(self, rec: TraceRecorder, limit: int):
         self.rec, self.limit = rec, limit
 
     def record(self, ops, outputs) -> None:
-        if self.rec.cycles < self.limit:
-            self.rec.record(ops, outputs)
+        if self.rec.cycles >= self.limit:
+            raise _TraceFull
+        self.rec.record(ops, outputs)
 
 
 def _record(structure: str, make_mechs, workload: str, path, *, config: str, overrides,
@@ -59,10 +71,12 @@ def _record(structure: str, make_mechs, workload: str, path, *, config: str, ove
     dev = TimingDevice(cfg, mechanisms=make_mechs(cfg, factory), echo_printf=False)
     try:
         run = registry.run_workload(registry.get(workload), size=size, seed=seed, device=dev)
+    except _TraceFull:
+        run = None                      # the trace is full: the rest of the run is not needed
     finally:
         for r in recs:
             r.close()
-    if run.mismatches():
+    if run is not None and run.mismatches():
         raise SimtlabError(f"{structure} trace of {workload}: outputs differ from the "
                            f"reference: {run.mismatches()[0]}")
     if not recs or recs[0].cycles == 0:
@@ -72,26 +86,30 @@ def _record(structure: str, make_mechs, workload: str, path, *, config: str, ove
 
 def record_scoreboard_trace(workload: str, path: str | Path, *, config: str = "gtx280",
                             size: str = "small", seed: int = 0, sm: int = 0,
-                            max_cycles: int = 2000) -> Path:
-    """Record SM ``sm``'s scoreboard during ``workload``; return the path.
+                            max_cycles: int = 2000, overrides: dict | None = None) -> Path:
+    """Record SM ``sm``'s scoreboard during ``workload`` (on ``config`` with config
+    ``overrides``, e.g. ``{"core.num_sms": 1}`` so SM 0 runs every thread block and the
+    trace fills early); return the path.
 
-    Raises SimtlabError when the run's outputs differ from the reference or nothing was
-    recorded (e.g. the SM got no thread block).
+    Raises SimtlabError when a run that ends before the cap gives outputs that differ from
+    the reference, or when nothing was recorded (e.g. the SM got no thread block).
     """
     from golden.mechanisms.ilp.scoreboard import ILPScoreboardMechanism
 
     return _record("ilp_scoreboard",
                    lambda cfg, f: [ILPScoreboardMechanism(cfg, recorder_factory=f)],
-                   workload, path, config=config, overrides=None, size=size, seed=seed,
+                   workload, path, config=config, overrides=overrides, size=size, seed=seed,
                    sm=sm, max_cycles=max_cycles, source="timing run, ilp-sc")
 
 
 def record_gshare_trace(workload: str, path: str | Path, *, config: str = "gtx280",
                         size: str = "small", seed: int = 0, sm: int = 0,
-                        max_cycles: int = 4000, histories: int = 1) -> Path:
+                        max_cycles: int = 4000, histories: int = 1,
+                        overrides: dict | None = None) -> Path:
     """Record SM ``sm``'s gshare predictor during ``workload`` in the branch-prediction
     study (``ilp-sc`` + ``ilp-bp-gshare``, bypass on, branch latency 1); return the path.
-    ``histories`` > 1 records the per-warp-history variant (``ilp-bp-gshare-warp``)."""
+    ``histories`` > 1 records the per-warp-history variant (``ilp-bp-gshare-warp``); config
+    ``overrides`` go on top of the study's."""
     from golden.mechanisms.ilp.branch import BranchPredictionMechanism
     from golden.mechanisms.ilp.scoreboard import ILPScoreboardMechanism
     from golden.structures.ilp import GshareParams
@@ -101,6 +119,7 @@ def record_gshare_trace(workload: str, path: str | Path, *, config: str = "gtx28
                 BranchPredictionMechanism(cfg, "gshare", GshareParams(histories=histories),
                                           recorder_factory=f)]
 
-    return _record("ilp_gshare", mechs, workload, path, config=config, overrides=BP_STUDY,
+    return _record("ilp_gshare", mechs, workload, path, config=config,
+                   overrides={**BP_STUDY, **(overrides or {})},
                    size=size, seed=seed, sm=sm, max_cycles=max_cycles,
                    source="timing run, ilp-sc + ilp-bp-gshare, bypass, control_latency 1")

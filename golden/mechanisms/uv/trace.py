@@ -27,9 +27,10 @@ _DESIGN = {"uv_irb": "token", "uv_srf_map": "srf", "uv_detect": "token"}
 
 def record_uv_trace(structure: str, workload: str, path: str | Path, *,
                     config: str = "gtx285", size: str = "small", seed: int = 0, sm: int = 0,
-                    max_cycles: int = 4000, **params) -> Path:
+                    max_cycles: int = 4000, overrides: dict | None = None, **params) -> Path:
     """Record SM ``sm``'s ``structure`` (``"uv_irb"``, ``"uv_srf_map"``, ``"uv_detect"``) during
-    ``workload`` under the combined design (token for the IRB, SRF for the map); extra
+    ``workload`` under the combined design (token for the IRB, SRF for the map) on
+    ``config`` with config ``overrides`` (e.g. ``{"core.num_sms": 1}``); extra
     keyword arguments go to :class:`~golden.mechanisms.uv.mechanism.UVParams` (e.g.
     ``reliability=True`` for the IRB with parity). Return the path."""
     from golden.mechanisms.uv.mechanism import UVMechanism, UVParams
@@ -43,6 +44,6 @@ def record_uv_trace(structure: str, workload: str, path: str | Path, *,
         return [UVMechanism(cfg, uv, recorder_factory=lambda name, sm_id, p:
                             factory(sm_id, p) if name == structure else None)]
 
-    return _record(structure, mechs, workload, path, config=config, overrides=None,
+    return _record(structure, mechs, workload, path, config=config, overrides=overrides,
                    size=size, seed=seed, sm=sm, max_cycles=max_cycles,
                    source=f"timing run, uv-{uv.design} combined")
