@@ -98,9 +98,11 @@ native: $(STAMP)
 	    if [ "$${CI:-}" = true ]; then exit 1; fi; \
 	    echo "warning: compiled timing core not built; the model runs as plain Python (slower)"; }
 
-# pytest exits 5 when it collects nothing; that is a broken checkout, not a pass.
+# pytest exits 5 when it collects nothing; that is a broken checkout, not a pass. Workers
+# steal queued tests from each other (--dist worksteal) so one long test does not leave a
+# core idle at the end.
 define run_pytest
-	$(PY) -m pytest -n $(JOBS) $(1); rc=$$?; \
+	$(PY) -m pytest -n $(JOBS) --dist worksteal $(1); rc=$$?; \
 	if [ $$rc = 5 ]; then echo "error: pytest collected no tests in '$(1)'"; fi; exit $$rc
 endef
 

@@ -3,6 +3,7 @@ GPU.run_partitions): outputs, equivalence with a lone run, determinism, heteroge
 partitions, shared SMs (one kernel at a time), repetition and clear errors."""
 
 from dataclasses import replace
+from functools import lru_cache
 
 import pytest
 
@@ -20,7 +21,9 @@ def _prog(name):
     return lambda dev: registry.run_workload(registry.get(name), size="small", seed=0, device=dev)
 
 
+@lru_cache(maxsize=None)
 def _alone(name):
+    """The lone timing run of ``name`` (one per worker process; tests only read it)."""
     return registry.run_workload(registry.get(name), size="small", seed=0,
                                  device=TimingDevice(load_config(CFG), echo_printf=False))
 
