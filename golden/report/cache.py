@@ -19,6 +19,8 @@ Two places are read:
   so that expensive sweeps (the ``paper`` size takes days on 2 cores) survive a fresh
   clone. ``simtlab cache archive`` copies today's still-valid cache entries there. Each
   carries ``simulated_at`` (the commit it ran on, ``+dirty`` when the tree had edits).
+  ``simtlab cache rekey`` (:mod:`golden.report.rekey`) carries stale ones over to today's
+  source once witnesses of their group reproduce their stored results exactly.
 
 The whole-model :func:`model_fingerprint` is kept for provenance (the results page shows
 it); the cache no longer keys on it.

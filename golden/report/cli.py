@@ -78,8 +78,9 @@ def add_subcommand(sub) -> None:
     p.set_defaults(fn=cmd_publish)
 
     c = sub.add_parser("cache", help="show (info), empty (clear) or commit (archive) the "
-                                     "report result cache")
-    c.add_argument("action", choices=("info", "clear", "archive"))
+                                     "report result cache, or carry stale results over to "
+                                     "today's source once witnesses reproduce them (rekey)")
+    c.add_argument("action", choices=("info", "clear", "archive", "rekey"))
     c.add_argument("--stale", action="store_true",
                    help="clear: only results whose dependency files changed (keep valid ones)")
     c.add_argument("--cache-dir", default=str(DEFAULT_ROOT))
@@ -88,6 +89,17 @@ def add_subcommand(sub) -> None:
                         "%(default)s, committed with the repository)")
     c.add_argument("--size", default="paper", choices=("small", "default", "paper", "all"),
                    help="archive: only results of this input size (default: %(default)s)")
+    c.add_argument("--dir", default=str(DEFAULT_ARCHIVE),
+                   help="rekey: directory whose stale results are re-keyed (default: "
+                        "%(default)s)")
+    c.add_argument("--per-group", type=int, default=1, metavar="K",
+                   help="rekey: witnesses simulated again per group (default: %(default)s)")
+    c.add_argument("--all", action="store_true",
+                   help="rekey: simulate every stale result again (no sampling)")
+    c.add_argument("--dry-run", action="store_true",
+                   help="rekey: show the groups and witnesses, simulate nothing")
+    c.add_argument("-j", "--jobs", type=jobs_arg, default=os.cpu_count() or 1,
+                   help="rekey: worker processes for the witnesses")
     c.set_defaults(fn=cmd_cache)
 
     from golden.report.executors import add_slurm_subcommand
@@ -236,6 +248,8 @@ def cmd_cache(args) -> int:
         print(f"removed {n} cached result(s) from {args.cache_dir}"
               + (" (only those whose dependency files changed)" if args.stale else ""))
         return 0
+    if args.action == "rekey":
+        return _rekey(args)
     if args.action == "archive":
         n = archive_results(args.cache_dir, args.to, None if args.size == "all" else args.size)
         print(f"archived {n} result(s) of size {args.size} from {args.cache_dir} into {args.to} "
@@ -252,3 +266,28 @@ def cmd_cache(args) -> int:
                  f"`simtlab cache clear --stale` removes them)" if e["old_layout"] else ""))
     print("valid = every file the job depends on is unchanged (reused by `simtlab report`)")
     return 0
+
+
+def _rekey(args) -> int:
+    from golden.report.rekey import plan_rekey, rekey
+    if args.per_group < 1 and not args.all:
+        raise SimtlabError("--per-group must be at least 1 (or use --all)")
+    if not Path(args.dir).is_dir():
+        raise SimtlabError(f"cache rekey: no directory {args.dir}")
+    plan = plan_rekey(args.dir, per_group=0 if args.all else args.per_group)
+    print(f"{args.dir}: {plan.valid} valid, {plan.stale} stale timing result(s) in "
+          f"{len(plan.groups)} group(s)"
+          + (f", {plan.other} other result(s) left alone" if plan.other else ""))
+    for g in plan.groups:
+        print(f"  {g.label}: {len(g.members)} result(s); witness(es) "
+              f"{', '.join(w.job.key for w in g.witnesses)} "
+              f"(~{g.witness_cpu_seconds:,.0f} CPU-s when stored); changed: "
+              f"{', '.join(g.changed[:4])}{' ...' if len(g.changed) > 4 else ''}")
+    if args.dry_run or not plan.groups:
+        return 0
+    n, problems = rekey(plan, workers=args.jobs)
+    for p in problems:
+        print(p, file=sys.stderr)
+    print(f"re-keyed {n} of {plan.stale} stale result(s) in {args.dir}"
+          + (" (commit that directory to keep them)" if n else ""))
+    return 1 if problems else 0

@@ -45,7 +45,7 @@ NOT_DATA = ("bench_reference.yaml",)
 #: modules (relative to the package; a directory ends in ``/``) that only dispatch, cache
 #: or present results: not followed, not part of any job's dependencies
 NOT_MODEL = ("report/present/", "report/cli.py", "report/cache.py", "report/executors.py",
-             "report/deps.py")
+             "report/deps.py", "report/rekey.py")
 
 
 def _is_model_file(rel: str) -> bool:
@@ -186,6 +186,18 @@ class DependencyFinder:
         if hasattr(job, "dependency_roots"):
             mods.update(job.dependency_roots())
         return mods, files
+
+    def workload_files(self, name: str) -> set[str]:
+        """The files (relative paths) that belong to workload ``name`` alone: its
+        definition module and its PTX."""
+        from golden.report.runner import TimingJob
+        self.job_roots(TimingJob(name, "-"))
+        mod, ptx = self._workloads[name]
+        out = {ptx.relative_to(self.root).as_posix()}
+        f = self.module_file(mod)
+        if f is not None:
+            out.add(f.relative_to(self.root).as_posix())
+        return out
 
     def job_dependencies(self, job) -> dict[str, str]:
         """``{path relative to the golden package: digest}`` of everything ``job``'s

@@ -1,0 +1,211 @@
+"""Verified re-keying: carry stored results across source edits that do not change them.
+
+A stored result is valid while every file it depends on is unchanged
+(:mod:`golden.report.deps`). An edit that only makes the model faster, or fixes a comment,
+changes the dependency map of every job that imports the edited file, so a committed
+``paper``-size archive (CPU-days on 2 cores) would be thrown away although its numbers
+still hold. ``simtlab cache rekey`` moves such results to today's dependency map, but only
+on evidence, never on trust:
+
+1. The stale timing results of a directory are grouped by what they exercise: the
+   configuration, the mechanisms with their arguments, the config overrides, and the set
+   of dependency files that changed. A result whose own workload files changed (its PTX or
+   its workload module) is a group of its own.
+2. In each group the ``per_group`` results with the least recorded CPU time (derived
+   results, which cost their observer run, last) are simulated again on today's source:
+   the *witnesses*.
+3. Every witness must reproduce its stored result exactly: cycles, every counter, the
+   energy report, the output digest (only host times and provenance fields are ignored).
+4. Then every result of the group gets today's dependency map and a ``rekeyed`` record
+   (the commit, the changed files, the witnesses' keys). Witnesses are stored as their new
+   runs. A group with a differing witness stays stale (a report simulates it again) and
+   the difference is shown.
+
+Evidence, not proof: a change that alters only workloads the witnesses do not exercise
+passes. ``per_group`` raises the sample; ``per_group=0`` (``--all``) re-simulates every
+stale result, which is the same as running the report again. The statistics fixtures
+(``tests/fixtures/timing_stats``) are the other half of the evidence: run the test suite
+first.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from golden.report.cache import _entries, _read, _write_atomic, source_commit
+from golden.report.deps import DependencyFinder, default_finder
+from golden.report.runner import TimingJob
+
+#: fields of a result that describe the host or the result's provenance, not the simulation
+NOT_SIMULATION = frozenset({"wall_seconds", "cpu_seconds", "from_cache", "simulated_at", "deps",
+                            "rekeyed", "derived_from"})
+
+__all__ = ["RekeyGroup", "RekeyPlan", "plan_rekey", "rekey", "simulation_part",
+           "first_differences"]
+
+
+def simulation_part(result: dict) -> dict:
+    """What a result measured (JSON-normalised), without host times and provenance."""
+    return json.loads(json.dumps({k: v for k, v in result.items() if k not in NOT_SIMULATION},
+                                 sort_keys=True, default=str))
+
+
+def first_differences(old, new, path: str = "", limit: int = 5) -> list[str]:
+    """Up to ``limit`` differing leaves between two JSON trees, as ``path: old -> new``."""
+    out: list[str] = []
+
+    def walk(a, b, p):
+        if len(out) >= limit:
+            return
+        if isinstance(a, dict) and isinstance(b, dict):
+            for k in sorted(set(a) | set(b)):
+                walk(a.get(k), b.get(k), f"{p}.{k}" if p else k)
+        elif a != b:
+            out.append(f"{p}: {a!r} -> {b!r}")
+
+    walk(old, new, path)
+    return out
+
+
+def job_of(entry: dict) -> TimingJob | None:
+    """The timing job a stored result came from, or None for other job kinds."""
+    try:
+        return TimingJob(workload=entry["workload"], config=entry["config"],
+                         size=entry["size"], seed=int(entry["seed"]),
+                         mechanisms=tuple(entry.get("mechanisms") or ()),
+                         overrides=tuple(tuple(o) for o in entry.get("overrides") or ()))
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+@dataclass
+class _Stale:
+    path: Path
+    entry: dict
+    job: TimingJob
+    deps: dict            # today's dependency map
+    changed: tuple        # files whose digest differs, appeared or disappeared
+
+    @property
+    def cost(self) -> float:
+        """CPU seconds a re-run is expected to take (a derived result costs more than its
+        zero own seconds: it is picked last)."""
+        c = float(self.entry.get("cpu_seconds") or 0.0)
+        return c if not self.entry.get("derived_from") else float("inf")
+
+
+@dataclass
+class RekeyGroup:
+    """Stale results that exercise the same model code, and the witnesses that vouch for
+    them."""
+    label: str
+    changed: tuple
+    members: list = field(default_factory=list)
+    witnesses: list = field(default_factory=list)
+
+    @property
+    def witness_cpu_seconds(self) -> float:
+        return sum(float(m.entry.get("cpu_seconds") or 0.0) for m in self.witnesses)
+
+
+@dataclass
+class RekeyPlan:
+    directory: Path
+    valid: int = 0
+    other: int = 0                 # entries that are not timing jobs (left alone)
+    groups: list = field(default_factory=list)
+
+    @property
+    def stale(self) -> int:
+        return sum(len(g.members) for g in self.groups)
+
+
+def _changed(stored: dict, today: dict) -> tuple:
+    return tuple(sorted(k for k in set(stored) | set(today) if stored.get(k) != today.get(k)))
+
+
+def plan_rekey(directory: Path | str, per_group: int = 1,
+               finder: DependencyFinder | None = None) -> RekeyPlan:
+    """Group the stale timing results of ``directory`` and choose each group's witnesses
+    (every member when ``per_group`` is 0)."""
+    from golden.report.cache import ResultCache
+    directory, finder = Path(directory), finder or default_finder()
+    cache = ResultCache(directory, archive=[], finder=finder)
+    plan = RekeyPlan(directory)
+    groups: dict[tuple, RekeyGroup] = {}
+    for p in _entries(directory):
+        entry = _read(p)
+        job = job_of(entry) if entry is not None else None
+        if job is None or job.key != entry.get("key") or not isinstance(entry.get("deps"), dict):
+            plan.other += 1
+            continue
+        today = cache.dependencies(job)
+        if today is None:
+            plan.other += 1
+            continue
+        if today == entry["deps"]:
+            plan.valid += 1
+            continue
+        changed = _changed(entry["deps"], today)
+        own = finder.workload_files(job.workload)
+        label = f"{job.config}/{'+'.join(job.mechanisms) or 'baseline'}" + "".join(
+            f",{k}={v}" for k, v in job.overrides)
+        gkey = (label, changed) if not own & set(changed) else (job.key, changed)
+        g = groups.get(gkey)
+        if g is None:
+            g = groups[gkey] = RekeyGroup(label=gkey[0], changed=changed)
+        g.members.append(_Stale(p, entry, job, today, changed))
+    for g in groups.values():
+        ranked = sorted(g.members, key=lambda m: (m.cost, m.job.key))
+        g.witnesses = ranked if per_group <= 0 else ranked[:per_group]
+    plan.groups = sorted(groups.values(), key=lambda g: g.label)
+    return plan
+
+
+def rekey(plan: RekeyPlan, workers: int = 1, progress: bool = True,
+          runner=None) -> tuple[int, list[str]]:
+    """Simulate every group's witnesses, re-key the groups they vouch for; return
+    ``(results re-keyed, problems)`` (a problem: a witness that differs or failed).
+    ``runner(jobs, workers)`` -> ``{key: result}`` runs the witnesses (the local pool by
+    default, no cache)."""
+    if runner is None:
+        from golden.report.executors import run_jobs
+
+        def runner(jobs, workers):
+            return run_jobs(jobs, workers=workers, progress=progress, cache=None)
+
+    witnesses = [w for g in plan.groups for w in g.witnesses]
+    fresh = runner([w.job for w in witnesses], workers) if witnesses else {}
+    commit = source_commit()
+    done, problems = 0, []
+    for g in plan.groups:
+        bad = []
+        for w in g.witnesses:
+            new = fresh.get(w.job.key)
+            if new is None or "error" in new:
+                bad.append(f"{w.job.key}: the re-run failed: "
+                           f"{(new or {}).get('error', 'no result')}")
+                continue
+            diffs = first_differences(simulation_part(w.entry), simulation_part(new))
+            if diffs:
+                bad.append(f"{w.job.key}: differs from its stored result: " + "; ".join(diffs))
+        if bad:
+            problems += [f"group {g.label} (changed: {', '.join(g.changed)}) stays stale: {b}"
+                         for b in bad]
+            continue
+        record = {"at": commit, "changed": list(g.changed),
+                  "witnesses": [w.job.key for w in g.witnesses]}
+        for m in g.members:
+            if any(m is w for w in g.witnesses):
+                entry = {k: v for k, v in fresh[m.job.key].items() if k != "from_cache"}
+                entry["simulated_at"] = commit
+            else:
+                entry = dict(m.entry)
+                entry["rekeyed"] = [*entry.get("rekeyed", []), record]
+            entry["deps"] = m.deps
+            _write_atomic(m.path, json.dumps(entry, sort_keys=True, separators=(",", ":"),
+                                             default=str) + "\n")
+            done += 1
+    return done, problems

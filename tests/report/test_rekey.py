@@ -1,0 +1,92 @@
+"""Verified re-keying (``simtlab cache rekey``): stale results move to today's dependency
+map only when a witness of their group reproduces its stored result exactly."""
+
+from __future__ import annotations
+
+import json
+
+from golden.report.cache import ResultCache, cache_info
+from golden.report.rekey import first_differences, plan_rekey, rekey, simulation_part
+from golden.report.runner import TimingJob, run_job
+
+
+def _in_process(jobs, workers):
+    return {j.key: run_job(j) for j in jobs}
+
+
+def _store(cache: ResultCache, result: dict, edit: dict) -> None:
+    """Store ``result`` as if it had been simulated on a source where the files of ``edit``
+    had other digests."""
+    deps = cache.dependencies(TimingJob(result["workload"], result["config"], result["size"],
+                                        result["seed"]))
+    cache.put(result, {**deps, **edit})
+
+
+def test_rekey_moves_a_group_on_a_matching_witness_and_keeps_a_differing_one_stale(tmp_path):
+    d = tmp_path / "arch"
+    cache = ResultCache(d, archive=[])
+    a = run_job(TimingJob("VA", "gtx285"))                      # the witness (cheapest)
+    b = {**run_job(TimingJob("VA", "gtx285", seed=1)), "cpu_seconds": 1e6}
+    c = run_job(TimingJob("VA", "gtx285", seed=2))
+    c = {**c, "cycles": c["cycles"] + 1}                          # not what today's model gives
+    edit_core = {"timing/sm.py": "0" * 20}
+    _store(cache, a, edit_core)
+    _store(cache, b, edit_core)
+    _store(cache, c, {"timing/gpu.py": "1" * 20})
+    assert (cache_info(d)["valid"], cache_info(d)["stale"]) == (0, 3)
+
+    plan = plan_rekey(d)
+    groups = {g.changed: g for g in plan.groups}
+    assert plan.stale == 3 and set(groups) == {("timing/sm.py",), ("timing/gpu.py",)}
+    core = groups[("timing/sm.py",)]
+    assert [w.job.key for w in core.witnesses] == [a["key"]] and len(core.members) == 2
+
+    n, problems = rekey(plan, runner=_in_process)
+    assert n == 2
+    assert len(problems) == 1 and c["key"] in problems[0] and "cycles" in problems[0]
+    info = cache_info(d)
+    assert (info["valid"], info["stale"]) == (2, 1)
+    stored_b = cache.get(TimingJob("VA", "gtx285", seed=1))
+    assert stored_b["rekeyed"][0]["witnesses"] == [a["key"]]
+    assert stored_b["rekeyed"][0]["changed"] == ["timing/sm.py"]
+    assert stored_b["cpu_seconds"] == 1e6                        # B itself was not re-run
+    assert simulation_part(cache.get(TimingJob("VA", "gtx285"))) == simulation_part(a)
+    assert cache.get(TimingJob("VA", "gtx285", seed=2)) is None   # still stale
+    assert plan_rekey(d).stale == 1
+
+
+def test_a_changed_kernel_makes_each_result_its_own_witness(tmp_path):
+    d = tmp_path / "arch"
+    cache = ResultCache(d, archive=[])
+    ptx = sorted(cache.finder.workload_files("VA"))
+    assert any(p.endswith(".ptx") for p in ptx)
+    for seed in (0, 1):
+        r = run_job(TimingJob("VA", "gtx285", seed=seed))
+        _store(cache, r, {p: "2" * 20 for p in ptx})
+    plan = plan_rekey(d)
+    assert len(plan.groups) == 2 and all(len(g.witnesses) == 1 for g in plan.groups)
+
+
+def test_first_differences_names_the_leaves():
+    old = {"cycles": 10, "timing": {"a": 1, "b": [1, 2]}}
+    new = {"cycles": 10, "timing": {"a": 2, "b": [1, 3]}}
+    assert first_differences(old, new) == ["timing.a: 1 -> 2", "timing.b: [1, 2] -> [1, 3]"]
+    assert simulation_part({"cycles": 1, "cpu_seconds": 3, "rekeyed": []}) == {"cycles": 1}
+    assert json.dumps(simulation_part({"x": (1, 2)})) == '{"x": [1, 2]}'
+
+
+def test_rekey_command_runs_the_witnesses_and_exits_non_zero_on_a_difference(tmp_path, capsys):
+    from golden.cli import main
+    d = tmp_path / "arch"
+    cache = ResultCache(d, archive=[])
+    r = run_job(TimingJob("VA", "gtx285"))
+    _store(cache, r, {"timing/sm.py": "0" * 20})
+    assert main(["cache", "rekey", "--dir", str(d), "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert "0 valid, 1 stale timing result(s) in 1 group(s)" in out and "gtx285/baseline" in out
+    assert cache_info(d)["stale"] == 1                            # a dry run changes nothing
+    assert main(["cache", "rekey", "--dir", str(d), "-j", "1"]) == 0
+    assert "re-keyed 1 of 1" in capsys.readouterr().out and cache_info(d)["valid"] == 1
+    _store(cache, {**r, "ipc": 0.5}, {"timing/sm.py": "0" * 20})
+    assert main(["cache", "rekey", "--dir", str(d), "-j", "1"]) == 1
+    assert "ipc: 0.5 ->" in capsys.readouterr().err
