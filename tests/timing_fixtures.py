@@ -46,6 +46,8 @@ CASES: dict[str, TimingJob] = {
     "RAY-fx5800": TimingJob("RAY", "fx5800"),
     "MUM-fx5800": TimingJob("MUM", "fx5800"),
     "MUM-fx5800-capri": TimingJob("MUM", "fx5800", mechanisms=("capri",)),
+    # CAPRI as modelled before 2026-11-28 (bypassed warps always stop at their path's RPC)
+    "MUM-fx5800-capri-nojoin": TimingJob("MUM", "fx5800", mechanisms=("capri:join=false",)),
     "BFS-fx5800-tbc-plus": TimingJob("BFS", "fx5800", mechanisms=("tbc-plus",)),
     "BS-gtx280": TimingJob("BS", "gtx280"),
     "NQU-gtx280-ilp-sc": TimingJob("NQU", "gtx280", mechanisms=("ilp-sc",)),

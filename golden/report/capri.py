@@ -55,8 +55,10 @@ How our setup differs from the paper's:
   adds no false dependence. TBC+ skips the CTA barrier on unconditional branches
   (which nvcc marks `.uni`; no conditional `.uni` branch occurs in our PTX).
 * **CAPRI timing**: bypassed warps keep their threads and run ahead of the compacted
-  ones by at most one basic block (they wait at their path's next branch or RPC, their
-  threads parked, until the path is the TOS); a divergent bypassing warp runs the path
+  ones by at most one basic block (they wait at their path's next branch, their threads
+  parked, until the path is the TOS; at the path's RPC they wait keeping their warp slot,
+  and go on if the whole CTA took that path, i.e. the branch was non-divergent for the
+  CTA, else they are parked there too); a divergent bypassing warp runs the path
   its own PDOM stack would run first and its other part joins the other path's warps
   when that path runs. The evaluator compares the largest per-lane thread count of the
   new TOS path with the warps that brought threads into it. The CAPT is flushed at the

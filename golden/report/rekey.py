@@ -11,9 +11,13 @@ on evidence, never on trust:
    configuration, the mechanisms with their arguments, the config overrides, and the set
    of dependency files that changed. A result whose own workload files changed (its PTX or
    its workload module) is a group of its own.
-2. In each group the ``per_group`` results with the least recorded CPU time (derived
-   results, which cost their observer run, last) are simulated again on today's source:
-   the *witnesses*.
+2. In each group *witnesses* are chosen to be simulated again on today's source: as
+   few results as cover every statistic the group's results count (each nonzero counter
+   of the timing record, mechanism counters included, is counted by at least one
+   witness), cheapest first by the CPU time they took (a derived result costs its
+   observer run's), and at least ``per_group`` of them. A result that alone exercises
+   some path of the model (a mechanism event, a stall kind) is therefore always re-run;
+   a cheap witness that never takes the changed path cannot vouch for the group alone.
 3. Every witness must reproduce its stored result exactly: cycles, every counter, the
    energy report, the output digest (only host times and provenance fields are ignored).
 4. Then every result of the group gets today's dependency map and a ``rekeyed`` record
@@ -21,8 +25,8 @@ on evidence, never on trust:
    runs. A group with a differing witness stays stale (a report simulates it again) and
    the difference is shown.
 
-Evidence, not proof: a change that alters only workloads the witnesses do not exercise
-passes. ``per_group`` raises the sample; ``per_group=0`` (``--all``) re-simulates every
+Evidence, not proof: a change that alters the numbers only where no counted statistic
+tells the witnesses apart from the other results passes. ``per_group`` raises the sample; ``per_group=0`` (``--all``) re-simulates every
 stale result, which is the same as running the report again. The statistics fixtures
 (``tests/fixtures/timing_stats``) are the other half of the evidence: run the test suite
 first.
@@ -42,8 +46,8 @@ from golden.report.runner import TimingJob
 NOT_SIMULATION = frozenset({"wall_seconds", "cpu_seconds", "from_cache", "simulated_at", "deps",
                             "rekeyed", "derived_from"})
 
-__all__ = ["RekeyGroup", "RekeyPlan", "plan_rekey", "rekey", "simulation_part",
-           "first_differences"]
+__all__ = ["RekeyGroup", "RekeyPlan", "choose_witnesses", "plan_rekey", "rekey",
+           "simulation_part", "first_differences"]
 
 
 def simulation_part(result: dict) -> dict:
@@ -88,12 +92,23 @@ class _Stale:
     deps: dict            # today's dependency map
     changed: tuple        # files whose digest differs, appeared or disappeared
 
+    cost: float = 0.0     # CPU seconds a re-run is expected to take
+
     @property
-    def cost(self) -> float:
-        """CPU seconds a re-run is expected to take (a derived result costs more than its
-        zero own seconds: it is picked last)."""
-        c = float(self.entry.get("cpu_seconds") or 0.0)
-        return c if not self.entry.get("derived_from") else float("inf")
+    def features(self) -> frozenset:
+        """The statistics this result counts: paths of nonzero numbers in its timing
+        record (``mechanism.capri.bypass_divergent``, ``stalls.memory``...)."""
+        out = set()
+
+        def walk(o, p):
+            if isinstance(o, dict):
+                for k, v in o.items():
+                    walk(v, f"{p}.{k}" if p else str(k))
+            elif isinstance(o, (int, float)) and not isinstance(o, bool) and o:
+                out.add(p)
+
+        walk(self.entry.get("timing") or {}, "")
+        return frozenset(out)
 
 
 @dataclass
@@ -107,7 +122,7 @@ class RekeyGroup:
 
     @property
     def witness_cpu_seconds(self) -> float:
-        return sum(float(m.entry.get("cpu_seconds") or 0.0) for m in self.witnesses)
+        return sum(m.cost for m in self.witnesses)
 
 
 @dataclass
@@ -120,6 +135,44 @@ class RekeyPlan:
     @property
     def stale(self) -> int:
         return sum(len(g.members) for g in self.groups)
+
+
+def _cost(directory: Path, entry: dict) -> float:
+    """CPU seconds a re-run of ``entry`` takes: its own, or for a result derived from an
+    observer run, the observer's (from the same directory when it is there)."""
+    src = entry.get("derived_from")
+    if src:
+        from golden.report.cache import _entry_name
+        obs = _read(directory / _entry_name(src))
+        return float((obs or {}).get("cpu_seconds") or 1e9)
+    return float(entry.get("cpu_seconds") or 0.0)
+
+
+def choose_witnesses(members: list, minimum: int = 1) -> list:
+    """Greedy cover: repeatedly take the member that counts the most statistics no chosen
+    witness counts yet per CPU-second (cheaper first on ties) until every statistic of
+    the group is covered, drop witnesses the others cover, then add the cheapest others
+    up to ``minimum``."""
+    left = sorted(members, key=lambda m: (m.cost, m.job.key))
+    uncovered = set().union(*(m.features for m in members)) if members else set()
+    chosen = []
+    while uncovered and left:
+        best = max(left, key=lambda m: (len(m.features & uncovered) / (m.cost + 1.0), -m.cost))
+        if not best.features & uncovered:
+            break
+        chosen.append(best)
+        left.remove(best)
+        uncovered -= best.features
+    # drop witnesses the others cover (the most expensive first)
+    for m in sorted(chosen, key=lambda m: (-m.cost, m.job.key)):
+        rest = [o for o in chosen if o is not m]
+        if rest and m.features <= set().union(*(o.features for o in rest)):
+            chosen = rest
+            left.append(m)
+    left.sort(key=lambda m: (m.cost, m.job.key))
+    while len(chosen) < minimum and left:
+        chosen.append(left.pop(0))
+    return sorted(chosen, key=lambda m: (m.cost, m.job.key))
 
 
 def _changed(stored: dict, today: dict) -> tuple:
@@ -156,10 +209,9 @@ def plan_rekey(directory: Path | str, per_group: int = 1,
         g = groups.get(gkey)
         if g is None:
             g = groups[gkey] = RekeyGroup(label=gkey[0], changed=changed)
-        g.members.append(_Stale(p, entry, job, today, changed))
+        g.members.append(_Stale(p, entry, job, today, changed, _cost(directory, entry)))
     for g in groups.values():
-        ranked = sorted(g.members, key=lambda m: (m.cost, m.job.key))
-        g.witnesses = ranked if per_group <= 0 else ranked[:per_group]
+        g.witnesses = g.members[:] if per_group <= 0 else choose_witnesses(g.members, per_group)
     plan.groups = sorted(groups.values(), key=lambda g: g.label)
     return plan
 

@@ -255,6 +255,72 @@ def test_capri_keeps_compacting_where_it_is_adequate(tmp_path):
     assert t.instructions_issued < tb.instructions_issued
 
 
+# Every thread of the CTA takes the same (not-taken) side of the branch: warp 0 bypasses,
+# runs the body and reaches the branch's RPC ($L_join) before the other warps reach the
+# branch. The RPC is no reconvergence point then (the CTA did not diverge).
+SINGLE_PATH = r"""
+.version 7.0
+.target sm_75
+.address_size 64
+.visible .entry single(.param .u64 out, .param .u32 n)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<5>;
+  ld.param.u64 %rd1, [out];
+  ld.param.u32 %r2, [n];
+  cvta.to.global.u64 %rd2, %rd1;
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r3, %r1;
+  setp.eq.u32 %p1, %r2, 0;
+  @%p1 bra $L_join;
+  mul.lo.s32 %r3, %r3, 3;
+  add.s32 %r3, %r3, %r2;
+  mul.lo.s32 %r3, %r3, 5;
+  add.s32 %r3, %r3, 1;
+$L_join:
+  add.s32 %r3, %r3, 7;
+  mul.wide.u32 %rd3, %r1, 4;
+  add.s64 %rd4, %rd2, %rd3;
+  st.global.u32 [%rd4], %r3;
+  ret;
+}
+"""
+
+
+def _run_single(tmp_path, mechanisms):
+    p = tmp_path / "single.ptx"
+    p.write_text(SINGLE_PATH)
+    dev = TimingDevice(load_config("fx5800", {"core.num_sms": 1}), mechanisms=mechanisms)
+    out = dev.zeros(128, np.uint32)     # (both CTAs write the same values: out[tid])
+    stats = dev.load_module(p).get_function("single")(2, 128, [out, np.uint32(2)])
+    return dev.from_device(out), stats.timing
+
+
+def test_capri_bypassed_warps_go_on_past_the_rpc_of_a_branch_the_whole_cta_took(tmp_path):
+    """join_single_path: a bypassed warp holds at its path's RPC with its slot until the
+    branch resolves; the CTA took one path, so it goes on and no warp is re-formed there.
+    With ``join=False`` (the earlier model) the CTA is re-formed at that RPC."""
+    from golden.mechanisms.capri.mechanism import Capri
+    t = np.arange(128)
+    expected = ((t * 3 + 2) * 5 + 1 + 7).astype(np.uint32)
+    out, joined = _run_single(tmp_path, [Capri(check=True)])
+    out_old, old = _run_single(tmp_path, [Capri(check=True, join_single_path=False)])
+    assert np.array_equal(out, expected) and np.array_equal(out_old, expected)
+    m, m_old = joined.mechanism, old.mechanism
+    assert m["capri.bypass_nondivergent"] == m_old["capri.bypass_nondivergent"] == 8
+    assert m["tbc.rpc_holds"] > 0 and "tbc.rpc_holds" not in m_old
+    assert m.get("tbc.rpc_holds_parked", 0) == 0          # the RPC was not a reconvergence
+    # the CTAs' first formation (2 x 4 warps) only; the old model re-forms them at the RPC
+    assert m["tbc.warps_formed"] == 8 < m_old["tbc.warps_formed"]
+    assert joined.cycles <= old.cycles
+    # TBC+ never lets a warp run ahead, so the switch changes nothing there
+    _, plus = _run_single(tmp_path, [Tbc(pass_unconditional=True, check=True)])
+    _, plus_j = _run_single(tmp_path, [Tbc(pass_unconditional=True, check=True,
+                                          join_single_path=True)])
+    assert plus.to_dict() == plus_j.to_dict()
+
+
 # ---------------------------------------------------------------- traces for the RTL
 @pytest.mark.parametrize("structure,workload", [("capri_capt", "BFS"), ("capri_wcu", "TPACF")])
 def test_capri_traces_come_from_the_timing_mechanism(tmp_path, structure, workload):

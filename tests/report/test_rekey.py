@@ -90,3 +90,22 @@ def test_rekey_command_runs_the_witnesses_and_exits_non_zero_on_a_difference(tmp
     _store(cache, {**r, "ipc": 0.5}, {"timing/sm.py": "0" * 20})
     assert main(["cache", "rekey", "--dir", str(d), "-j", "1"]) == 1
     assert "ipc: 0.5 ->" in capsys.readouterr().err
+
+
+def test_witnesses_cover_every_statistic_the_group_counts():
+    """A cheap result that never takes some path cannot vouch alone for results that do."""
+    from pathlib import Path
+    from golden.report.rekey import _Stale, choose_witnesses
+
+    def member(name, cost, **counters):
+        entry = {"timing": {"cycles": 10, "mechanism": counters}}
+        return _Stale(Path(name), entry, TimingJob(name, "x"), {}, (), cost)
+
+    cheap = member("FFT", 30, formed=4)                       # no bypass ever
+    mid = member("BP", 50, formed=4, bypass=2)
+    big = member("BFS", 1000, formed=4, bypass=9, stall=3)
+    other = member("LIB", 400, formed=4, bypass=1)
+    chosen = choose_witnesses([big, other, mid, cheap])
+    assert [m.job.workload for m in chosen] == ["BFS"]  # alone counts `stall`, covers the rest
+    assert [m.job.workload for m in choose_witnesses([cheap, mid], minimum=2)] == ["FFT", "BP"]
+    assert [m.job.workload for m in choose_witnesses([cheap, mid])] == ["BP"]

@@ -3,7 +3,9 @@ decision comes from the compaction-adequacy prediction table (seed 004 §3.2-§3
 Figs. 7-8; digest: paper-facts §7.2, §7.3).
 
 Built on :class:`~golden.mechanisms.capri.tbc.CompactionFormation` (the CTA stack,
-WCnt, the WCU, bypassed warps running at most one basic block ahead). At a conditional
+WCnt, the WCU, bypassed warps running at most one basic block ahead and going on past
+the RPC of a branch the whole CTA took the same way: ``join_single_path``, on by default;
+``capri:join=false`` gives the earlier model that re-formed the CTA there). At a conditional
 branch of the TOS path, warp ``w``:
 
 * did not diverge: bypasses without touching the CAPT (UMask bit 0); its threads still
@@ -34,8 +36,9 @@ class Capri(Tbc):
     """CAPRI: TBC with CAPT-predicted bypassing (see module docstring)."""
 
     def __init__(self, params: CaptParams | None = None, check: bool = False,
-                 recorder_factory=None):
-        super().__init__(pass_unconditional=True, check=check, recorder_factory=recorder_factory)
+                 recorder_factory=None, join_single_path: bool = True):
+        super().__init__(pass_unconditional=True, check=check, recorder_factory=recorder_factory,
+                         join_single_path=join_single_path)
         self.params = params or CaptParams()
         self._capts: dict = {}
 
@@ -69,14 +72,17 @@ class Capri(Tbc):
             c.reset()
 
 
-def make_capri(config, entries: int = 32, policy: str = "1bL", check: bool = False) -> Capri:
-    """``capri`` (32-entry CAPT, 1b-Latest); ``capri:entries=8,policy=2bit`` etc."""
-    return Capri(CaptParams(entries=entries, policy=policy), check=check)
+def make_capri(config, entries: int = 32, policy: str = "1bL", check: bool = False,
+               join: bool = True) -> Capri:
+    """``capri`` (32-entry CAPT, 1b-Latest); ``capri:entries=8,policy=2bit`` etc.
+    ``join=false``: bypassed warps always stop at their path's RPC (the model before
+    2026-11-28; see :attr:`Tbc.join_single_path`)."""
+    return Capri(CaptParams(entries=entries, policy=policy), check=check, join_single_path=join)
 
 
-def make_capri_1bs(config, entries: int = 32, check: bool = False) -> Capri:
-    return Capri(CaptParams(entries=entries, policy="1bS"), check=check)
+def make_capri_1bs(config, entries: int = 32, check: bool = False, join: bool = True) -> Capri:
+    return Capri(CaptParams(entries=entries, policy="1bS"), check=check, join_single_path=join)
 
 
-def make_capri_2bit(config, entries: int = 32, check: bool = False) -> Capri:
-    return Capri(CaptParams(entries=entries, policy="2bit"), check=check)
+def make_capri_2bit(config, entries: int = 32, check: bool = False, join: bool = True) -> Capri:
+    return Capri(CaptParams(entries=entries, policy="2bit"), check=check, join_single_path=join)

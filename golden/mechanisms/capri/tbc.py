@@ -24,10 +24,17 @@ priority encoders, every thread in its home lane) forms from the TOS's mask:
 The per-warp decision at a conditional branch is the mechanism's (:meth:`Tbc.decide`):
 TBC and TBC+ always stall; CAPRI (:mod:`golden.mechanisms.capri.mechanism`) may
 *bypass*: the warp goes on with its own threads into the path it takes (UMask bit 0),
-runs at most one basic block ahead (at that path's next branch or RPC it waits, its
-threads *parked* and its warp slot free, until the path is the TOS), and when the path
-becomes the TOS only its other threads are compacted. A warp that arrives at a branch or
-the RPC always gives up its slot; formed warps wait for a free slot (counted in WCnt).
+runs at most one basic block ahead (at that path's next branch it waits, its threads
+*parked* and its warp slot free, until the path is the TOS), and when the path becomes
+the TOS only its other threads are compacted. At its path's RPC (``join_single_path``,
+CAPRI's default) it waits keeping its slot until the branch resolves: if every thread of
+the CTA took its path, the branch was non-divergent for the CTA, the path simply continues
+the TOS (no entry is pushed, nothing is re-formed) and the warp goes on past the RPC; else
+it is parked there like the others. Without ``join_single_path`` (``capri:join=false``,
+the model before 2026-11-28) such a path was pushed and the whole CTA re-formed at its
+RPC. A warp that arrives at a branch or a reconverging RPC gives up its slot; formed
+warps wait for a free slot (counted in WCnt), and warps held at an RPC give theirs up
+when a formed warp needs one.
 With ``check=True`` every thread's next PC is tracked and every formed warp is proven to
 start where its threads are.
 
@@ -68,11 +75,14 @@ class CtaEntry:
     * ``contrib`` -- warps that brought threads into the path (the adequacy evaluator's
       active warps);
     * ``merge`` -- the path starts at its parent's RPC: at the branch's resolution its
-      threads and warps join the parent (they reconverge there).
+      threads and warps join the parent (they reconverge there);
+    * ``held`` -- run-ahead warps waiting at the path's RPC *with* their warp slots, before
+      the branch that created the path is resolved (``join_single_path``): if every thread
+      of the CTA took this path they go on, else they give up their slots (are parked).
     """
 
     __slots__ = ("pc", "rpc", "mask", "merge", "wcnt", "arrived", "sync", "attached",
-                 "pieces", "children", "contrib", "parked")
+                 "pieces", "children", "contrib", "parked", "held")
 
     def __init__(self, pc: int, rpc: int, mask: int, merge: bool = False):
         self.pc, self.rpc, self.mask, self.merge = pc, rpc, mask, merge
@@ -84,6 +94,7 @@ class CtaEntry:
         self.children = None
         self.contrib = 0
         self.parked = 0
+        self.held: list = []
 
 
 class CtaStack:
@@ -110,15 +121,30 @@ class CtaStack:
                                for pc in (fallthrough, target))
         return x.children
 
-    def resolve_branch(self, x: CtaEntry, rpc: int) -> bool:
+    def resolve_branch(self, x: CtaEntry, rpc: int, join: bool = False) -> bool:
         """WCnt of the TOS ``x`` reached 0 at a branch: ``x`` continues on the only path
         with threads, or (divergence) waits at the RPC with the not-taken path and then the
-        taken path pushed above it. Returns True if it diverged."""
+        taken path pushed above it. Returns True if it diverged.
+
+        Warps that already run ahead on the only path (bypassed) stop at its RPC unless
+        ``join``: then the path simply becomes ``x``'s continuation, with its running,
+        parked and barrier-waiting warps, as a non-divergent branch does under PDOM, and
+        warps held at its RPC go on (only threads *parked* at the RPC force the old way)."""
         children, x.children = x.children, None
         live = [c for c in children if c.mask]
         if len(live) == 1:
             c = live[0]
-            if c.merge or not (c.attached or c.parked or c.arrived or c.pieces):
+            ran_ahead = c.attached or c.parked or c.arrived or c.pieces
+            at_rpc = c.sync is not None and c.sync[0] == "rpc"
+            own_rpc = c.rpc == x.rpc     # the branch reconverges where x does
+            if c.merge or not ran_ahead or (join and not c.pieces
+                                              and (own_rpc or not (at_rpc and c.parked))):
+                if not c.merge and at_rpc and not own_rpc:   # held warps go on past it
+                    c.sync = None
+                    c.wcnt += len(c.held)
+                    for w in c.held:
+                        w.hold = False
+                    c.held = []
                 x.pc = c.pc       # x goes on on the only path (a PDOM non-divergent branch)
                 self._adopt(x, c)
             else:                 # warps already run ahead on it and stop at its RPC
@@ -142,6 +168,7 @@ class CtaStack:
         if c.sync is not None:
             x.sync = c.sync
         x.attached += c.attached
+        x.held += c.held
         x.pieces += c.pieces
         x.children = c.children
 
@@ -277,7 +304,36 @@ class CompactionFormation(WarpFormation):
 
     def _check_rpc(self, w, x) -> None:
         if w.dyn.pc == x.rpc:
-            self._arrive(w, x, ("rpc",))
+            if self.mech.join_single_path and self._running_ahead(x):
+                self._hold_at_rpc(w, x)
+            else:
+                self._arrive(w, x, ("rpc",))
+
+    def _running_ahead(self, x) -> bool:
+        """``x`` is a path of the TOS's open branch (warps bypassed into it; the branch is
+        not resolved yet) that neither starts nor ends at the TOS's RPC."""
+        tos = self.stack.tos
+        ch = tos.children
+        return not x.merge and x.rpc != tos.rpc and ch is not None and (x is ch[0] or x is ch[1])
+
+    def _hold_at_rpc(self, w, x) -> None:
+        """Run-ahead warp ``w`` reached its path's RPC before the branch is resolved: it
+        waits there keeping its warp slot (counted as arrived) until the resolution says
+        whether the RPC is a reconvergence point at all (``join_single_path``)."""
+        self._sync_at(x, ("rpc",))
+        x.wcnt -= 1
+        w.hold = True
+        x.held.append(w)
+        self.sm.stats.count_mechanism("tbc.rpc_holds")
+
+    def _park_held(self, x) -> None:
+        """The warps held at path ``x``'s RPC give up their slots: their threads are parked
+        there (the RPC is a reconvergence point after all, or a formed warp needs a slot)."""
+        held, x.held = x.held, []
+        self.sm.stats.count_mechanism("tbc.rpc_holds_parked", len(held))
+        for w in held:
+            x.parked |= _cta_threads(w.dyn.slots, w.dyn.mask)
+            self._release(w)
 
     def _sync_at(self, x, kind: tuple) -> None:
         """A warp of path ``x`` reached synchronisation point ``kind``; every warp of a
@@ -365,9 +421,12 @@ class CompactionFormation(WarpFormation):
             stats.count_mechanism("tbc.branch_syncs")
             children = x.children
             top = children[1] if children[1].mask else children[0]
-            if st.resolve_branch(x, kind[2]):
+            if st.resolve_branch(x, kind[2], join=self.mech.join_single_path):
                 stats.count_mechanism("tbc.divergent_branches")
                 top = st.tos
+            for c in (*children, x):
+                if c.held:    # pushed: its RPC is a reconvergence point after all
+                    self._park_held(c)
             for w, e in self.entry_of.items():   # warps of paths that joined x run in x
                 if (e is children[0] or e is children[1]) and not any(e is f for f in st.entries):
                     self.entry_of[w] = x
@@ -431,6 +490,13 @@ class CompactionFormation(WarpFormation):
     def _start_waiting(self) -> None:
         """Give formed warps warp slots (lowest slot first); a warp waits for a slot while
         running-ahead warps hold them all (it is counted in WCnt meanwhile)."""
+        if self.waiting and not self.free:
+            # warps held at a run-ahead path's RPC give up their slots to formed warps
+            for e in [*self.stack.entries, *(self.stack.tos.children or ())] \
+                    if self.stack.entries else ():
+                if e.held:
+                    self._park_held(e)
+                    return    # (_release started the waiting warps)
         if not self.free or not self.waiting:
             return
         self.free.sort(key=lambda w: w.widx)
@@ -471,8 +537,13 @@ class Tbc(Mechanism):
     reads_wave_registers = False
 
     def __init__(self, pass_unconditional: bool = False, check: bool = False,
-                 recorder_factory=None):
+                 recorder_factory=None, join_single_path: bool = False):
         self.pass_unconditional = pass_unconditional
+        #: bypassed warps that reach their path's RPC before the branch is resolved keep
+        #: their slots, and go on if the whole CTA took that path (CAPRI: non-divergent
+        #: warps continue "with their static warp structure"); False: they always park
+        #: there and the CTA is re-formed at the RPC. Only CAPRI's bypassed warps run ahead.
+        self.join_single_path = join_single_path
         #: check mode: track every thread's next PC and verify each formed warp against it
         self.check = check
         #: ``factory(name, sm_id, params)`` -> trace recorder or None (the contract of
