@@ -171,6 +171,14 @@ class CtaStack:
         x.held += c.held
         x.pieces += c.pieces
         x.children = c.children
+        if c.rpc != x.rpc and x.children is not None:
+            # (join_single_path) c's open branch was filled while c had its own RPC: the
+            # path of it that starts at c's RPC now starts at x's and no longer ends there
+            for ch in x.children:
+                if ch.merge:
+                    ch.rpc = x.rpc
+                    if ch.sync is not None and ch.sync[0] == "rpc":
+                        ch.sync, ch.parked = None, 0   # (its threads are formed at ch.pc)
 
     def exit_threads(self, threads: int) -> None:
         """``threads`` exited: remove them from every entry and every open branch path."""
