@@ -31,6 +31,7 @@ from a separate worktree (``git worktree add``) when you keep editing.
 from __future__ import annotations
 
 import ast
+import functools
 import hashlib
 import os
 from pathlib import Path
@@ -52,6 +53,29 @@ def _is_model_file(rel: str) -> bool:
     return not any(rel.startswith(n) if n.endswith("/") else rel == n for n in NOT_MODEL)
 
 _DATA_SUFFIXES = (".yaml", ".pxd", ".pyx")
+
+
+@functools.lru_cache(maxsize=4096)
+def _imported_names(source: bytes, package: str, filename: str) -> frozenset:
+    """``golden.*`` module names that the import statements of ``source`` (a module of
+    ``package``) can name: ``import a.b``, ``from a import b`` (``a`` and ``a.b``) and
+    relative forms. Memoised on the bytes, so fresh finders (a test's copies of the
+    package, a re-key after an edit) parse each distinct file once per process."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(source, filename=filename)):
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[:len(base) - (node.level - 1)]
+                mod = ".".join(base + ([node.module] if node.module else []))
+            else:
+                mod = node.module or ""
+            found.add(mod)
+            # ``from pkg import sub`` may name a submodule
+            found.update(f"{mod}.{a.name}" for a in node.names if a.name != "*")
+    return frozenset(m for m in found if m.split(".")[0] == "golden")
 
 
 class DependencyFinder:
@@ -97,22 +121,8 @@ class DependencyFinder:
             return memo[2]
         name = self._module_name(path)
         package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-        found: set[str] = set()
-        for node in ast.walk(ast.parse(path.read_bytes(), filename=str(path))):
-            if isinstance(node, ast.Import):
-                found.update(a.name for a in node.names)
-            elif isinstance(node, ast.ImportFrom):
-                if node.level:
-                    base = package.split(".")
-                    base = base[:len(base) - (node.level - 1)]
-                    mod = ".".join(base + ([node.module] if node.module else []))
-                else:
-                    mod = node.module or ""
-                found.add(mod)
-                # ``from pkg import sub`` may name a submodule
-                found.update(f"{mod}.{a.name}" for a in node.names if a.name != "*")
-        out = frozenset(m for m in found if m.split(".")[0] == "golden"
-                        and self.module_file(m) is not None)
+        found = _imported_names(path.read_bytes(), package, str(path))
+        out = frozenset(m for m in found if self.module_file(m) is not None)
         self._imports[path] = (st.st_size, st.st_mtime_ns, out)
         return out
 
