@@ -197,10 +197,44 @@ def _plan(names, avail, opts, cache) -> int:
     for n, js in jobs_of.items():
         row(n, js)
     row("(distinct)", every)
+    todo = [j for j in every if not ready[j.key] and j.key not in later]
+    if todo:
+        print(_plan_estimate(todo, cache, opts.size))
     if derived:
         print(f"{len(derived)} plain run(s) are derived from their passive observer runs instead "
               f"of simulated (reusable once the observer run is; {len(later)} not yet)")
     return 0
+
+
+def _plan_estimate(todo, cache, size: str) -> str:
+    """A rough CPU-time estimate of the simulations ``todo`` from the CPU time stored results
+    took (whatever source they were simulated on): the same simulation's earlier run, else
+    the median over stored runs of the same workload at ``size`` (any configuration or
+    mechanism; mechanisms cost 1-3x a baseline run, so this is rough)."""
+    import statistics
+
+    from golden.report.cache import _entries, _read
+    by_workload: dict[str, list[float]] = {}
+    for d in (cache.root, *cache.archive):
+        for p in _entries(d):
+            data = _read(p)
+            key, cpu = (data or {}).get("key"), (data or {}).get("cpu_seconds")
+            if isinstance(key, str) and isinstance(cpu, (int, float)) and f"/{size}/" in key:
+                by_workload.setdefault(key.split("/")[0], []).append(float(cpu))
+    same = near = 0
+    total = 0.0
+    for j in todo:
+        old = cache.get_unverified(j.key)
+        if old is not None and isinstance(old.get("cpu_seconds"), (int, float)):
+            total += old["cpu_seconds"]
+            same += 1
+        elif getattr(j, "workload", None) in by_workload:
+            total += statistics.median(by_workload[j.workload])
+            near += 1
+    none = len(todo) - same - near
+    return (f"to run: about {total / 3600:.1f} CPU-hours for {same + near} of {len(todo)} "
+            f"simulation(s) ({same} from an earlier run of the same simulation, {near} from "
+            f"stored runs of the same workload at this size; {none} without an estimate)")
 
 
 def cmd_publish(args) -> int:

@@ -168,12 +168,25 @@ def test_report_plan_counts_reusable_simulations_without_running_any(tmp_path, c
     jobs = {j.key: j for j in baseline.jobs(ReportOptions(size="small"))}
     job = next(j for j in jobs.values() if isinstance(j, TimingJob))
     cache = ResultCache(tmp_path, archive=[])
-    cache.put({"key": job.key, "cycles": 1}, cache.dependencies(job))
+    cache.put({"key": job.key, "cycles": 1, "cpu_seconds": 3600.0}, cache.dependencies(job))
+    # a stale result (its source changed since) is not reusable but tells what it cost
+    other = next(j for j in jobs.values() if isinstance(j, TimingJob) and j.workload != job.workload)
+    cache.put({"key": other.key, "cycles": 1, "cpu_seconds": 7200.0}, {"timing/sm.py": "0" * 20})
     assert main(["report", "baseline", "--size", "small", "--plan", "--cache-dir",
                  str(tmp_path), "--archive", str(tmp_path / "none")]) == 0
     out = capsys.readouterr().out
     assert f"{'baseline':<10} {len(jobs):>12} {1:>9} {len(jobs) - 1:>7}" in out
-    assert len(list(tmp_path.glob("*.json"))) == 1     # nothing was simulated
+    assert len(list(tmp_path.glob("*.json"))) == 2     # nothing was simulated
+    # the estimate: the stale run's own CPU time, the stored run's for its workload's others
+    near = sum(1 for j in jobs.values() if j.key != job.key and getattr(j, "workload", None)
+               == job.workload)
+    other_near = sum(1 for j in jobs.values() if j.key != other.key
+                     and getattr(j, "workload", None) == other.workload)
+    hours = (7200 + 3600 * near + 7200 * other_near) / 3600
+    assert (f"to run: about {hours:.1f} CPU-hours for {1 + near + other_near} of "
+            f"{len(jobs) - 1} simulation(s) (1 from an earlier run of the same simulation, "
+            f"{near + other_near} from stored runs of the same workload at this size; "
+            f"{len(jobs) - 2 - near - other_near} without an estimate)") in out, out
 
 
 def test_cache_and_dask_slurm_commands(tmp_path, capsys):
