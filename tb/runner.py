@@ -47,10 +47,17 @@ seed. Reproduce a failure with ``SIMTLAB_SEED=<n> pytest tb/...``.
 
 Build directories
 -----------------
-``build/sim/<toplevel>_<hash>/`` where the hash covers the component class, its
-parameters, the testbench module and the test-case filter, so parametrised cases and
-pytest-xdist workers never share a folder. A per-folder ``fcntl`` lock also serialises
-two pytest *sessions* (e.g. two people on one checkout) that run the very same case.
+The design is built once per component, parameters and RTL source state:
+``build/sim/dut/<toplevel>_<hash>/`` holds the exported Verilog and the Icarus image,
+where the hash covers the component class, its parameters, the top-level name, the
+waveform switch, the text of every ``rtl/`` source (and of the component's own module)
+and the Amaranth version. Every testbench run of that design reuses it: an edited RTL
+file gives a new hash and a fresh build, never a stale one. Each run then simulates in
+``build/sim/<toplevel>_<hash>/``, whose hash covers the component class, its parameters,
+the testbench module and the test-case filter, so parametrised cases and pytest-xdist
+workers never share a run folder. Per-folder ``fcntl`` locks serialise two builds of
+one design and two runs of the very same case (two xdist workers, or two pytest
+sessions on one checkout); runs of different cases on one design go on in parallel.
 """
 
 from __future__ import annotations
@@ -63,6 +70,7 @@ import logging
 import os
 import re
 import random
+import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -93,6 +101,8 @@ ENV_PARAMS = "SIMTLAB_TB_PARAMS"
 REPO_ROOT = Path(__file__).resolve().parents[1]
 #: Root of all simulation build folders.
 SIM_BUILD_ROOT = REPO_ROOT / "build" / "sim"
+#: Root of the shared design builds (Verilog + Icarus image), see "Build directories".
+DUT_BUILD_ROOT = SIM_BUILD_ROOT / "dut"
 
 _log = logging.getLogger("simtlab.tb.runner")
 
@@ -121,9 +131,27 @@ def _snake(name: str) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
 
 
-def _case_dir(toplevel: str, key: Mapping[str, Any]) -> Path:
+def _case_dir(toplevel: str, key: Mapping[str, Any], root: Path | None = None) -> Path:
     digest = hashlib.sha1(json.dumps(key, sort_keys=True).encode()).hexdigest()[:10]
-    return SIM_BUILD_ROOT / f"{toplevel}_{digest}"
+    return (SIM_BUILD_ROOT if root is None else root) / f"{toplevel}_{digest}"
+
+
+def _rtl_digest(component_cls: Any) -> str:
+    """Hash of what the exported Verilog of ``component_cls`` is made from: every ``.py``
+    under ``rtl/``, the file of the component's own module (when it lives elsewhere) and
+    the Amaranth version."""
+    import amaranth
+
+    files = sorted((REPO_ROOT / "rtl").rglob("*.py"))
+    module = sys.modules.get(getattr(component_cls, "__module__", "") or "")
+    own = getattr(module, "__file__", None)
+    if own and Path(own).resolve() not in files:
+        files.append(Path(own).resolve())
+    h = hashlib.sha256(getattr(amaranth, "__version__", "?").encode())
+    for path in files:
+        h.update(str(path).encode())
+        h.update(path.read_bytes())
+    return h.hexdigest()[:16]
 
 
 @contextlib.contextmanager
@@ -150,7 +178,9 @@ def export_verilog(component: Any, toplevel: str, path: Path) -> Path:
     text = verilog.convert(component, name=toplevel, emit_src=False)
     path.parent.mkdir(parents=True, exist_ok=True)
     if not path.exists() or path.read_text() != text:
-        path.write_text(text)
+        tmp = path.with_name(path.name + ".tmp")
+        tmp.write_text(text)
+        tmp.replace(path)          # never a half-written design for Icarus
     return path
 
 
@@ -197,7 +227,7 @@ def run_cocotb(
     seed : int, optional
         Random seed; defaults to :func:`default_seed`.
     waves : bool
-        Dump an FST waveform into the build folder.
+        Dump an FST waveform (into the design folder, `build/sim/dut/...`).
     extra_env : mapping, optional
         Additional environment variables for the simulator process.
 
@@ -230,8 +260,13 @@ def run_cocotb(
         "toplevel": toplevel,
     }
     build_dir = _case_dir(toplevel, key)
-    print(f"[tb.runner] {toplevel} params={params} seed={seed} build_dir={build_dir}")
-    _log.info("%s params=%s seed=%d build_dir=%s", toplevel, params, seed, build_dir)
+    dut_key = {"component": key["component"], "params": params, "toplevel": toplevel,
+               "waves": bool(waves), "rtl": _rtl_digest(component_cls)}
+    dut_dir = _case_dir(toplevel, dut_key, DUT_BUILD_ROOT)
+    print(f"[tb.runner] {toplevel} params={params} seed={seed} build_dir={build_dir} "
+          f"design={dut_dir}")
+    _log.info("%s params=%s seed=%d build_dir=%s design=%s", toplevel, params, seed,
+              build_dir, dut_dir)
 
     env = {
         ENV_SEED: str(seed),
@@ -240,17 +275,21 @@ def run_cocotb(
     }
     env.update(extra_env or {})
 
-    with _locked(build_dir):
-        source = export_verilog(component_cls(**params), toplevel, build_dir / f"{toplevel}.v")
-        runner = get_runner("icarus")
-        runner.build(
+    runner = get_runner("icarus")
+    with _locked(dut_dir):
+        source = dut_dir / f"{toplevel}.v"
+        if not source.exists():   # the hash says the RTL is unchanged since it was written
+            export_verilog(component_cls(**params), toplevel, source)
+        runner.build(            # compiles only when sim.vvp is older than the Verilog
             sources=[source],
             hdl_toplevel=toplevel,
-            build_dir=build_dir,
+            build_dir=dut_dir,
             timescale=("1ns", "1ps"),
             waves=waves,
         )
+    with _locked(build_dir):
         results_xml = build_dir / "results.xml"
+        results_xml.unlink(missing_ok=True)   # a failed run must not find an old one
         try:
             runner.test(
                 test_module=test_module,
@@ -259,7 +298,7 @@ def run_cocotb(
                 testcase=cases,
                 seed=seed,
                 extra_env=env,
-                build_dir=build_dir,
+                build_dir=dut_dir,
                 test_dir=build_dir,
                 results_xml=str(results_xml),
                 waves=waves,
