@@ -80,3 +80,21 @@ def test_sensitivity_section():
     assert abs(s["256"]["speedup"] - 1000 / 900) < 1e-9 and s["256"]["freelist_short"] == 3 * len(names_2d)
     assert abs(s["32 (paper), free at last use"]["speedup"] - 1000 / 833) < 1e-9
     assert all(v["outputs_identical"] and v["workloads"] == len(names_2d) for v in s.values())
+
+
+def test_partial_report_says_what_has_not_run():
+    """A report rendered while a campaign is under way: the geomean says over how many
+    workloads it is, and a variant with no runs shows no counts and no output verdict."""
+    opts = ReportOptions(size="default")
+    names_2d = [w.name for w in darsie._workloads(opts) if w.dims >= 2]
+    res = _results(opts, {"darsie": 1.2}, {})
+    for m in darsie.MECHS:      # one 2D workload has its baseline but no mechanism run yet
+        res.pop(darsie._job(names_2d[0], opts, (m,)).key)
+    md, data = darsie.render(res, opts)
+    assert f"| **geomean 2D** ({len(names_2d) - 1} of {len(names_2d)}) |" in md
+    assert "| **geomean 1D** |" in md                      # complete: no count
+    label = "256"
+    assert data["sensitivity"][label]["workloads"] == 0
+    assert data["sensitivity"][label]["outputs_identical"] is None
+    (line,) = [x for x in md.splitlines() if x.startswith(f"| {label} (`")]
+    assert line.endswith("| 0 | not run |")

@@ -285,9 +285,13 @@ def _sensitivity(results: dict, opts: ReportOptions, names: list) -> tuple[list[
                        "rename_full": full, "private_redundant": priv,
                        "structures_pct_dynamic": own_pct, "workloads": n,
                        "outputs_identical": same}
+        if not n:   # not run yet: no counts, and no verdict on outputs
+            data[label]["outputs_identical"] = None
+            out.append(f"| {label} (`{mech}`) | – | – | – | – | – | – | 0 | not run |")
+            continue
         out.append(f"| {label} (`{mech}`) | {_fmt(g, 'x')} | {_fmt(_pct_removed(gf))} | "
                    f"{short:,} | {full:,} | {priv:,} | {'–' if own_pct is None else f'{own_pct:.2f}'} | {n} | "
-                   f"{same} |")
+                   f"{'yes' if same else 'NO'} |")
     return out + [""], data
 
 
@@ -384,8 +388,11 @@ def render(results: dict, opts: ReportOptions) -> tuple[str, dict]:
                 f"{same} |")
         g = _geomeans(rows)
         geo[dims] = g
+        # a partial report (some workloads not yet run) says over how many the geomean is
+        have = sum(r.get("speedup_darsie") is not None for r in rows)
+        of = "" if have == len(rows) else f" ({have} of {len(rows)})"
         lines.append(
-            f"| **geomean {dims}D** | | {_fmt(_pct_removed(g['fetch_darsie']))} | "
+            f"| **geomean {dims}D**{of} | | {_fmt(_pct_removed(g['fetch_darsie']))} | "
             f"{_fmt(_pct_removed(g['exec_darsie']))} | {_speedups(g)} | "
             f"{_fmt(_pct_removed(g['energy_darsie']))} ({_fmt(_pct_removed(g['dyn_darsie']))}) | "
             f"{_fmt(_pct_removed(g['energy_uv']))} | {_fmt(_pct_removed(g['energy_dac-ideal']))} | |")
