@@ -49,6 +49,7 @@ HOT_MODULES: tuple[str, ...] = (
     "golden.timing.operand_collector",
     "golden.timing.sm",
     "golden.timing.memory.coalescer",
+    "golden.simt.fastpath",
 )
 
 #: Cython compiler directives (part of the group hash). ``annotation_typing`` is off: PEP 484

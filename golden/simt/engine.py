@@ -32,6 +32,7 @@ from golden.exec.atomics import atomic_fn
 from golden.exec.ops import compile_op
 from golden.exec.types import DTYPE, UINT, imm_as, read_as, write_as
 from golden.ptx.ir import Addr, Imm, Reg, SpecialReg, Sym, Vec, TYPE_SIZE
+from golden.simt import fastpath
 from golden.simt.liveness import operand_regs
 from golden.simt.memory import GLOBAL_BASE, LOCAL_WINDOW, SHARED_WINDOW, WINDOW_SIZE
 from golden.simt.observer import ExecEvent
@@ -158,6 +159,12 @@ class _LoadPlan:
     dtype: object
     op_type: str
     dsts: tuple
+    #: the compiled per-lane path (golden.simt.fastpath) applies: an integer base register
+    #: of 4 or 8 bytes (``base_width``, ``base_signed``) and destinations of the element's
+    #: size (the load is a bit copy)
+    native: bool = False
+    base_width: int = 0
+    base_signed: bool = False
 
 
 def _load_plan(program: Program, s: Slot) -> "_LoadPlan | None":
@@ -183,8 +190,13 @@ def _load_plan(program: Program, s: Slot) -> "_LoadPlan | None":
             return None
         key = s.regs[r.name]
         dsts.append((key, program.reg_types[key]))
+    size = TYPE_SIZE[t]
+    base_t = program.reg_types[s.regs[addr.base.name]]
+    kind = np.dtype(DTYPE[base_t]).kind
+    native = (kind in "iu" and TYPE_SIZE[base_t] in (4, 8)
+              and all(d is None or (d[1] != "pred" and TYPE_SIZE[d[1]] == size) for d in dsts))
     return _LoadPlan(space, s.regs[addr.base.name], np.uint64(addr.offset & 0xFFFFFFFFFFFFFFFF),
-                     TYPE_SIZE[t], DTYPE[t], t, tuple(dsts))
+                     size, DTYPE[t], t, tuple(dsts), native, TYPE_SIZE[base_t], kind == "i")
 
 
 def _state_space(inst) -> str:
@@ -470,6 +482,7 @@ class Wave:
         self.sh_size = launch.shared_bytes
         self.shared = np.zeros(self.ntb * self.sh_size + 16, dtype=np.uint8)
         self.shared_views: dict = {}  # dtype -> (shared buffer, typed view), _typed_view
+        self.reg_bytes: dict = {}     # register key -> its uint8 view (golden.simt.fastpath)
         self.local_size = p.local_size
         self.local = np.zeros(self.T * self.local_size + 16, dtype=np.uint8)
         self.slot = slot
@@ -487,6 +500,10 @@ class Wave:
 
 class FunctionalLaunch:
     """Runs one launch of ``program`` functionally and returns :class:`LaunchStats`."""
+
+    #: single-warp steps use the compiled per-lane kernels of golden.simt.fastpath where they
+    #: apply (only when that module is compiled; the numpy paths give the same results)
+    use_fastpath = fastpath.COMPILED
 
     def __init__(self, device, program: Program, geo: LaunchGeometry, params: bytes,
                  dyn_shared: int = 0, observers=(), max_wave_threads: int = 1 << 16,
@@ -949,7 +966,10 @@ class FunctionalLaunch:
             lp = self._load_plans.get(pc, _NO_PLAN)
             if lp is _NO_PLAN:
                 lp = self._load_plans[pc] = _load_plan(self.program, s)
-            if lp is None or not self._load_one(w, lp, lanes, active, nact):
+            if lp is None or not (
+                    self._load_fast(w, lp, lanes, active, mask if self._last_active is None
+                                    else self._last_active)
+                    if lp.native and self.use_fastpath else self._load_one(w, lp, lanes, active, nact)):
                 g = self._one.get(warp)
                 if g is None:
                     g = self._one[warp] = np.array([warp], dtype=np.int64)
@@ -1582,6 +1602,46 @@ class FunctionalLaunch:
                 regs[key][lanes] = vals
             else:
                 np.copyto(regs[key][lanes], vals, where=active)
+        return True
+
+    def _load_fast(self, w: Wave, plan: _LoadPlan, lanes: slice, active: np.ndarray,
+                   amask: int) -> bool:
+        """:meth:`_load_one` through the compiled per-lane kernels (``plan.native``; same
+        checks, same results, same False-and-nothing-changed when the slow path must run).
+        ``amask``: the active lanes as a 32-bit mask (not 0)."""
+        rb = w.reg_bytes
+        base = rb.get(plan.base)
+        if base is None:
+            base = rb[plan.base] = w.regs[plan.base].view(np.uint8)
+        lane0 = lanes.start
+        size = plan.size
+        addrs = np.empty(32, dtype=np.uint64)
+        acc, amin, amax = fastpath.load_addresses(base, plan.base_width, plan.base_signed, lane0,
+                                                  int(plan.offset), amask, addrs)
+        if acc & (size - 1):
+            return False
+        end = amax + size * len(plan.dsts)
+        space = plan.space
+        if space == "global":
+            if not self.gmem.contains(amin, end):
+                return False
+            mem, sub, base_off = self.gmem.buffer, GLOBAL_BASE, 0
+        else:
+            if end > w.sh_size:
+                return False
+            mem, sub, base_off = w.shared, 0, int(w.sh_base[lane0])
+        stats = self.stats
+        stats.mem_warp_accesses[space] += 1
+        stats.mem_thread_accesses[space] += amask.bit_count()
+        self._last_mem = MemAccess(space=space, addrs=addrs, active=active, size=size,
+                                   is_store=False, is_atomic=False)
+        for k, d in enumerate(plan.dsts):
+            if d is None:
+                continue
+            dst = rb.get(d[0])
+            if dst is None:
+                dst = rb[d[0]] = w.regs[d[0]].view(np.uint8)
+            fastpath.gather(mem, addrs, sub, base_off, size, k, amask, dst, lane0)
         return True
 
     def _load(self, w, s, lanes, active, g):
