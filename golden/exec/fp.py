@@ -121,7 +121,8 @@ def round_pair(s, e, mode: str, dtype=np.float32):
         # double rounding can only go wrong when s is exactly halfway between two results
         other = _step(r, np.copysign(np.inf, d))
         half = (r64 + other.astype(np.float64)) * 0.5
-        fix = (d != 0) & (half == s) & (e != 0) & (np.signbit(e) == np.signbit(d))
+        # (an infinite s is exact: an infinite input; its NaN d and e must not "fix" it)
+        fix = np.isfinite(s) & (d != 0) & (half == s) & (e != 0) & (np.signbit(e) == np.signbit(d))
         return np.where(fix, other, r)
     if e is None:
         pos, neg = d > 0, d < 0

@@ -74,6 +74,97 @@ class _AluPlan:
     fn: object
     srcs: tuple
     dsts: tuple
+    #: the same instruction for the compiled per-lane kernels (:func:`_native_alu`), or None
+    native: tuple | None = None
+
+
+_FP = fastpath.CODES
+_INT_TYPES = frozenset({"s16", "s32", "s64", "u16", "u32", "u64", "b16", "b32", "b64"})
+_SETP = {("eq", "s"): _FP["SETP_EQ"], ("ne", "s"): _FP["SETP_NE"],
+         ("eq", "u"): _FP["SETP_EQ"], ("ne", "u"): _FP["SETP_NE"],
+         ("eq", "b"): _FP["SETP_EQ"], ("ne", "b"): _FP["SETP_NE"],
+         ("lt", "s"): _FP["SETP_LT_S"], ("le", "s"): _FP["SETP_LE_S"],
+         ("gt", "s"): _FP["SETP_GT_S"], ("ge", "s"): _FP["SETP_GE_S"],
+         ("lt", "u"): _FP["SETP_LT_U"], ("le", "u"): _FP["SETP_LE_U"],
+         ("gt", "u"): _FP["SETP_GT_U"], ("ge", "u"): _FP["SETP_GE_U"]}
+_INT_CODES = {"add": _FP["ADD"], "sub": _FP["SUB"], "and": _FP["AND"],
+              "or": _FP["OR"], "xor": _FP["XOR"], "shl": _FP["SHL"]}
+_F32_CODES = {"add": _FP["FADD"], "sub": _FP["FSUB"], "mul": _FP["FMUL"]}
+
+
+def _native_alu(inst, srcs: tuple, dsts: tuple) -> tuple | None:
+    """The instruction as ``(kind, code, bits, operands, destination)`` for
+    :mod:`golden.simt.fastpath` (kind 0: :func:`~golden.simt.fastpath.int_op`, operands
+    ``(key, bytes per lane, immediate bits)``; kind 1: :func:`~golden.simt.fastpath.f32_op`,
+    operands ``(key, immediate)``; three operands, unused ones ``(None, 0, 0)``), or None
+    when the form is not one of the common ones those kernels implement exactly (every
+    register read and write a bit copy of the operand's size, no modifiers beyond the listed
+    ones). ``srcs`` / ``dsts`` as in :class:`_AluPlan`."""
+    op = inst.opcode
+    types = tuple(inst.types)
+    tset = set(types)
+    mods = tuple(m for m in inst.mods if m not in tset)
+    if not types or len(srcs) > 3:
+        return None
+    live = [d for d in dsts if d is not None]
+    if len(live) != 1 or dsts[0] is None:
+        return None
+    dkey, dt, drt = dsts[0]
+    if (dt == "pred") != (drt == "pred") or TYPE_SIZE[dt] != TYPE_SIZE[drt]:
+        return None
+    for key, rt, t, _imm in srcs:
+        if key is not None and ((rt == "pred") != (t == "pred") or TYPE_SIZE[rt] != TYPE_SIZE[t]):
+            return None
+    t = types[-1]
+    if t == "f32" and op in ("add", "sub", "mul", "fma") and mods in ((), ("rn",)) \
+            and (op != "fma" or mods == ("rn",)):
+        code = _FP["FFMA"] if op == "fma" else _F32_CODES[op]
+        ops = [(key, 0.0 if key is not None else float(imm), 0) for key, _rt, _t, imm in srcs]
+        return (1, code, 32, tuple(ops + [(None, 0.0, 0)] * (3 - len(ops))), (dkey, 4))
+    code = None
+    if t in _INT_TYPES or t == "pred":
+        if op in _INT_CODES and not mods and (t != "pred" or op in ("and", "or", "xor")):
+            code = _INT_CODES[op]
+            if op == "shl" and t[0] != "b":
+                return None
+        elif op == "shr" and not mods and t != "pred":
+            code = _FP["SHR_S"] if t[0] == "s" else _FP["SHR_U"]
+        elif op == "not" and not mods:
+            code = _FP["NOT_PRED"] if t == "pred" else _FP["NOT"]
+        elif op == "mul" and t != "pred" and mods in ((), ("lo",)):
+            code = _FP["MUL_LO"]
+        elif op == "mul" and mods == ("wide",) and t in ("s32", "u32"):
+            code = _FP["MUL_WIDE_S"] if t == "s32" else _FP["MUL_WIDE_U"]
+        elif op == "mad" and t != "pred" and mods == ("lo",):
+            code = _FP["MAD_LO"]
+        elif op in ("min", "max") and not mods and t[0] in "su":
+            code = {("min", "s"): _FP["MIN_S"], ("max", "s"): _FP["MAX_S"],
+                    ("min", "u"): _FP["MIN_U"], ("max", "u"): _FP["MAX_U"]}[(op, t[0])]
+        elif op == "setp" and len(mods) == 1 and t != "pred" and len(srcs) == 2:
+            code = _SETP.get((mods[0], t[0]))
+        elif op == "mov" and not mods and len(srcs) == 1:
+            code = _FP["MOV"]
+        elif op == "selp" and not mods and t != "pred" and len(srcs) == 3:
+            code = _FP["SELP"]
+        elif op == "cvt" and not mods and types in (("s64", "s32"), ("u64", "u32")):
+            code = _FP["CVT_SX"] if types[1] == "s32" else _FP["CVT_ZX"]
+    elif op == "mov" and not mods and len(srcs) == 1 and t in ("f32", "f64"):
+        code = _FP["MOV"]   # a bit copy, immediates included
+    if code is None:
+        return None
+    ops = []
+    for key, rt, st, imm in srcs:
+        size = TYPE_SIZE[st] if st != "pred" else 1
+        if key is not None:
+            ops.append((key, size, 0))
+        else:
+            ops.append((None, size, int(np.asarray(imm, dtype=DTYPE[st]).reshape(())
+                                        .view(UINT[np.dtype(DTYPE[st]).itemsize]))))
+    bits = 8 * (TYPE_SIZE[t] if t != "pred" else 1)
+    if code in (_FP["MUL_WIDE_S"], _FP["MUL_WIDE_U"]):
+        bits = 32
+    wd = TYPE_SIZE[dt] if dt != "pred" else 1
+    return (0, code, bits, tuple(ops + [(None, 0, 0)] * (3 - len(ops))), (dkey, wd))
 
 
 _NO_PLAN = object()
@@ -142,7 +233,7 @@ def _alu_plan(program: Program, s: Slot, compiled) -> "_AluPlan | None":
         if key is None:
             return None
         dsts.append((key, t, program.reg_types[key]))
-    return _AluPlan(c.fn_raw, tuple(srcs), tuple(dsts))
+    return _AluPlan(c.fn_raw, tuple(srcs), tuple(dsts), _native_alu(inst, tuple(srcs), tuple(dsts)))
 
 
 @dataclass(frozen=True)
@@ -483,6 +574,7 @@ class Wave:
         self.shared = np.zeros(self.ntb * self.sh_size + 16, dtype=np.uint8)
         self.shared_views: dict = {}  # dtype -> (shared buffer, typed view), _typed_view
         self.reg_bytes: dict = {}     # register key -> its uint8 view (golden.simt.fastpath)
+        self.reg_f32: dict = {}       # register key -> its float32 view (golden.simt.fastpath)
         self.local_size = p.local_size
         self.local = np.zeros(self.T * self.local_size + 16, dtype=np.uint8)
         self.slot = slot
@@ -961,7 +1053,10 @@ class FunctionalLaunch:
             if plan is _NO_PLAN:
                 plan = self._plans[pc] = _alu_plan(self.program, s, self._compiled)
             if plan is not None:
-                self._run_plan(w, plan, lanes, active, nact == 32)
+                nat = plan.native
+                if nat is None or not self.use_fastpath or not self._alu_fast(
+                        w, nat, lanes.start, mask if self._last_active is None else self._last_active):
+                    self._run_plan(w, plan, lanes, active, nact == 32)
                 return w.stacks.advance_one(warp, pc + 8)
             lp = self._load_plans.get(pc, _NO_PLAN)
             if lp is _NO_PLAN:
@@ -1006,6 +1101,53 @@ class FunctionalLaunch:
         else:
             st.advance_one(x, pc + 8)
         return True
+
+    @staticmethod
+    def _alu_fast(w: Wave, nat: tuple, lane0: int, amask: int) -> bool:
+        """One warp's ALU instruction through :mod:`golden.simt.fastpath` (``nat`` from
+        :func:`_native_alu`). False, having changed nothing, when the kernel declines (an
+        f32 NaN result): :meth:`_run_plan` then runs it."""
+        kind, code, bits, ((ka, wa, ia), (kb, wb, ib), (kc, wc, ic)), (kd, wd) = nat
+        if kind == 0:
+            rb = w.reg_bytes
+            regs = w.regs
+            a = b = c = None
+            if ka is not None:
+                a = rb.get(ka)
+                if a is None:
+                    a = rb[ka] = regs[ka].view(np.uint8)
+            if kb is not None:
+                b = rb.get(kb)
+                if b is None:
+                    b = rb[kb] = regs[kb].view(np.uint8)
+            if kc is not None:
+                c = rb.get(kc)
+                if c is None:
+                    c = rb[kc] = regs[kc].view(np.uint8)
+            d = rb.get(kd)
+            if d is None:
+                d = rb[kd] = regs[kd].view(np.uint8)
+            fastpath.int_op(code, bits, a, wa, ia, b, wb, ib, c, wc, ic, d, wd, lane0, amask)
+            return True
+        fv = w.reg_f32
+        regs = w.regs
+        a = b = c = None
+        if ka is not None:
+            a = fv.get(ka)
+            if a is None:
+                a = fv[ka] = regs[ka].view(np.float32)
+        if kb is not None:
+            b = fv.get(kb)
+            if b is None:
+                b = fv[kb] = regs[kb].view(np.float32)
+        if kc is not None:
+            c = fv.get(kc)
+            if c is None:
+                c = fv[kc] = regs[kc].view(np.float32)
+        d = fv.get(kd)
+        if d is None:
+            d = fv[kd] = regs[kd].view(np.float32)
+        return fastpath.f32_op(code, a, wa, b, wb, c, wc, d, lane0, amask)
 
     @staticmethod
     def _run_plan(w: Wave, plan: "_AluPlan", lanes: slice, active: np.ndarray, full: bool) -> None:

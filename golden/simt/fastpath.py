@@ -77,3 +77,177 @@ def gather(mem, addrs, sub, base_off, size, k, active, dst, lane0):
             o = (lane0 + lane) * size
             for b in range(size):
                 dst[o + b] = mem[src + b]
+
+
+# ----------------------------------------------------------------------------- ALU
+
+#: operation codes of :func:`int_op` (integer and predicate ALU instructions; operands and
+#: results as unsigned bit patterns of their width) and of :func:`f32_op` (``F*``: round to
+#: nearest even, no flush to zero). Callers use this dict; the module's own copies below are
+#: C integers when compiled.
+CODES = dict(ADD=1, SUB=2, MUL_LO=3, MAD_LO=4, MUL_WIDE_S=5, MUL_WIDE_U=6,
+             MIN_S=7, MAX_S=8, MIN_U=9, MAX_U=10, SHL=11, SHR_U=12, SHR_S=13,
+             AND=14, OR=15, XOR=16, NOT=17, NOT_PRED=18, MOV=19, SELP=20, CVT_SX=21, CVT_ZX=22,
+             SETP_EQ=30, SETP_NE=31, SETP_LT_S=32, SETP_LE_S=33, SETP_GT_S=34, SETP_GE_S=35,
+             SETP_LT_U=36, SETP_LE_U=37, SETP_GT_U=38, SETP_GE_U=39,
+             FADD=1, FSUB=2, FMUL=3, FFMA=4)
+ADD, SUB, MUL_LO, MAD_LO = CODES["ADD"], CODES["SUB"], CODES["MUL_LO"], CODES["MAD_LO"]
+MUL_WIDE_S, MUL_WIDE_U = CODES["MUL_WIDE_S"], CODES["MUL_WIDE_U"]
+MIN_S, MAX_S, MIN_U, MAX_U = CODES["MIN_S"], CODES["MAX_S"], CODES["MIN_U"], CODES["MAX_U"]
+SHL, SHR_U, SHR_S = CODES["SHL"], CODES["SHR_U"], CODES["SHR_S"]
+AND, OR, XOR, NOT, NOT_PRED = CODES["AND"], CODES["OR"], CODES["XOR"], CODES["NOT"], CODES["NOT_PRED"]
+MOV, SELP, CVT_SX, CVT_ZX = CODES["MOV"], CODES["SELP"], CODES["CVT_SX"], CODES["CVT_ZX"]
+SETP_EQ, SETP_NE = CODES["SETP_EQ"], CODES["SETP_NE"]
+SETP_LT_S, SETP_LE_S, SETP_GT_S, SETP_GE_S = (CODES["SETP_LT_S"], CODES["SETP_LE_S"],
+                                              CODES["SETP_GT_S"], CODES["SETP_GE_S"])
+SETP_LT_U, SETP_LE_U, SETP_GT_U, SETP_GE_U = (CODES["SETP_LT_U"], CODES["SETP_LE_U"],
+                                              CODES["SETP_GT_U"], CODES["SETP_GE_U"])
+FADD, FSUB, FMUL, FFMA = CODES["FADD"], CODES["FSUB"], CODES["FMUL"], CODES["FFMA"]
+
+SIGN64 = 0x8000000000000000
+
+
+def _rd(buf, i, width):
+    """Lane ``i`` of a register of ``width`` bytes (1, 2, 4 or 8) as an unsigned integer."""
+    o = i * width
+    v = 0
+    for b in range(width - 1, -1, -1):
+        v = (v << 8) | buf[o + b]
+    return v
+
+
+def _wr(buf, i, width, v):
+    """Store the low ``width`` bytes of ``v`` into lane ``i`` of a register."""
+    o = i * width
+    for b in range(width):
+        buf[o + b] = (v >> (8 * b)) & 0xFF
+
+
+def _sx(v, bits):
+    """``v`` (``bits`` wide) sign-extended to 64 bits."""
+    if bits < 64 and (v >> (bits - 1)) & 1:
+        v |= (MASK64 << bits) & MASK64
+    return v
+
+
+def int_op(code, bits, a, wa, ia, b, wb, ib, c, wc, ic, d, wd, lane0, active):
+    """One integer / predicate ALU instruction for the lanes set in ``active``: operand
+    ``x`` (a, b, c) is lane ``lane0 + l`` of the register byte view ``x`` (``wx`` bytes a
+    lane), or the immediate bits ``ix`` when ``x`` is None; ``bits`` is the operation's
+    width; the result's low ``wd`` bytes go to lane ``lane0 + l`` of ``d``. Inactive lanes
+    keep their value. Same bits as the numpy builders of :mod:`golden.exec` for the
+    instruction forms :func:`golden.simt.engine._native_alu` maps here."""
+    if not cython.compiled:   # plain Python: index through memoryviews (Python ints)
+        a = memoryview(a) if a is not None else None
+        b = memoryview(b) if b is not None else None
+        c = memoryview(c) if c is not None else None
+        d = memoryview(d)
+    for lane in range(32):
+        if not (active >> lane) & 1:
+            continue
+        i = lane0 + lane
+        x = _rd(a, i, wa) if a is not None else ia
+        y = _rd(b, i, wb) if b is not None else ib
+        if code == ADD:
+            r = x + y
+        elif code == SUB:
+            r = x - y
+        elif code == MUL_LO:
+            r = x * y
+        elif code == MAD_LO:
+            r = x * y + (_rd(c, i, wc) if c is not None else ic)
+        elif code == MUL_WIDE_S:
+            r = _sx(x, bits) * _sx(y, bits)
+        elif code == MUL_WIDE_U:
+            r = x * y
+        elif code == MIN_S or code == MAX_S:
+            xs = _sx(x, bits) ^ SIGN64
+            ys = _sx(y, bits) ^ SIGN64
+            r = x if (xs < ys) == (code == MIN_S) else y
+        elif code == MIN_U:
+            r = x if x < y else y
+        elif code == MAX_U:
+            r = x if x > y else y
+        elif code == SHL:
+            r = 0 if y >= bits else x << y
+        elif code == SHR_U:
+            r = 0 if y >= bits else x >> y
+        elif code == SHR_S:
+            n = y if y < bits else bits - 1
+            r = _sx(x, bits)
+            if n:
+                r = (r >> n) | (((MASK64 << (64 - n)) & MASK64) if r & SIGN64 else 0)
+        elif code == AND:
+            r = x & y
+        elif code == OR:
+            r = x | y
+        elif code == XOR:
+            r = x ^ y
+        elif code == NOT:
+            r = ~x
+        elif code == NOT_PRED:
+            r = x ^ 1
+        elif code == MOV:
+            r = x
+        elif code == SELP:
+            r = x if (_rd(c, i, wc) if c is not None else ic) else y
+        elif code == CVT_SX:
+            r = _sx(x, 8 * wa if a is not None else bits)
+        elif code == CVT_ZX:
+            r = x
+        else:   # SETP_*: a 0/1 predicate byte
+            if code == SETP_EQ:
+                r = x == y
+            elif code == SETP_NE:
+                r = x != y
+            elif code <= SETP_GE_S:
+                x = _sx(x, bits) ^ SIGN64
+                y = _sx(y, bits) ^ SIGN64
+                r = (x < y if code == SETP_LT_S else x <= y if code == SETP_LE_S
+                     else x > y if code == SETP_GT_S else x >= y)
+            else:
+                r = (x < y if code == SETP_LT_U else x <= y if code == SETP_LE_U
+                     else x > y if code == SETP_GT_U else x >= y)
+            d[i] = 1 if r else 0
+            continue
+        _wr(d, i, wd, r)   # the low wd bytes: results wrap at the destination's width
+
+
+def f32_op(code, a, ia, b, ib, c, ic, d, lane0, active):
+    """One f32 ALU instruction (``FADD``, ``FSUB``, ``FMUL``, ``FFMA``; round to nearest)
+    for the lanes set in ``active``: operands are float32 register views or, when None,
+    the immediates ``ia`` / ``ib`` / ``ic``. Results go to a scratch row first; when any
+    lane's result is a NaN nothing is written and False is returned (the numpy path then
+    runs: NaN payloads are its to define), else True."""
+    if not cython.compiled:
+        import numpy as np
+        from golden.exec.fp import fma_f32
+        f = np.float32
+        tmp = [f(0)] * 32
+    for lane in range(32):
+        if not (active >> lane) & 1:
+            continue
+        i = lane0 + lane
+        x = a[i] if a is not None else ia
+        y = b[i] if b is not None else ib
+        if code == FADD:
+            r = x + y
+        elif code == FSUB:
+            r = x - y
+        elif code == FMUL:
+            r = x * y
+        else:
+            z = c[i] if c is not None else ic
+            if cython.compiled:
+                r = fmaf(x, y, z)
+            else:
+                r = fma_f32(np.array([x], f), np.array([y], f), np.array([z], f), "rn")[0]
+        if not cython.compiled:
+            r = f(r)
+        if r != r:
+            return False
+        tmp[lane] = r
+    for lane in range(32):
+        if (active >> lane) & 1:
+            d[lane0 + lane] = tmp[lane]
+    return True

@@ -375,3 +375,17 @@ def test_float_errors():
                  "rsqrt.f32", "sin.f32", "min.xorsign.abs.f32", "div.full.f64"):
         with pytest.raises(PTXError):
             compile_op(mk(text, "d", "a", "b"))
+
+
+def test_fma_f32_infinite_lane_is_not_changed_by_a_risky_neighbour():
+    """A lane whose exact result is infinite stays infinite when another lane of the same
+    warp needs the exact re-rounding (its f64 sum in the f32 subnormal range); before, the
+    re-rounding turned -1816 * -inf + tiny into FLT_MAX."""
+    f = np.float32
+    a = np.array([-1816.0525, 1e-40], f)
+    b = np.array([-np.inf, 1.0], f)
+    c = np.array([-1e-42, 0.0], f)
+    got = run("fma.rn.f32", a, b, c, operands=["d", "a", "b", "c"])
+    alone = run("fma.rn.f32", a[:1], b[:1], c[:1], operands=["d", "a", "b", "c"])
+    assert np.isposinf(got[0]) and np.isposinf(alone[0])
+    assert got[1] == f(1e-40)
