@@ -724,9 +724,13 @@ class FunctionalLaunch:
         else:
             if w.deferred:
                 self._force(w, warp, s)   # no instruction (function end): flushes all
-            div_before = self.stats.divergent_branches
-            self._step(w, np.array([warp], dtype=np.int64), pc)
-            diverged = self.stats.divergent_branches > div_before
+            if (inst is not None and inst.opcode == "bra" and not s.func_end
+                    and not self.observers and self._branch_one(w, warp, pc, s)):
+                diverged = False   # uniform: the scalar SIMT-stack update of _branch_one
+            else:
+                div_before = self.stats.divergent_branches
+                self._step(w, np.array([warp], dtype=np.int64), pc)
+                diverged = self.stats.divergent_branches > div_before
         act = self._last_active
         return StepRecord(pc=pc, slot=s, mask=mask, mem=self._last_mem, diverged=diverged,
                           finished=bool(st.depth[warp] == 0), at_barrier=bool(w.at_barrier[warp]),
@@ -1088,6 +1092,7 @@ class FunctionalLaunch:
             taken = mask & ((~bits if inst.guard.negated else bits) & 0xFFFFFFFF)
             if taken and taken != mask:
                 return False
+            self._last_active = taken   # the lanes the guard lets through, as _step records
         stats = self.stats
         stats.warp_instructions += 1
         stats.thread_instructions += taken.bit_count()
@@ -1104,50 +1109,10 @@ class FunctionalLaunch:
 
     @staticmethod
     def _alu_fast(w: Wave, nat: tuple, lane0: int, amask: int) -> bool:
-        """One warp's ALU instruction through :mod:`golden.simt.fastpath` (``nat`` from
-        :func:`_native_alu`). False, having changed nothing, when the kernel declines (an
-        f32 NaN result): :meth:`_run_plan` then runs it."""
-        kind, code, bits, ((ka, wa, ia), (kb, wb, ib), (kc, wc, ic)), (kd, wd) = nat
-        if kind == 0:
-            rb = w.reg_bytes
-            regs = w.regs
-            a = b = c = None
-            if ka is not None:
-                a = rb.get(ka)
-                if a is None:
-                    a = rb[ka] = regs[ka].view(np.uint8)
-            if kb is not None:
-                b = rb.get(kb)
-                if b is None:
-                    b = rb[kb] = regs[kb].view(np.uint8)
-            if kc is not None:
-                c = rb.get(kc)
-                if c is None:
-                    c = rb[kc] = regs[kc].view(np.uint8)
-            d = rb.get(kd)
-            if d is None:
-                d = rb[kd] = regs[kd].view(np.uint8)
-            fastpath.int_op(code, bits, a, wa, ia, b, wb, ib, c, wc, ic, d, wd, lane0, amask)
-            return True
-        fv = w.reg_f32
-        regs = w.regs
-        a = b = c = None
-        if ka is not None:
-            a = fv.get(ka)
-            if a is None:
-                a = fv[ka] = regs[ka].view(np.float32)
-        if kb is not None:
-            b = fv.get(kb)
-            if b is None:
-                b = fv[kb] = regs[kb].view(np.float32)
-        if kc is not None:
-            c = fv.get(kc)
-            if c is None:
-                c = fv[kc] = regs[kc].view(np.float32)
-        d = fv.get(kd)
-        if d is None:
-            d = fv[kd] = regs[kd].view(np.float32)
-        return fastpath.f32_op(code, a, wa, b, wb, c, wc, d, lane0, amask)
+        """One warp's ALU instruction through :func:`golden.simt.fastpath.alu` (``nat``
+        from :func:`_native_alu`). False, having changed nothing, when the kernel declines
+        (an f32 NaN result): :meth:`_run_plan` then runs it."""
+        return fastpath.alu(nat, w.regs, w.reg_bytes, w.reg_f32, lane0, amask)
 
     @staticmethod
     def _run_plan(w: Wave, plan: "_AluPlan", lanes: slice, active: np.ndarray, full: bool) -> None:

@@ -48,3 +48,12 @@ cpdef void int_op(int code, int bits, const unsigned char[::1] a, int wa, unsign
 cpdef bint f32_op(int code, const float[::1] a, float ia, const float[::1] b, float ib,
                   const float[::1] c, float ic, float[::1] d, Py_ssize_t lane0,
                   unsigned int active)
+
+cdef object _view(dict views, dict regs, object key, object dtype)
+
+cpdef bint alu(tuple nat, dict regs, dict rb, dict fv, Py_ssize_t lane0, unsigned int active)
+
+cdef bint _alu_int(int code, int bits, const unsigned char[::1] a, int wa, unsigned long long ia,
+                   const unsigned char[::1] b, int wb, unsigned long long ib,
+                   const unsigned char[::1] c, int wc, unsigned long long ic,
+                   unsigned char[::1] d, int wd, Py_ssize_t lane0, unsigned int active)

@@ -22,6 +22,7 @@ between registers of one size is an exact bit copy, whatever the element type.
 from __future__ import annotations
 
 import cython
+import numpy as np
 
 COMPILED = bool(cython.compiled)
 
@@ -220,7 +221,6 @@ def f32_op(code, a, ia, b, ib, c, ic, d, lane0, active):
     lane's result is a NaN nothing is written and False is returned (the numpy path then
     runs: NaN payloads are its to define), else True."""
     if not cython.compiled:
-        import numpy as np
         from golden.exec.fp import fma_f32
         f = np.float32
         tmp = [f(0)] * 32
@@ -250,4 +250,39 @@ def f32_op(code, a, ia, b, ib, c, ic, d, lane0, active):
     for lane in range(32):
         if (active >> lane) & 1:
             d[lane0 + lane] = tmp[lane]
+    return True
+
+
+def _view(views, regs, key, dtype):
+    """The ``dtype`` view of register ``key`` (``regs[key]``), kept in ``views``."""
+    v = views.get(key)
+    if v is None:
+        v = views[key] = regs[key].view(dtype)
+    return v
+
+
+def alu(nat, regs, rb, fv, lane0, active):
+    """One warp's ALU instruction decoded by :func:`golden.simt.engine._native_alu`
+    (``nat``), on the registers ``regs`` of its wave (``rb`` / ``fv``: the wave's caches of
+    their uint8 / float32 views): :func:`int_op` or :func:`f32_op` on lanes ``lane0`` ...
+    ``lane0 + 31``. Returns False, having changed nothing, when the f32 kernel declines."""
+    kind = nat[0]
+    ops = nat[3]
+    dst = nat[4]
+    ka, wa, ia = ops[0]
+    kb, wb, ib = ops[1]
+    kc, wc, ic = ops[2]
+    if kind == 0:
+        return _alu_int(nat[1], nat[2], None if ka is None else _view(rb, regs, ka, np.uint8), wa, ia,
+                        None if kb is None else _view(rb, regs, kb, np.uint8), wb, ib,
+                        None if kc is None else _view(rb, regs, kc, np.uint8), wc, ic,
+                        _view(rb, regs, dst[0], np.uint8), dst[1], lane0, active)
+    return f32_op(nat[1], None if ka is None else _view(fv, regs, ka, np.float32), wa,
+                  None if kb is None else _view(fv, regs, kb, np.float32), wb,
+                  None if kc is None else _view(fv, regs, kc, np.float32), wc,
+                  _view(fv, regs, dst[0], np.float32), lane0, active)
+
+
+def _alu_int(code, bits, a, wa, ia, b, wb, ib, c, wc, ic, d, wd, lane0, active):
+    int_op(code, bits, a, wa, ia, b, wb, ib, c, wc, ic, d, wd, lane0, active)
     return True
