@@ -290,6 +290,59 @@ def _load_plan(program: Program, s: Slot) -> "_LoadPlan | None":
                      size, DTYPE[t], t, tuple(dsts), native, TYPE_SIZE[base_t], kind == "i")
 
 
+@dataclass(frozen=True)
+class _StorePlan:
+    """A ``st`` to an explicit ``.global`` or ``.shared`` space through an integer base
+    register of 4 or 8 bytes, whose sources are registers of the element's size or
+    immediates, decoded for :mod:`golden.simt.fastpath`: ``srcs`` = (storage key or None,
+    immediate bits) per vector element."""
+
+    space: str
+    base: str
+    offset: int
+    size: int
+    srcs: tuple
+    base_width: int
+    base_signed: bool
+
+
+def _store_plan(program: Program, s: Slot) -> "_StorePlan | None":
+    """The compiled-kernel plan of a store, or None when :meth:`FunctionalLaunch._store`
+    must run it (other spaces, symbol or absolute addresses, 128-bit elements, converting
+    sources, undeclared registers)."""
+    inst = s.inst
+    if inst.opcode != "st" or len(inst.operands) != 2:
+        return None
+    space = _state_space(inst)
+    t = inst.types[-1] if inst.types else None
+    addr = inst.operands[0]
+    if space not in ("global", "shared") or t is None or t == "b128" or t == "pred" \
+            or not isinstance(addr, Addr) or not isinstance(addr.base, Reg) \
+            or addr.base.name not in s.regs:
+        return None
+    base_t = program.reg_types[s.regs[addr.base.name]]
+    kind = np.dtype(DTYPE[base_t]).kind
+    if kind not in "iu" or TYPE_SIZE[base_t] not in (4, 8):
+        return None
+    size = TYPE_SIZE[t]
+    src = inst.operands[1]
+    srcs = []
+    for o in (list(src.elems) if isinstance(src, Vec) else [src]):
+        if isinstance(o, Reg):
+            key = s.regs.get(o.name)
+            if key is None or program.reg_types[key] == "pred" \
+                    or TYPE_SIZE[program.reg_types[key]] != size:
+                return None
+            srcs.append((key, 0))
+        elif isinstance(o, Imm):
+            v = np.asarray(imm_as(o, t), dtype=DTYPE[t]).reshape(())
+            srcs.append((None, int(v.view(UINT[v.dtype.itemsize]))))
+        else:
+            return None
+    return _StorePlan(space, s.regs[addr.base.name], addr.offset & 0xFFFFFFFFFFFFFFFF, size,
+                      tuple(srcs), TYPE_SIZE[base_t], kind == "i")
+
+
 def _state_space(inst) -> str:
     """The state space a memory instruction names (``generic`` when it names none)."""
     for m in inst.mods:
@@ -618,6 +671,7 @@ class FunctionalLaunch:
         self._one: dict[int, np.ndarray] = {}  # warp -> np.array([warp]) for single-warp steps
         self._plans: dict[int, _AluPlan | None] = {}  # pc -> single-warp ALU plan (None: no plan)
         self._load_plans: dict[int, _LoadPlan | None] = {}  # pc -> single-warp load plan
+        self._store_plans: dict = {}  # pc -> _StorePlan or None (golden.simt.fastpath)
         self._global_views: dict = {}  # dtype -> (global buffer, typed view), _typed_view
         self._mask_bits: dict[int, np.ndarray] = {}  # lane mask -> read-only bool (32,) lanes
         # per slot: inside a synchronising loop (round-robin steps there, see FAIR_PERIOD).
@@ -1065,9 +1119,16 @@ class FunctionalLaunch:
             lp = self._load_plans.get(pc, _NO_PLAN)
             if lp is _NO_PLAN:
                 lp = self._load_plans[pc] = _load_plan(self.program, s)
+            amask = mask if self._last_active is None else self._last_active
+            if lp is None:
+                if self.use_fastpath and inst.opcode == "st":
+                    sp = self._store_plans.get(pc, _NO_PLAN)
+                    if sp is _NO_PLAN:
+                        sp = self._store_plans[pc] = _store_plan(self.program, s)
+                    if sp is not None and self._store_fast(w, sp, lanes, active, amask):
+                        return w.stacks.advance_one(warp, pc + 8)
             if lp is None or not (
-                    self._load_fast(w, lp, lanes, active, mask if self._last_active is None
-                                    else self._last_active)
+                    self._load_fast(w, lp, lanes, active, amask)
                     if lp.native and self.use_fastpath else self._load_one(w, lp, lanes, active, nact)):
                 g = self._one.get(warp)
                 if g is None:
@@ -1749,6 +1810,45 @@ class FunctionalLaunch:
             if dst is None:
                 dst = rb[d[0]] = w.regs[d[0]].view(np.uint8)
             fastpath.gather(mem, addrs, sub, base_off, size, k, amask, dst, lane0)
+        return True
+
+    def _store_fast(self, w: Wave, plan: _StorePlan, lanes: slice, active: np.ndarray,
+                    amask: int) -> bool:
+        """One warp's :meth:`_store` through the compiled per-lane kernels (same checks and
+        memory bytes; False, having changed nothing, when the slow path must run)."""
+        rb = w.reg_bytes
+        base = rb.get(plan.base)
+        if base is None:
+            base = rb[plan.base] = w.regs[plan.base].view(np.uint8)
+        lane0 = lanes.start
+        size = plan.size
+        addrs = np.empty(32, dtype=np.uint64)
+        acc, amin, amax = fastpath.load_addresses(base, plan.base_width, plan.base_signed, lane0,
+                                                  plan.offset, amask, addrs)
+        if acc & (size - 1):
+            return False
+        end = amax + size * len(plan.srcs)
+        space = plan.space
+        if space == "global":
+            if not self.gmem.contains(amin, end):
+                return False
+            mem, sub, base_off = self.gmem.buffer, GLOBAL_BASE, 0
+        else:
+            if end > w.sh_size:
+                return False
+            mem, sub, base_off = w.shared, 0, int(w.sh_base[lane0])
+        stats = self.stats
+        stats.mem_warp_accesses[space] += 1
+        stats.mem_thread_accesses[space] += amask.bit_count()
+        self._last_mem = MemAccess(space=space, addrs=addrs, active=active, size=size,
+                                   is_store=True, is_atomic=False)
+        for k, (key, imm) in enumerate(plan.srcs):
+            src = None
+            if key is not None:
+                src = rb.get(key)
+                if src is None:
+                    src = rb[key] = w.regs[key].view(np.uint8)
+            fastpath.scatter(mem, addrs, sub, base_off, size, k, amask, src, imm, lane0)
         return True
 
     def _load(self, w, s, lanes, active, g):

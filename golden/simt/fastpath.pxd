@@ -57,3 +57,9 @@ cdef bint _alu_int(int code, int bits, const unsigned char[::1] a, int wa, unsig
                    const unsigned char[::1] b, int wb, unsigned long long ib,
                    const unsigned char[::1] c, int wc, unsigned long long ic,
                    unsigned char[::1] d, int wd, Py_ssize_t lane0, unsigned int active)
+
+@cython.locals(lane=int, dst="Py_ssize_t", o="Py_ssize_t", b=int)
+cpdef void scatter(unsigned char[::1] mem, const unsigned long long[::1] addrs,
+                   unsigned long long sub, Py_ssize_t base_off, Py_ssize_t size, Py_ssize_t k,
+                   unsigned int active, const unsigned char[::1] src, unsigned long long imm,
+                   Py_ssize_t lane0)

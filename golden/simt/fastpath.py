@@ -286,3 +286,25 @@ def alu(nat, regs, rb, fv, lane0, active):
 def _alu_int(code, bits, a, wa, ia, b, wb, ib, c, wc, ic, d, wd, lane0, active):
     int_op(code, bits, a, wa, ia, b, wb, ib, c, wc, ic, d, wd, lane0, active)
     return True
+
+
+def scatter(mem, addrs, sub, base_off, size, k, active, src, imm, lane0):
+    """Element ``k`` of a ``size``-byte store for every lane set in ``active``, in lane
+    order (of two lanes storing to one address the higher one's value stays, as numpy's
+    indexed assignment leaves it): lane ``l`` writes lane ``lane0 + l`` of ``src`` (the
+    source register's byte view), or the immediate bits ``imm`` when ``src`` is None, to
+    the ``size`` bytes of ``mem`` at ``((addrs[l] - sub) // size + k) * size + base_off``.
+    The caller has checked every active lane's address (alignment, bounds)."""
+    if not cython.compiled:   # plain Python: index through memoryviews (Python ints)
+        mem, addrs = memoryview(mem), memoryview(addrs)
+        src = memoryview(src) if src is not None else None
+    for lane in range(32):
+        if (active >> lane) & 1:
+            dst = (((addrs[lane] - sub) & MASK64) // size + k) * size + base_off
+            if src is not None:
+                o = (lane0 + lane) * size
+                for b in range(size):
+                    mem[dst + b] = src[o + b]
+            else:
+                for b in range(size):
+                    mem[dst + b] = (imm >> (8 * b)) & 0xFF

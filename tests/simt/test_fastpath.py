@@ -205,3 +205,27 @@ def test_alu_kernels_give_the_numpy_builders_bits(form):
             continue
         for k in types:
             assert np.array_equal(w.regs[k].view(np.uint8), want[k].view(np.uint8)), (k, trial)
+
+
+@pytest.mark.parametrize("size", [1, 2, 4, 8])
+@pytest.mark.parametrize("use_imm", [False, True])
+def test_scatter_matches_numpy_indexed_assignment(size, use_imm):
+    rng = np.random.default_rng(size + 10 * use_imm)
+    dtype = {1: np.uint8, 2: np.uint16, 4: np.float32, 8: np.uint64}[size]
+    for _ in range(30):
+        mem = rng.integers(0, 256, size=2048, dtype=np.uint8)
+        active = int(rng.integers(1, 1 << 32))
+        k = int(rng.integers(0, 3))
+        # few distinct addresses: lanes collide, the last active lane's value must stay
+        addrs = (rng.integers(0, 8, size=32) * size).astype(np.uint64)
+        src = rng.integers(0, 256, size=64 * size, dtype=np.uint8)
+        imm = int(rng.integers(0, 1 << (8 * size), dtype=np.uint64))
+        lanes = np.array([(active >> i) & 1 for i in range(32)], dtype=bool)
+        want = mem.copy()
+        vals = (np.full(32, imm, dtype=f"u{size}").view(dtype) if use_imm
+                else src.view(dtype)[32:64])
+        idx = addrs.view(np.int64) // size + k
+        want.view(dtype)[idx[lanes]] = vals[lanes]
+        got = mem.copy()
+        fastpath.scatter(got, addrs, 0, 0, size, k, active, None if use_imm else src, imm, 32)
+        assert np.array_equal(got, want)
