@@ -98,6 +98,8 @@ def add_subcommand(sub) -> None:
                    help="rekey: simulate every stale result again (no sampling)")
     c.add_argument("--dry-run", action="store_true",
                    help="rekey: show the groups and witnesses, simulate nothing")
+    c.add_argument("--config", action="append", default=None, metavar="NAME",
+                   help="rekey: only results of this GPU config (repeatable; default: all)")
     c.add_argument("-j", "--jobs", type=jobs_arg, default=os.cpu_count() or 1,
                    help="rekey: worker processes for the witnesses")
     c.set_defaults(fn=cmd_cache)
@@ -308,7 +310,8 @@ def _rekey(args) -> int:
         raise SimtlabError("--per-group must be at least 1 (or use --all)")
     if not Path(args.dir).is_dir():
         raise SimtlabError(f"cache rekey: no directory {args.dir}")
-    plan = plan_rekey(args.dir, per_group=0 if args.all else args.per_group)
+    plan = plan_rekey(args.dir, per_group=0 if args.all else args.per_group,
+                      configs=args.config)
     print(f"{args.dir}: {plan.valid} valid, {plan.stale} stale timing result(s) in "
           f"{len(plan.groups)} group(s)"
           + (f", {plan.other} other result(s) left alone" if plan.other else ""))

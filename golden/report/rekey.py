@@ -180,9 +180,11 @@ def _changed(stored: dict, today: dict) -> tuple:
 
 
 def plan_rekey(directory: Path | str, per_group: int = 1,
-               finder: DependencyFinder | None = None) -> RekeyPlan:
+               finder: DependencyFinder | None = None,
+               configs: list[str] | None = None) -> RekeyPlan:
     """Group the stale timing results of ``directory`` and choose each group's witnesses
-    (every member when ``per_group`` is 0)."""
+    (every member when ``per_group`` is 0). ``configs`` keeps only the results of those
+    GPU configs (the others count as ``other`` and are left alone)."""
     from golden.report.cache import ResultCache
     directory, finder = Path(directory), finder or default_finder()
     cache = ResultCache(directory, archive=[], finder=finder)
@@ -191,7 +193,8 @@ def plan_rekey(directory: Path | str, per_group: int = 1,
     for p in _entries(directory):
         entry = _read(p)
         job = job_of(entry) if entry is not None else None
-        if job is None or job.key != entry.get("key") or not isinstance(entry.get("deps"), dict):
+        if job is None or job.key != entry.get("key") or not isinstance(entry.get("deps"), dict) \
+                or (configs and job.config not in configs):
             plan.other += 1
             continue
         today = cache.dependencies(job)

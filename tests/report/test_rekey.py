@@ -109,3 +109,14 @@ def test_witnesses_cover_every_statistic_the_group_counts():
     assert [m.job.workload for m in chosen] == ["BFS"]  # alone counts `stall`, covers the rest
     assert [m.job.workload for m in choose_witnesses([cheap, mid], minimum=2)] == ["FFT", "BP"]
     assert [m.job.workload for m in choose_witnesses([cheap, mid])] == ["BP"]
+
+
+def test_rekey_can_be_limited_to_some_configs(tmp_path):
+    d = tmp_path / "arch"
+    cache = ResultCache(d, archive=[])
+    for config in ("gtx285", "gtx480"):
+        _store(cache, run_job(TimingJob("VA", config)), {"timing/sm.py": "0" * 20})
+    assert plan_rekey(d).stale == 2
+    only = plan_rekey(d, configs=["gtx480"])
+    assert only.stale == 1 and only.other == 1
+    assert [g.members[0].job.config for g in only.groups] == ["gtx480"]
