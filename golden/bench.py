@@ -61,6 +61,51 @@ def bench_functional(names=BENCH_WORKLOADS, size: str = "default", repeats: int 
     return rows
 
 
+def bench_tools() -> list[dict]:
+    """Host speed of the front-end and analysis tools (CPU seconds of this process): PTX
+    parsing of a 25-kernel module, DARSIE's static marking of every workload kernel (the
+    slowest kernel), and the ch. 5 locality table over a million accesses. These figures
+    used to be time limits inside unit tests; they are reported here instead."""
+    import numpy as np
+
+    from golden.analysis.locality import locality_table, powers_of_two
+    from golden.host import Device
+    from golden.mechanisms.darsie import mark_kernel
+    from golden.ptx import parse_ptx
+    rows = []
+    sample = Path(__file__).resolve().parents[1] / "tests" / "ptx" / "samples" / "tiled_matmul.ptx"
+    if sample.is_file():
+        head, body = sample.read_text().split(".visible .entry", 1)
+        big = head + "".join(".visible .entry" + body.replace("tiled_matmul", f"tiled_matmul_{k}")
+                             for k in range(25))
+        t0 = time.process_time()
+        parse_ptx(big, "big.ptx")
+        cpu = time.process_time() - t0
+        lines = big.count("\n")
+        rows.append(dict(tool="PTX parser", work=f"{lines:,} lines", cpu_seconds=cpu,
+                         rate=f"{lines / max(cpu, 1e-9):,.0f} lines/CPU-s"))
+    worst, kernels, total = 0.0, 0, 0.0
+    for w in registry.all_workloads().values():
+        mod = Device().load_module(w.ptx_path)
+        for name in mod.ir.kernels:
+            prog = mod.get_function(name).program
+            t0 = time.process_time()
+            mark_kernel(prog, w.tb_dims)
+            dt = time.process_time() - t0
+            worst, kernels, total = max(worst, dt), kernels + 1, total + dt
+    rows.append(dict(tool="DARSIE static marking", work=f"{kernels} kernels", cpu_seconds=total,
+                     rate=f"slowest kernel {worst * 1e3:,.0f} ms"))
+    rng = np.random.default_rng(7)
+    a = (np.arange(1_000_000) * 4 + rng.integers(0, 1 << 12, size=1_000_000)) % (1 << 26)
+    streams = rng.integers(0, 15, size=a.size)
+    t0 = time.process_time()
+    locality_table(a, powers_of_two(1, 1 << 16), powers_of_two(4, 1 << 16), streams=streams)
+    cpu = time.process_time() - t0
+    rows.append(dict(tool="locality table (ch. 5)", work="1,000,000 accesses, 17 x 15 (W, N)",
+                     cpu_seconds=cpu, rate=f"{1e6 / max(cpu, 1e-9):,.0f} accesses/CPU-s"))
+    return rows
+
+
 def bench_timing(cases=TIMING_CASES, size: str = "default", config: str = "pascal") -> list[dict]:
     from golden.report.runner import TimingJob, run_job
     rows = []
@@ -107,6 +152,9 @@ def main(argv=None) -> int:
     for r in bench_functional():
         print(f"{r['workload']:<8} {r['warp_instructions']:>12,} {r['sim_seconds']:>9.2f} "
               f"{r['total_seconds']:>8.2f} {r['rate']:>13,.0f}")
+    print("\nfront-end and analysis tools (CPU seconds of this process)")
+    for r in bench_tools():
+        print(f"{r['tool']:<24} {r['work']:<36} {r['cpu_seconds']:>8.2f}  {r['rate']}")
     if not args.skip_timing:
         print(f"\ntiming mode, {args.timing_size} sizes, pascal (warp instructions issued per "
               "CPU-second of this process, and per wall-second)")

@@ -1,10 +1,8 @@
 """The ch. 5 locality measure (golden/analysis/locality.py): known answers on synthetic
 traces, a brute-force cross-check, monotonicity in W and N (seeded random property test:
-hypothesis is not installed in the venv), per-stream windows, input errors and speed."""
+hypothesis is not installed in the venv), per-stream windows and input errors (speed: ``make bench``)."""
 
 from __future__ import annotations
-
-import time
 
 import numpy as np
 import pytest
@@ -125,11 +123,12 @@ def test_bad_inputs():
     assert "W" in t.format() and t.to_dict()["accesses"] == 0
 
 
-def test_million_accesses_is_fast():
+def test_a_long_multi_stream_trace_gives_a_monotone_table():
+    """Large-trace behaviour (its speed is a ``make bench`` figure, not a test limit)."""
     rng = np.random.default_rng(7)
-    a = (np.arange(1_000_000) * 4 + rng.integers(0, 1 << 12, size=1_000_000)) % (1 << 26)
+    a = (np.arange(200_000) * 4 + rng.integers(0, 1 << 12, size=200_000)) % (1 << 26)
     s = rng.integers(0, 15, size=a.size)
-    t0 = time.perf_counter()
     t = locality_table(a, powers_of_two(1, 1 << 16), powers_of_two(4, 1 << 16), streams=s)
-    assert time.perf_counter() - t0 < 30
     assert t.prob.shape == (17, 15)
+    assert np.all((t.prob >= 0) & (t.prob <= 1))
+    assert np.all(np.diff(t.prob, axis=0) >= -1e-12) and np.all(np.diff(t.prob, axis=1) >= -1e-12)

@@ -1,7 +1,6 @@
 """DARSIE compiler pass (§4.2): lattice, roots, propagation to a fixpoint over the CFG,
 load rules, never-skipped instructions, calls, launch-time promotion."""
 
-import time
 from pathlib import Path
 
 import pytest
@@ -361,17 +360,14 @@ def test_matrix_multiply_matches_fig6_pattern():
     assert s.skippable == s.static_dr + s.static_cr  # 2D (32,32) promotes every CR
 
 
-def test_marking_is_fast_and_total_on_every_workload_kernel():
-    worst = 0.0
+def test_marking_is_total_on_every_workload_kernel():
+    """Every instruction of every workload kernel gets a mark (marking speed: ``make bench``)."""
     for w in registry.all_workloads().values():
         mod = Device().load_module(w.ptx_path)
         for name in mod.ir.kernels:
             prog = mod.get_function(name).program
-            t = time.perf_counter()
             mk = mark_kernel(prog, w.tb_dims)
-            worst = max(worst, time.perf_counter() - t)
             assert len(mk.marks) == len(prog.slots)
             for slot, m in zip(prog.slots, mk.marks):
                 if slot.inst is not None and slot.inst.opcode in ("st", "bra", "bar", "atom", "ret"):
                     assert m.static is V
-    assert worst < 0.5
