@@ -1,4 +1,4 @@
-"""DARSIE PC coalescer in front of the skip table's two read ports (seed 000 §4.3.4).
+"""DARSIE PC coalescer in front of the skip table's read ports (seed 000 §4.3.4: two).
 
 Reference model and selection rules: :class:`golden.structures.darsie.coalescer.PCCoalescer`.
 """
@@ -11,19 +11,25 @@ from amaranth.lib.wiring import In, Out
 
 from rtl.common.leading_one import LeadingOneDetector
 
+from golden.structures.darsie.coalescer import MAX_PORTS
+
 from ._util import check_int, index_width, select
 
 __all__ = ["PCCoalescer"]
 
 
 class PCCoalescer(wiring.Component):
-    """Merge same-(TB, PC) skip-table requests of up to ``slots`` warps into 2 reads.
+    """Merge same-(TB, PC) skip-table requests of up to ``slots`` warps into ``ports``
+    reads (the paper: 2).
 
     Purely combinational (no state, no clock): latency 0, one set of requests per cycle.
-    Port 0 serves the key of the lowest valid slot and every slot sharing it; port 1 the
-    key of the lowest remaining slot and every slot sharing it; the rest is ``leftover``.
-    Cost: 2 x ``slots`` key comparators of ``tb_width + pc_width`` bits and two
-    :class:`~rtl.common.leading_one.LeadingOneDetector` of ``slots`` bits.
+    Port 0 serves the key of the lowest valid slot and every slot sharing it; port ``k``
+    the key of the lowest slot no earlier port served and every remaining slot sharing it;
+    the rest is ``leftover``. Cost: ``ports`` x ``slots`` key comparators of
+    ``tb_width + pc_width`` bits and ``ports``
+    :class:`~rtl.common.leading_one.LeadingOneDetector` of ``slots`` bits, chained.
+    The interface always has ``MAX_PORTS`` (4) port outputs; those at or above ``ports``
+    are constant 0.
 
     Parameters
     ----------
@@ -33,6 +39,8 @@ class PCCoalescer(wiring.Component):
         TB slots of the SM (32); ``tb_width`` = bits for ``tbs - 1``.
     pc_width : int
         PC width (48).
+    ports : int
+        Read ports granted per cycle (2; 1 to 4).
 
     Attributes
     ----------
@@ -42,26 +50,27 @@ class PCCoalescer(wiring.Component):
         Packed TB of each slot (slot ``i`` at bits ``i*tb_width``).
     req_pc : Signal(slots * pc_width), in
         Packed PC of each slot.
-    port0_valid, port1_valid : Signal(1), out
+    port<k>_valid : Signal(1), out, k = 0..3
         The read port is used.
-    port0_tb, port1_tb : Signal(tb_width), out
+    port<k>_tb : Signal(tb_width), out
         TB of the read (0 when unused).
-    port0_pc, port1_pc : Signal(pc_width), out
+    port<k>_pc : Signal(pc_width), out
         PC of the read (0 when unused).
-    port0_slots, port1_slots : Signal(slots), out
+    port<k>_slots : Signal(slots), out
         Slots served by the read.
     leftover : Signal(slots), out
         Valid slots served by neither port.
     """
 
-    def __init__(self, *, slots: int = 8, tbs: int = 32, pc_width: int = 48):
+    def __init__(self, *, slots: int = 8, tbs: int = 32, pc_width: int = 48, ports: int = 2):
         self._slots = check_int("PCCoalescer", "slots", slots, 1)
+        self._ports = check_int("PCCoalescer", "ports", ports, 1, MAX_PORTS)
         self._tbs = check_int("PCCoalescer", "tbs", tbs, 1)
         self._pc_width = check_int("PCCoalescer", "pc_width", pc_width, 1)
         self._tb_width = index_width(tbs)
         ports = {"req_valid": In(slots), "req_tb": In(slots * self._tb_width),
                  "req_pc": In(slots * pc_width)}
-        for k in (0, 1):
+        for k in range(MAX_PORTS):
             ports.update({f"port{k}_valid": Out(1), f"port{k}_tb": Out(self._tb_width),
                           f"port{k}_pc": Out(pc_width), f"port{k}_slots": Out(slots)})
         ports["leftover"] = Out(slots)
@@ -79,6 +88,10 @@ class PCCoalescer(wiring.Component):
     def pc_width(self) -> int:
         return self._pc_width
 
+    @property
+    def ports(self) -> int:
+        return self._ports
+
     def elaborate(self, platform):
         m = Module()
         s, tw, pw = self._slots, self._tb_width, self._pc_width
@@ -89,7 +102,7 @@ class PCCoalescer(wiring.Component):
             keys.append(key)
 
         remaining = self.req_valid
-        for k in (0, 1):
+        for k in range(self._ports):
             first = LeadingOneDetector(width=s)
             m.submodules[f"first{k}"] = first
             m.d.comb += first.bits.eq(remaining)

@@ -273,14 +273,14 @@ def cover_coalescer(params: CoalescerParams) -> Counter_fn:
     def count(out: CoalescerOutputs, ops: CoalescerOps, cov: Counter) -> None:
         cov["idle"] += int(ops.req_valid == 0)
         cov["one_port"] += out.port0_valid & (1 - out.port1_valid)
-        cov["two_ports"] += out.port1_valid
+        cov["all_ports"] += out.port(params.ports - 1)[0]     # every read port in use
         cov["merged"] += int(bin(out.port0_slots).count("1") > 1)
         cov["leftover"] += int(out.leftover != 0)
         cov["all_one_key"] += int(ops.req_valid != 0 and out.port0_slots == ops.req_valid)
     return count
 
 
-COALESCER_GOALS = {"idle": 20, "one_port": 100, "two_ports": 300, "merged": 300, "leftover": 100,
+COALESCER_GOALS = {"idle": 20, "one_port": 100, "all_ports": 300, "merged": 300, "leftover": 100,
                    "all_one_key": 50}
 
 

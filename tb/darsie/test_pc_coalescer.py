@@ -39,7 +39,10 @@ async def run_replay(dut):
     await bench.replay(dut, NAME)
 
 
-@pytest.mark.parametrize("params", [CoalescerParams(), CoalescerParams(slots=8, tbs=4, pc_width=16)], ids=["paper", "small"])
+@pytest.mark.parametrize("params", [CoalescerParams(), CoalescerParams(slots=8, tbs=4, pc_width=16),
+                                    CoalescerParams(slots=8, tbs=4, pc_width=16, ports=4),
+                                    CoalescerParams(slots=8, tbs=4, pc_width=16, ports=1)],
+                         ids=["paper", "small", "four_ports", "one_port"])
 def test_pc_coalescer_cocotb(params, tmp_path):
     bench.run_structure(NAME, params, __name__, tmp_path, default_seed())
 

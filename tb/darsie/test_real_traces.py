@@ -52,7 +52,7 @@ def test_real_workload_traces_cocotb(name, trace_root, monkeypatch):
 REAL_TRACE_GOALS = {
     "skip_table": ("rd0_hit", "rd_sync", "rd_leader_wb", "arrive_done", "full", "store",
                    "majority_write", "flush_tb", "alloc_evict"),
-    "pc_coalescer": ("two_ports", "merged", "leftover"),
+    "pc_coalescer": ("all_ports", "merged", "leftover"),
     "rename_table": ("set_hit", "old_shared", "old_private", "drop", "clear", "full",
                      "all_used"),
     "version_table": ("ins_new", "rm_hit"),

@@ -61,3 +61,29 @@ def test_rtl_matches_golden(params):
     ops = [op for _, seq in directed_coalescer(params) for op in seq]
     ops += random_coalescer(params, random.Random(SEED), 200)
     check_against_golden("pc_coalescer", params, ops, f"directed + random seed {SEED}")
+
+
+def test_ports_sets_how_many_distinct_keys_are_read_per_cycle():
+    reqs = [(0, 8), (1, 8), (0, 16), (2, 24), (0, 8), (3, 32)]
+    p4 = CoalescerParams(slots=8, tbs=4, pc_width=8, ports=4)
+    ports, left = PCCoalescer(p4).coalesce(reqs)
+    assert [(p.tb, p.pc, p.slots) for p in ports] == [
+        (0, 8, 0b010001), (1, 8, 0b000010), (0, 16, 0b000100), (2, 24, 0b001000)]
+    assert left == 0b100000
+    one, left1 = PCCoalescer(CoalescerParams(slots=8, tbs=4, pc_width=8, ports=1)).coalesce(reqs)
+    assert [(p.tb, p.pc, p.slots) for p in one] == [(0, 8, 0b010001)] and left1 == 0b101110
+    out = PCCoalescer(CoalescerParams(slots=8, tbs=4, pc_width=8, ports=1)).step(
+        CoalescerOps(req_valid=0b11, req_tb=0b0100, req_pc=0x0808))
+    assert out.port1_valid == 0 and out.leftover == 0b10       # port 1 is not built
+    with pytest.raises(ConfigError):
+        CoalescerParams(ports=5)
+    with pytest.raises(ValueError):
+        PCCoalescerRTL(ports=0)
+
+
+@pytest.mark.parametrize("ports", [1, 3, 4])
+def test_rtl_matches_golden_for_every_port_count(ports):
+    params = CoalescerParams(slots=6, tbs=4, pc_width=8, ports=ports)
+    ops = random_coalescer(params, random.Random(SEED + ports), 300)
+    ops += [o for _, seq in directed_coalescer(params) for o in seq]
+    check_against_golden("pc_coalescer", params, ops, f"{ports} ports, seed {SEED + ports}")

@@ -96,6 +96,7 @@ from golden.structures.darsie import (CoalescerParams, PCCoalescer, PhysFreeList
                                       PhysRegFreeList, RenameTable, RenameTableParams, SkipTable,
                                       SkipTableParams, TraceRecorder, VersionTable,
                                       VersionTableParams)
+from golden.structures.darsie.coalescer import MAX_PORTS
 from golden.timing.hooks import Mechanism
 
 VARIANTS = ("darsie", "darsie-ignore-store", "darsie-no-cf-sync")
@@ -111,7 +112,7 @@ class DarsieParams:
 
     skip_tbs: TB slots with skip-table banks per SM (None: the config's max TBs per SM,
         at most 32). entries: skip-table entries per TB (8). read_ports: skip-table read
-        ports fed by the PC coalescer (2). coalescer_slots: requests the coalescer examines
+        ports fed by the PC coalescer (2; 1 to 4). coalescer_slots: requests the coalescer examines
         per cycle (8, our assumption). max_skips_per_fetch: instructions one warp may skip
         in one fetch cycle (not given; 4 assumed). freelist: renaming registers per TB (32).
         rename_entries: renamed registers per TB (32). version_width: 5. pc_width: 48.
@@ -195,9 +196,9 @@ class DarsieParams:
                 raise ConfigError(f"darsie.{name}: must be true or false, not {getattr(self, name)!r}")
         if self.branch_sync not in ("all", "needed"):
             raise ConfigError(f"darsie.branch_sync: all or needed, not {self.branch_sync!r}")
-        if self.read_ports > 2:
-            raise ConfigError("darsie.read_ports: the PC coalescer model (and its RTL) grants "
-                              "at most 2 ports per cycle; 1 or 2")
+        if self.read_ports > MAX_PORTS:
+            raise ConfigError(f"darsie.read_ports: the PC coalescer model (and its RTL) grants "
+                              f"at most {MAX_PORTS} ports per cycle, not {self.read_ports}")
 
 
 @dataclass
@@ -261,7 +262,7 @@ class _SMState:
                                                pc_width=p.pc_width), recorder=rec.get("skip_table"),
                                check=False)
         self.coalescer = PCCoalescer(CoalescerParams(slots=p.coalescer_slots, tbs=self.nslots,
-                                                     pc_width=p.pc_width),
+                                                     pc_width=p.pc_width, ports=p.read_ports),
                                      recorder=rec.get("pc_coalescer"), check=False)
         if count:
             self.table = Metered(self.table, "skip_table", mech._tally)
@@ -457,8 +458,7 @@ class DarsieMechanism(Mechanism):
     def _flush_coalescer(self, s: _SMState) -> None:
         if s.requests:
             ports, _left = s.coalescer.coalesce(list(s.requests))
-            # with one read port the mechanism uses the coalescer's first grant only
-            got = [(p.tb, p.pc) for p in ports][:self.params.read_ports]
+            got = [(p.tb, p.pc) for p in ports]
             if got != s.keys:
                 raise SimtlabError(f"darsie: PC coalescer model chose {got}, mechanism used {s.keys}")
         s.requests = []

@@ -65,7 +65,7 @@ def load_params(path: str | Path | None = None) -> StructureEnergyParams:
 def transaction_bits(structure: str, params) -> dict:
     """``method -> (searched, read, written)`` bits of each priced call of one structure
     (``params`` is the structure's parameter dataclass). The coalescer's ``coalesce`` is
-    priced per request (its keys compared with the two port keys)."""
+    priced per request (its key compared with each read port's key)."""
     if structure == "skip_table":
         t, w, pcw = params.entries, params.warps, params.pc_width
         flags = 3                                  # IsLoad, LeaderWB, Sync
@@ -102,7 +102,7 @@ def transaction_bits(structure: str, params) -> dict:
         return {"alloc": (0, params.entries, 1), "free": (0, 0, 1)}
     if structure == "pc_coalescer":
         key = max(1, (params.tbs - 1).bit_length()) + params.pc_width
-        return {"coalesce": (2 * key, 0, 0)}
+        return {"coalesce": (params.ports * key, 0, 0)}
     raise ConfigError(f"darsie structure energy: unknown structure {structure!r}")
 
 

@@ -5,16 +5,19 @@ What it does
 The fetch stage presents, each cycle, up to ``slots`` skip-table requests: one per warp
 whose next instruction is marked TB-redundant, each a (TB slot, PC) key. Like the global
 memory coalescer, but on exact matches, the PC coalescer merges requests with the same
-key so that one skip-table read serves all of them, and hands at most ``ports`` = 2
-distinct keys to the two skip-table read ports (§4.3.4: "reduces the port requirement on
-the PC skip table to 2"). It stores nothing (purely combinational, latency 0).
+key so that one skip-table read serves all of them, and hands at most ``ports`` distinct
+keys to the skip table's read ports (§4.3.4: "reduces the port requirement on the PC skip
+table to 2"; ``ports`` = 2 is the paper's design, 1 to :data:`MAX_PORTS` are built for the
+port sensitivity of issue 13). It stores nothing (purely combinational, latency 0).
 
 Selection (shared with :class:`rtl.darsie.coalescer.PCCoalescer`)
 ----------------------------------------------------------------
 Port 0 takes the key of the lowest-numbered valid slot and serves every valid slot with
-that key (``port0_slots`` bitmask); port 1 takes the key of the lowest-numbered valid slot
-not served by port 0 and serves every slot with that key. Valid slots served by neither
-port are reported in ``leftover`` (they retry next cycle). Unused ports output 0.
+that key (``port0_slots`` bitmask); port ``k`` takes the key of the lowest-numbered valid
+slot served by none of ports 0..k-1 and serves every remaining slot with that key. Valid
+slots served by no port are reported in ``leftover`` (they retry next cycle). Unused
+ports output 0; the interface always has :data:`MAX_PORTS` port outputs, those at or
+above ``ports`` are constant 0.
 
 The number of slots examined per cycle is not given in the paper; 8 is our default (one
 fetch-scheduler window), ``slots`` = 32 covers every warp of a TB.
@@ -35,7 +38,8 @@ from golden.structures._check import fits, param_int, width_of
 __all__ = ["CoalescerParams", "CoalescerOps", "CoalescerOutputs", "CoalescedPort", "PCCoalescer"]
 
 STRUCT = "pc_coalescer"
-PORTS = 2
+#: Read ports of the interface (the port-sensitivity sweep goes to 4).
+MAX_PORTS = 4
 
 
 @dataclass(frozen=True)
@@ -50,16 +54,20 @@ class CoalescerParams:
         TB slots of the SM (32); the TB field is ``ceil(log2(tbs))`` bits.
     pc_width : int
         PC width (48).
+    ports : int
+        Skip-table read ports granted per cycle (the paper: 2; 1 to :data:`MAX_PORTS`).
     """
 
     slots: int = 8
     tbs: int = 32
     pc_width: int = 48
+    ports: int = 2
 
     def __post_init__(self):
         param_int(STRUCT, "slots", self.slots, 1)
         param_int(STRUCT, "tbs", self.tbs, 1)
         param_int(STRUCT, "pc_width", self.pc_width, 1)
+        param_int(STRUCT, "ports", self.ports, 1, MAX_PORTS)
 
     @property
     def tb_width(self) -> int:
@@ -77,17 +85,29 @@ class CoalescerOps:
 
 @dataclass(frozen=True)
 class CoalescerOutputs:
-    """Every RTL output port in one cycle."""
+    """Every RTL output port in one cycle (ports at or above ``params.ports`` stay 0)."""
 
-    port0_valid: int
-    port0_tb: int
-    port0_pc: int
-    port0_slots: int
-    port1_valid: int
-    port1_tb: int
-    port1_pc: int
-    port1_slots: int
-    leftover: int
+    port0_valid: int = 0
+    port0_tb: int = 0
+    port0_pc: int = 0
+    port0_slots: int = 0
+    port1_valid: int = 0
+    port1_tb: int = 0
+    port1_pc: int = 0
+    port1_slots: int = 0
+    port2_valid: int = 0
+    port2_tb: int = 0
+    port2_pc: int = 0
+    port2_slots: int = 0
+    port3_valid: int = 0
+    port3_tb: int = 0
+    port3_pc: int = 0
+    port3_slots: int = 0
+    leftover: int = 0
+
+    def port(self, k: int) -> tuple[int, int, int, int]:
+        """``(valid, tb, pc, slots)`` of read port ``k``."""
+        return tuple(getattr(self, f"port{k}_{f}") for f in ("valid", "tb", "pc", "slots"))
 
     def as_dict(self) -> dict[str, int]:
         return {f.name: int(getattr(self, f.name)) for f in fields(self)}
@@ -122,7 +142,8 @@ class PCCoalescer:
     def coalesce(self, requests: list[tuple[int, int] | None]) -> tuple[list[CoalescedPort], int]:
         """Per-event form: ``requests[i]`` is slot ``i``'s (tb, pc) or None.
 
-        Returns (the reads issued, at most 2, in port order; bitmask of leftover slots).
+        Returns (the reads issued, at most ``ports``, in port order; bitmask of leftover
+        slots).
         """
         p = self._params
         if len(requests) > p.slots:
@@ -142,9 +163,11 @@ class PCCoalescer:
             tb |= fits(STRUCT, "tb", req[0], p.tb_width) << (i * p.tb_width)
             pc |= fits(STRUCT, "pc", req[1], p.pc_width) << (i * p.pc_width)
         out = self.step(CoalescerOps(req_valid=valid, req_tb=tb, req_pc=pc))
-        ports = [CoalescedPort(out.port0_tb, out.port0_pc, out.port0_slots)] if out.port0_valid else []
-        if out.port1_valid:
-            ports.append(CoalescedPort(out.port1_tb, out.port1_pc, out.port1_slots))
+        ports = []
+        for k in range(p.ports):
+            v, ptb, ppc, slots = out.port(k)
+            if v:
+                ports.append(CoalescedPort(ptb, ppc, slots))
         return ports, out.leftover
 
     def step(self, ops: CoalescerOps) -> CoalescerOutputs:
@@ -158,22 +181,23 @@ class PCCoalescer:
         keys = [((ops.req_tb >> (i * p.tb_width)) & ((1 << p.tb_width) - 1),
                  (ops.req_pc >> (i * p.pc_width)) & ((1 << p.pc_width) - 1))
                 for i in range(p.slots)]
-        ((v0, tb0, pc0, s0), (v1, tb1, pc1, s1)), remaining = self._combine(keys, ops.req_valid)
-        out = CoalescerOutputs(port0_valid=v0, port0_tb=tb0, port0_pc=pc0, port0_slots=s0,
-                               port1_valid=v1, port1_tb=tb1, port1_pc=pc1, port1_slots=s1,
-                               leftover=remaining)
+        ports, remaining = self._combine(keys, ops.req_valid)
+        fields_ = {"leftover": remaining}
+        for k, (v, ptb, ppc, slots) in enumerate(ports):
+            fields_.update({f"port{k}_valid": v, f"port{k}_tb": ptb, f"port{k}_pc": ppc,
+                            f"port{k}_slots": slots})
+        out = CoalescerOutputs(**fields_)
         if self._recorder is not None:
             self._recorder.record(ops, out)
         return out
 
-    @staticmethod
-    def _combine(keys: list, valid: int) -> tuple[list[tuple], int]:
+    def _combine(self, keys: list, valid: int) -> tuple[list[tuple], int]:
         """Grant the ports: each takes the lowest remaining valid slot's key and serves
         every remaining slot with the same key. Returns ([(valid, tb, pc, slots)] per
         port, leftover slots)."""
         remaining = valid
         ports = []
-        for _ in range(PORTS):
+        for _ in range(self._params.ports):
             if not remaining:
                 ports.append((0, 0, 0, 0))
                 continue
