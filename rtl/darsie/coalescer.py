@@ -11,11 +11,13 @@ from amaranth.lib.wiring import In, Out
 
 from rtl.common.leading_one import LeadingOneDetector
 
-from golden.structures.darsie.coalescer import MAX_PORTS
-
 from ._util import check_int, index_width, select
 
-__all__ = ["PCCoalescer"]
+__all__ = ["MAX_PORTS", "PCCoalescer"]
+
+#: Read-port outputs of the interface (the golden model's ``MAX_PORTS``; a test keeps the
+#: two equal, the RTL imports no golden code).
+MAX_PORTS = 4
 
 
 class PCCoalescer(wiring.Component):

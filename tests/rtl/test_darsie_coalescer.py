@@ -87,3 +87,9 @@ def test_rtl_matches_golden_for_every_port_count(ports):
     ops = random_coalescer(params, random.Random(SEED + ports), 300)
     ops += [o for _, seq in directed_coalescer(params) for o in seq]
     check_against_golden("pc_coalescer", params, ops, f"{ports} ports, seed {SEED + ports}")
+
+
+def test_rtl_and_golden_agree_on_the_interface_port_count():
+    from golden.structures.darsie.coalescer import MAX_PORTS as GOLDEN_MAX
+    from rtl.darsie.coalescer import MAX_PORTS as RTL_MAX
+    assert RTL_MAX == GOLDEN_MAX == 4
