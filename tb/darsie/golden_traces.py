@@ -46,6 +46,18 @@ def _cut(path: Path, max_cycles: int | None) -> None:
         path.write_text("\n".join(lines[:max_cycles + 1]) + "\n", encoding="utf-8")
 
 
+def _recorder_source() -> str:
+    """Digest of the code that decides what a trace holds (DARSIE's structures and
+    mechanism): traces recorded by older code are recorded again, never reused."""
+    import hashlib
+    root = Path(__file__).resolve().parents[2] / "golden"
+    h = hashlib.sha256()
+    for sub in ("structures/darsie", "mechanisms/darsie"):
+        for f in sorted((root / sub).glob("*.py")):
+            h.update(f.relative_to(root).as_posix().encode() + b"\0" + f.read_bytes())
+    return h.hexdigest()[:16]
+
+
 def record_workload_traces(workload: str, out: str | Path, seed: int = 0,
                            max_cycles: int | None = MAX_CYCLES, variant: str = "paper") -> list[Path]:
     """Record (or reuse) the traces of ``workload`` in ``variant``; return the trace files."""
@@ -57,7 +69,7 @@ def record_workload_traces(workload: str, out: str | Path, seed: int = 0,
     d = Path(out) / variant / workload
     stamp = d / "stamp.json"
     want = {"workload": workload, "seed": seed, "max_cycles": max_cycles, "format": 2,
-            "variant": variant, "params": VARIANTS[variant]}
+            "variant": variant, "params": VARIANTS[variant], "source": _recorder_source()}
     if stamp.exists() and json.loads(stamp.read_text()) == want:
         return sorted(d.glob("*.jsonl"))
     d.mkdir(parents=True, exist_ok=True)
