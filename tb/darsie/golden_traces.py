@@ -46,16 +46,17 @@ def _cut(path: Path, max_cycles: int | None) -> None:
         path.write_text("\n".join(lines[:max_cycles + 1]) + "\n", encoding="utf-8")
 
 
-def _recorder_source() -> str:
-    """Digest of the code that decides what a trace holds (DARSIE's structures and
-    mechanism): traces recorded by older code are recorded again, never reused."""
+def _recorder_source(workload: str, seed: int) -> str:
+    """Digest of every file the recording run depends on: the result cache's dependency
+    map (:meth:`golden.report.deps.DependencyFinder.job_dependencies`) of the same timing
+    job, so traces recorded by older code are recorded again, never reused."""
     import hashlib
-    root = Path(__file__).resolve().parents[2] / "golden"
-    h = hashlib.sha256()
-    for sub in ("structures/darsie", "mechanisms/darsie"):
-        for f in sorted((root / sub).glob("*.py")):
-            h.update(f.relative_to(root).as_posix().encode() + b"\0" + f.read_bytes())
-    return h.hexdigest()[:16]
+
+    from golden.report.deps import default_finder
+    from golden.report.runner import TimingJob
+    deps = default_finder().job_dependencies(
+        TimingJob(workload, "pascal", size="small", seed=seed, mechanisms=("darsie",)))
+    return hashlib.sha256(json.dumps(deps, sort_keys=True).encode()).hexdigest()[:16]
 
 
 def record_workload_traces(workload: str, out: str | Path, seed: int = 0,
@@ -69,7 +70,8 @@ def record_workload_traces(workload: str, out: str | Path, seed: int = 0,
     d = Path(out) / variant / workload
     stamp = d / "stamp.json"
     want = {"workload": workload, "seed": seed, "max_cycles": max_cycles, "format": 2,
-            "variant": variant, "params": VARIANTS[variant], "source": _recorder_source()}
+            "variant": variant, "params": VARIANTS[variant],
+            "source": _recorder_source(workload, seed)}
     if stamp.exists() and json.loads(stamp.read_text()) == want:
         return sorted(d.glob("*.jsonl"))
     d.mkdir(parents=True, exist_ok=True)
