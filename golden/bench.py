@@ -61,13 +61,29 @@ def bench_functional(names=BENCH_WORKLOADS, size: str = "default", repeats: int 
     return rows
 
 
+def replicated_module(text: str, kernel: str, copies: int) -> str:
+    """A PTX module of ``copies`` renamed copies (``<kernel>_<k>``) of the one kernel of
+    ``text``: a large input for the parser (its test and :func:`bench_tools`)."""
+    head, body = text.split(".visible .entry", 1)
+    return head + "".join(".visible .entry" + body.replace(kernel, f"{kernel}_{k}")
+                          for k in range(copies))
+
+
+def strided_trace(n: int, seed: int = 7):
+    """``(addresses, streams)``: ``n`` word-strided addresses with up to 4 KB of seeded
+    jitter in a 64 MB space, spread over 15 streams (the locality table's large input,
+    for its test and :func:`bench_tools`)."""
+    import numpy as np
+    rng = np.random.default_rng(seed)
+    addrs = (np.arange(n) * 4 + rng.integers(0, 1 << 12, size=n)) % (1 << 26)
+    return addrs, rng.integers(0, 15, size=n)
+
+
 def bench_tools() -> list[dict]:
     """Host speed of the front-end and analysis tools (CPU seconds of this process): PTX
     parsing of a 25-kernel module, DARSIE's static marking of every workload kernel (the
     slowest kernel), and the ch. 5 locality table over a million accesses. These figures
     used to be time limits inside unit tests; they are reported here instead."""
-    import numpy as np
-
     from golden.analysis.locality import locality_table, powers_of_two
     from golden.host import Device
     from golden.mechanisms.darsie import mark_kernel
@@ -75,9 +91,7 @@ def bench_tools() -> list[dict]:
     rows = []
     sample = Path(__file__).resolve().parents[1] / "tests" / "ptx" / "samples" / "tiled_matmul.ptx"
     if sample.is_file():
-        head, body = sample.read_text().split(".visible .entry", 1)
-        big = head + "".join(".visible .entry" + body.replace("tiled_matmul", f"tiled_matmul_{k}")
-                             for k in range(25))
+        big = replicated_module(sample.read_text(), "tiled_matmul", 25)
         t0 = time.process_time()
         parse_ptx(big, "big.ptx")
         cpu = time.process_time() - t0
@@ -95,9 +109,7 @@ def bench_tools() -> list[dict]:
             worst, kernels, total = max(worst, dt), kernels + 1, total + dt
     rows.append(dict(tool="DARSIE static marking", work=f"{kernels} kernels", cpu_seconds=total,
                      rate=f"slowest kernel {worst * 1e3:,.0f} ms"))
-    rng = np.random.default_rng(7)
-    a = (np.arange(1_000_000) * 4 + rng.integers(0, 1 << 12, size=1_000_000)) % (1 << 26)
-    streams = rng.integers(0, 15, size=a.size)
+    a, streams = strided_trace(1_000_000)
     t0 = time.process_time()
     locality_table(a, powers_of_two(1, 1 << 16), powers_of_two(4, 1 << 16), streams=streams)
     cpu = time.process_time() - t0

@@ -10,6 +10,7 @@ import pytest
 from golden.analysis.locality import (
     locality_table, next_use_distance, powers_of_two,
 )
+from golden.bench import strided_trace
 from golden.errors import SimtlabError
 
 WINDOWS = powers_of_two(1, 256)
@@ -125,9 +126,7 @@ def test_bad_inputs():
 
 def test_a_long_multi_stream_trace_gives_a_monotone_table():
     """Large-trace behaviour (its speed is a ``make bench`` figure, not a test limit)."""
-    rng = np.random.default_rng(7)
-    a = (np.arange(200_000) * 4 + rng.integers(0, 1 << 12, size=200_000)) % (1 << 26)
-    s = rng.integers(0, 15, size=a.size)
+    a, s = strided_trace(200_000)
     t = locality_table(a, powers_of_two(1, 1 << 16), powers_of_two(4, 1 << 16), streams=s)
     assert t.prob.shape == (17, 15)
     assert np.all((t.prob >= 0) & (t.prob <= 1))

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from golden.bench import replicated_module
 from golden.ptx import load_ptx, parse_ptx
 from golden.ptx.ir import Addr, Imm, Reg, SpecialReg, Sym, Vec
 
@@ -324,10 +325,7 @@ def test_every_committed_ptx_in_the_repository_parses():
 
 def test_a_module_of_thousands_of_lines_parses_every_kernel():
     text = (SAMPLES / "tiled_matmul.ptx").read_text()
-    head, body = text.split(".visible .entry", 1)
-    copies = [head] + [".visible .entry" + body.replace("tiled_matmul", f"tiled_matmul_{k}")
-                       for k in range(25)]
-    big = "".join(copies)
+    big = replicated_module(text, "tiled_matmul", 25)
     assert big.count("\n") > 3000
     m = parse_ptx(big, "big.ptx")       # its speed is a `make bench` figure
     assert len(m.functions) == 25
