@@ -3,8 +3,8 @@
 :func:`record_workload_traces` runs a workload (size ``small``) on the ``pascal`` timing
 model with the DARSIE mechanism recording JSON-lines traces (SM 0's PC skip table and PC
 coalescer, TB slot 0's rename table, version table and physical register freelist; see
-:class:`golden.mechanisms.darsie.skip.DarsieParams`) over the whole run, in one of
-:data:`VARIANTS`:
+:class:`golden.mechanisms.darsie.skip.DarsieParams`) over the whole run (the kernel's
+outputs are checked), in one of :data:`VARIANTS`:
 
 * ``paper``: the paper's sizes everywhere (32 TB banks of 8 entries, 48-bit PCs, 32 warps,
   32 renaming registers, 5-bit versions);
@@ -15,8 +15,11 @@ coalescer, TB slot 0's rename table, version table and physical register freelis
 * ``rename-full``: a 2-entry rename table beside the paper's 32-register freelist, so the
   rename table (not the freelist) is what fills: SETs refused by a full table.
 
-Each trace can be cut to its first ``max_cycles`` cycles (a prefix of a trace from reset
-is a trace). The files go to ``<out>/<variant>/<workload>/`` and are generated at test time
+Each trace is cut to its first ``max_cycles`` cycles (a prefix of a trace from reset is a
+trace): :data:`MAX_CYCLES` by default, so ``make test`` replays the first 600 transaction
+cycles of each of the 27 trace files (about 21 k cycles instead of 75 k for whole runs);
+``test_real_traces_reach_the_rare_states`` checks that the prefixes still reach every rare
+state it lists. ``SIMTLAB_DARSIE_TRACE_CYCLES=0`` replays whole runs (``N`` keeps ``N``). The files go to ``<out>/<variant>/<workload>/`` and are generated at test time
 (``build/``), never committed. A ``stamp.json`` per run lets a second call reuse them.
 """
 
@@ -27,8 +30,27 @@ from pathlib import Path
 
 #: Workloads whose traces the cosimulation replays (2D TBs, DARSIE §6.1).
 WORKLOADS = ("MM", "DCT", "HS")
-#: Cycles kept per trace file (None: the whole run).
-MAX_CYCLES: int | None = None
+#: Cycles kept per trace file by default (None: the whole run); see :func:`trace_cycles`.
+MAX_CYCLES: int | None = 600
+#: Environment variable overriding :data:`MAX_CYCLES` (``0``: the whole run).
+CYCLES_ENV = "SIMTLAB_DARSIE_TRACE_CYCLES"
+
+
+def trace_cycles() -> int | None:
+    """Cycles kept per trace file: ``$SIMTLAB_DARSIE_TRACE_CYCLES`` (``0`` = the whole run)
+    when set, else :data:`MAX_CYCLES`."""
+    import os
+    raw = os.environ.get(CYCLES_ENV, "").strip()
+    if not raw:
+        return MAX_CYCLES
+    try:
+        n = int(raw)
+    except ValueError:
+        raise ValueError(f"{CYCLES_ENV}={raw!r}: expected a whole number of cycles (0 = the "
+                         "whole run)") from None
+    if n < 0:
+        raise ValueError(f"{CYCLES_ENV}={raw!r}: must not be negative (0 = the whole run)")
+    return n or None
 #: DarsieParams overrides of each recording variant.
 VARIANTS: dict[str, dict] = {
     "paper": {},
@@ -60,8 +82,12 @@ def _recorder_source(workload: str, seed: int) -> str:
 
 
 def record_workload_traces(workload: str, out: str | Path, seed: int = 0,
-                           max_cycles: int | None = MAX_CYCLES, variant: str = "paper") -> list[Path]:
-    """Record (or reuse) the traces of ``workload`` in ``variant``; return the trace files."""
+                           max_cycles: int | None | str = "default",
+                           variant: str = "paper") -> list[Path]:
+    """Record (or reuse) the traces of ``workload`` in ``variant``; return the trace files.
+    ``max_cycles``: cycles kept per file (None: whole run; default :func:`trace_cycles`)."""
+    if max_cycles == "default":
+        max_cycles = trace_cycles()
     from golden.configs import load_config
     from golden.mechanisms.darsie.skip import DarsieMechanism, DarsieParams
     from golden.timing.timing_device import TimingDevice

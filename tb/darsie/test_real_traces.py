@@ -1,7 +1,9 @@
 """Cosimulation on real traces: every DARSIE structure's RTL replays the transactions the
 golden DARSIE mechanism performed while running MM, DCT and HS (small) on the timing
 model (:mod:`tb.darsie.golden_traces`: whole runs, paper sizes, a small-table stress
-variant and a 2-entry rename table), scored cycle by cycle against the recorded outputs and a fresh golden model.
+variant and a 2-entry rename table; each trace file cut to its first 600 cycles unless
+``SIMTLAB_DARSIE_TRACE_CYCLES`` says otherwise, 0 = whole runs), scored cycle by cycle
+against the recorded outputs and a fresh golden model.
 Traces are generated into ``build/darsie_traces`` at test time (reused while present).
 Part of ``make test``: nine timing runs (~45 s) plus one replay per structure and size."""
 
@@ -73,3 +75,17 @@ def test_real_traces_reach_the_rare_states(trace_root):
             count(golden.step(ops), ops, cov[trace.structure])
     missing = {name: [g for g in goals if cov[name][g] == 0] for name, goals in REAL_TRACE_GOALS.items()}
     assert not any(missing.values()), f"real traces no longer reach {missing}; counts {cov}"
+
+
+def test_trace_cycles_follow_the_environment(monkeypatch):
+    from tb.darsie.golden_traces import CYCLES_ENV, MAX_CYCLES, trace_cycles
+    monkeypatch.delenv(CYCLES_ENV, raising=False)
+    assert trace_cycles() == MAX_CYCLES == 600
+    monkeypatch.setenv(CYCLES_ENV, "0")
+    assert trace_cycles() is None                     # whole runs
+    monkeypatch.setenv(CYCLES_ENV, " 250 ")
+    assert trace_cycles() == 250
+    for bad in ("lots", "-3"):
+        monkeypatch.setenv(CYCLES_ENV, bad)
+        with pytest.raises(ValueError, match=CYCLES_ENV):
+            trace_cycles()
