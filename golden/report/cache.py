@@ -44,10 +44,12 @@ from golden.report.deps import NOT_MODEL, PACKAGE_DIR, DependencyFinder, _is_mod
 DEFAULT_ROOT = Path("build/cache/runs")
 #: committed results, relative to the working directory (the repository root)
 DEFAULT_ARCHIVE = Path("results/runs")
+#: Where ``simtlab cache rekey`` keeps its witnesses' new runs until their group is re-keyed.
+DEFAULT_WITNESSES = Path("build/cache/rekey-witnesses")
 
 _SOURCE_SUFFIXES = (".py", ".pyx", ".pxd", ".yaml", ".ptx", ".cu")
 
-__all__ = ["DEFAULT_ARCHIVE", "DEFAULT_ROOT", "NOT_MODEL", "ResultCache", "archive_results",
+__all__ = ["DEFAULT_ARCHIVE", "DEFAULT_ROOT", "DEFAULT_WITNESSES", "NOT_MODEL", "ResultCache", "archive_results",
            "cache_info", "clear_cache", "model_fingerprint"]
 
 

@@ -26,7 +26,7 @@ from golden.cli import _atomic_write as _write
 from golden.cli_args import jobs as jobs_arg, output_dir, seed as seed_arg
 from golden.errors import SimtlabError
 from golden.report import REPORTS, available_reports
-from golden.report.cache import DEFAULT_ARCHIVE, DEFAULT_ROOT, ResultCache
+from golden.report.cache import DEFAULT_ARCHIVE, DEFAULT_ROOT, DEFAULT_WITNESSES, ResultCache
 from golden.report.executors import EXECUTORS, run_jobs
 from golden.report.runner import ReportOptions
 
@@ -102,6 +102,11 @@ def add_subcommand(sub) -> None:
                    help="rekey: only results of this GPU config (repeatable; default: all)")
     c.add_argument("-j", "--jobs", type=jobs_arg, default=os.cpu_count() or 1,
                    help="rekey: worker processes for the witnesses")
+    c.add_argument("--witness-cache", default=str(DEFAULT_WITNESSES), metavar="DIR",
+                   help="rekey: where each witness's new run is kept as soon as it finishes, "
+                        "so an interrupted rekey resumes without simulating it again "
+                        "(default: %(default)s; a committed directory carries a long rekey "
+                        "across machines)")
     c.set_defaults(fn=cmd_cache)
 
     from golden.report.executors import add_slurm_subcommand
@@ -322,7 +327,7 @@ def _rekey(args) -> int:
               f"{', '.join(g.changed[:4])}{' ...' if len(g.changed) > 4 else ''}")
     if args.dry_run or not plan.groups:
         return 0
-    n, problems = rekey(plan, workers=args.jobs)
+    n, problems = rekey(plan, workers=args.jobs, witness_cache=args.witness_cache)
     for p in problems:
         print(p, file=sys.stderr)
     print(f"re-keyed {n} of {plan.stale} stale result(s) in {args.dir}"

@@ -73,7 +73,8 @@ def run_job_on_worker(job, deps: dict | None, cache_root: str | None) -> dict:
 
 
 def run_jobs(jobs, workers: int = 1, progress: bool = True, cache=None, executor: str = "local",
-             scheduler: str | None = None, cached_only: bool = False) -> dict[str, dict]:
+             scheduler: str | None = None, cached_only: bool = False,
+             derive_passive: bool = True) -> dict[str, dict]:
     """Run every distinct job (by ``job.key``); return ``{key: result}``.
 
     With a ``cache``, a plain timing job whose passive observer run is in the batch is not
@@ -87,6 +88,9 @@ def run_jobs(jobs, workers: int = 1, progress: bool = True, cache=None, executor
 
     ``cached_only``: simulate nothing; return only what the cache holds (and what derives
     from it), so a report can be rendered in the middle of a long campaign.
+
+    ``derive_passive=False``: simulate every job, even one a passive observer run in the batch
+    could answer (``simtlab cache rekey``'s witnesses must be simulations).
     """
     if executor not in EXECUTORS:
         raise SimtlabError(f"unknown executor '{executor}'; known: {', '.join(EXECUTORS)}")
@@ -113,7 +117,7 @@ def run_jobs(jobs, workers: int = 1, progress: bool = True, cache=None, executor
         cache.put(d, deps[plain.key])
         return d
 
-    if cache is not None:
+    if cache is not None and derive_passive:
         for j in list(todo):
             o = observer_for(j, unique, deps)
             if o is None:

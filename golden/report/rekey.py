@@ -38,7 +38,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from golden.report.cache import _entries, _read, _write_atomic, source_commit
+from golden.report.cache import _entries, _entry_name, _read, _write_atomic, source_commit
 from golden.report.deps import DependencyFinder, default_finder
 from golden.report.runner import TimingJob
 
@@ -220,16 +220,28 @@ def plan_rekey(directory: Path | str, per_group: int = 1,
 
 
 def rekey(plan: RekeyPlan, workers: int = 1, progress: bool = True,
-          runner=None) -> tuple[int, list[str]]:
+          runner=None, witness_cache: Path | str | None = None) -> tuple[int, list[str]]:
     """Simulate every group's witnesses, re-key the groups they vouch for; return
     ``(results re-keyed, problems)`` (a problem: a witness that differs or failed).
-    ``runner(jobs, workers)`` -> ``{key: result}`` runs the witnesses (the local pool by
-    default, no cache)."""
+    ``runner(jobs, workers)`` -> ``{key: result}`` runs the witnesses (by default the local
+    pool, every witness simulated, none derived from a passive observer run).
+
+    ``witness_cache``: a directory where each witness's new run is stored as soon as it
+    finishes (a result cache valid for today's source). An interrupted rekey started again
+    with the same directory takes the witnesses already run from it instead of simulating
+    them again; point it at a committed directory to carry a long rekey across machines.
+    A group's witnesses leave it once the group is re-keyed (their runs are then the
+    group's stored results)."""
+    store = None
+    if witness_cache is not None:
+        from golden.report.cache import ResultCache
+        store = ResultCache(witness_cache, archive=[])
     if runner is None:
         from golden.report.executors import run_jobs
 
         def runner(jobs, workers):
-            return run_jobs(jobs, workers=workers, progress=progress, cache=None)
+            return run_jobs(jobs, workers=workers, progress=progress, cache=store,
+                            derive_passive=False)
 
     witnesses = [w for g in plan.groups for w in g.witnesses]
     fresh = runner([w.job for w in witnesses], workers) if witnesses else {}
@@ -255,7 +267,7 @@ def rekey(plan: RekeyPlan, workers: int = 1, progress: bool = True,
         for m in g.members:
             if any(m is w for w in g.witnesses):
                 entry = {k: v for k, v in fresh[m.job.key].items() if k != "from_cache"}
-                entry["simulated_at"] = commit
+                entry.setdefault("simulated_at", commit)   # a stored witness keeps its own
             else:
                 entry = dict(m.entry)
                 entry["rekeyed"] = [*entry.get("rekeyed", []), record]
@@ -263,4 +275,7 @@ def rekey(plan: RekeyPlan, workers: int = 1, progress: bool = True,
             _write_atomic(m.path, json.dumps(entry, sort_keys=True, separators=(",", ":"),
                                              default=str) + "\n")
             done += 1
+        if store is not None:
+            for w in g.witnesses:
+                (store.dir / _entry_name(w.job.key)).unlink(missing_ok=True)
     return done, problems

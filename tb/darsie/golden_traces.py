@@ -19,7 +19,8 @@ Each trace is cut to its first ``max_cycles`` cycles (a prefix of a trace from r
 trace): :data:`MAX_CYCLES` by default, so ``make test`` replays the first 600 transaction
 cycles of each of the 27 trace files (about 21 k cycles instead of 75 k for whole runs);
 ``test_real_traces_reach_the_rare_states`` checks that the prefixes still reach every rare
-state it lists. ``SIMTLAB_DARSIE_TRACE_CYCLES=0`` replays whole runs (``N`` keeps ``N``). The files go to ``<out>/<variant>/<workload>/`` and are generated at test time
+state it lists. ``SIMTLAB_DARSIE_TRACE_CYCLES=0`` replays whole runs (``N`` keeps ``N``).
+The files go to ``<out>/<variant>/<workload>/`` and are generated at test time
 (``build/``), never committed. A ``stamp.json`` per run lets a second call reuse them.
 """
 

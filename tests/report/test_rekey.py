@@ -85,11 +85,15 @@ def test_rekey_command_runs_the_witnesses_and_exits_non_zero_on_a_difference(tmp
     out = capsys.readouterr().out
     assert "0 valid, 1 stale timing result(s) in 1 group(s)" in out and "gtx285/baseline" in out
     assert cache_info(d)["stale"] == 1                            # a dry run changes nothing
-    assert main(["cache", "rekey", "--dir", str(d), "-j", "1"]) == 0
+    w = ["--witness-cache", str(tmp_path / "witnesses")]
+    assert main(["cache", "rekey", "--dir", str(d), "-j", "1", *w]) == 0
     assert "re-keyed 1 of 1" in capsys.readouterr().out and cache_info(d)["valid"] == 1
+    assert not list((tmp_path / "witnesses").glob("*.json"))     # consumed by its group
     _store(cache, {**r, "ipc": 0.5}, {"timing/sm.py": "0" * 20})
-    assert main(["cache", "rekey", "--dir", str(d), "-j", "1"]) == 1
+    assert main(["cache", "rekey", "--dir", str(d), "-j", "1", *w]) == 1
     assert "ipc: 0.5 ->" in capsys.readouterr().err
+    # the differing witness's run is kept: today's source gives it, whatever was stored
+    assert cache_info(tmp_path / "witnesses")["valid"] == 1
 
 
 def test_witnesses_cover_every_statistic_the_group_counts():
@@ -120,3 +124,39 @@ def test_rekey_can_be_limited_to_some_configs(tmp_path):
     only = plan_rekey(d, configs=["gtx480"])
     assert only.stale == 1 and only.other == 1
     assert [g.members[0].job.config for g in only.groups] == ["gtx480"]
+
+
+def test_an_interrupted_rekey_resumes_from_its_witness_cache(tmp_path, monkeypatch):
+    """A witness stored by an earlier, interrupted rekey is not simulated again."""
+    import pytest
+
+    import golden.report.executors as executors
+    d, w = tmp_path / "arch", tmp_path / "witnesses"
+    cache = ResultCache(d, archive=[])
+    job = TimingJob("VA", "gtx285")
+    r = run_job(job)
+    _store(cache, r, {"timing/sm.py": "0" * 20})
+    # the first attempt finished the witness's run, then the machine went away
+    executors.run_jobs([job], cache=ResultCache(w, archive=[]), progress=False,
+                       derive_passive=False)
+    ran_at = json.loads(next(w.glob("*.json")).read_text())["simulated_at"]
+    monkeypatch.setattr(executors, "run_job_safe",
+                        lambda j: pytest.fail(f"{j.key} simulated again"))
+    n, problems = rekey(plan_rekey(d), progress=False, witness_cache=w)
+    assert (n, problems) == (1, [])
+    stored = cache.get(job)
+    assert simulation_part(stored) == simulation_part(r) and stored["simulated_at"] == ran_at
+    assert not list(w.glob("*.json"))
+
+
+def test_witnesses_are_simulated_not_derived_from_an_observer_run(tmp_path):
+    """run_jobs(derive_passive=False) simulates a plain run even beside its passive observer run."""
+    from golden.report.executors import run_jobs
+    from golden.report.passive import observer_for
+    plain = TimingJob("VA", "quadro_fx5800", "small", 0)
+    observer = TimingJob("VA", "quadro_fx5800", "small", 0, ("capri-oracle:sweep=true",))
+    cache = ResultCache(tmp_path / "c", archive=[])
+    deps = {j.key: cache.dependencies(j) for j in (plain, observer)}
+    assert observer_for(plain, [plain, observer], deps) == observer
+    out = run_jobs([plain, observer], cache=cache, progress=False, derive_passive=False)
+    assert "derived_from" not in out[plain.key]
