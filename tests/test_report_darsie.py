@@ -80,6 +80,8 @@ def test_sensitivity_section():
     assert abs(s["256"]["speedup"] - 1000 / 900) < 1e-9 and s["256"]["freelist_short"] == 3 * len(names_2d)
     assert abs(s["32 (paper), free at last use"]["speedup"] - 1000 / 833) < 1e-9
     assert all(v["outputs_identical"] and v["workloads"] == len(names_2d) for v in s.values())
+    # every row complete: its darsie reference is darsie's own geomean
+    assert all(abs(v["darsie_same_workloads"] - 1000 / 833) < 1e-9 for v in s.values())
 
 
 def test_partial_report_says_what_has_not_run():
@@ -98,3 +100,24 @@ def test_partial_report_says_what_has_not_run():
     assert data["sensitivity"][label]["outputs_identical"] is None
     (line,) = [x for x in md.splitlines() if x.startswith(f"| {label} (`")]
     assert line.endswith("| 0 | not run |")
+    assert data["sensitivity"]["32 (paper), free at last use"]["workloads"] == len(names_2d) - 1
+
+
+def test_partial_sensitivity_row_is_compared_with_darsie_on_its_own_workloads():
+    """A variant run on only some 2D workloads: its darsie reference is the geomean of
+    darsie over exactly those, not over all of them."""
+    opts = ReportOptions(size="default")
+    names_2d = [w.name for w in darsie._workloads(opts) if w.dims >= 2]
+    res = _results(opts, {"darsie": 1.2}, {})
+    # darsie is faster on the first workload than on the rest
+    res[darsie._job(names_2d[0], opts, ("darsie",)).key] = _result(500, 70, 70)
+    mech = darsie.SENSITIVITY["256"]
+    res[darsie._job(names_2d[1], opts, (mech,)).key] = _result(900, 70, 70)
+    md, data = darsie.render(res, opts)
+    row = data["sensitivity"]["256"]
+    assert row["workloads"] == 1 and abs(row["speedup"] - 1000 / 900) < 1e-9
+    assert abs(row["darsie_same_workloads"] - 1000 / 833) < 1e-9      # names_2d[1] only
+    everywhere = data["sensitivity"]["32 (paper), free at last use"]
+    assert everywhere["darsie_same_workloads"] > row["darsie_same_workloads"]
+    (line,) = [x for x in md.splitlines() if x.startswith("| 256 (`")]
+    assert line.startswith(f"| 256 (`{mech}`) | 1.11 | 1.20 |")
