@@ -37,7 +37,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.simtlab-installed
 JOBS   ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: setup native test test-sweep cosim verilog synth synth-quick macros mutate osu018 ptx bench clean iverilog chromium reproduce speedups validate publish
+.PHONY: setup native test test-sweep cosim verilog synth synth-quick macros mutate osu018 ptx bench clean iverilog chromium reproduce speedups validate publish campaign campaign-status campaign-stop campaign-archive
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -142,6 +142,23 @@ macros: setup
 # gives a quicker (~50 min) run on inputs that underfill the GPUs.
 speedups: setup
 	$(VENV)/bin/simtlab report all -j $(JOBS) $(SPEEDUPS_FLAGS)
+
+# The main job's paper-size simulations as a background campaign (days on 2 cores): from a
+# git worktree of HEAD in build/campaign/src, its own cache, the lowest autogroup priority.
+# REPORTS="darsie capri" picks reports (default all); campaign-archive copies what has
+# finished (and is valid for this tree's source) into results/runs, to be committed.
+REPORTS ?= all
+campaign: setup
+	$(PY) -m golden.report.campaign start -j $(JOBS) $(REPORTS)
+
+campaign-status:
+	@$(PY) -m golden.report.campaign status
+
+campaign-stop:
+	@$(PY) -m golden.report.campaign stop
+
+campaign-archive: setup
+	$(PY) -m golden.report.campaign archive
 
 # Everything: the main job, area estimates and the functional characterisation.
 reproduce: speedups synth
