@@ -49,8 +49,8 @@ DEFAULT_WITNESSES = Path("build/cache/rekey-witnesses")
 
 _SOURCE_SUFFIXES = (".py", ".pyx", ".pxd", ".yaml", ".ptx", ".cu")
 
-__all__ = ["DEFAULT_ARCHIVE", "DEFAULT_ROOT", "DEFAULT_WITNESSES", "NOT_MODEL", "ResultCache", "archive_results",
-           "cache_info", "clear_cache", "model_fingerprint"]
+__all__ = ["DEFAULT_ARCHIVE", "DEFAULT_ROOT", "DEFAULT_WITNESSES", "NOT_MODEL", "ResultCache",
+           "archive_results", "cache_info", "clear_cache", "model_fingerprint"]
 
 
 def model_fingerprint(package_dir: Path | None = None) -> str:

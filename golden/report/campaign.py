@@ -26,6 +26,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from golden.errors import SimtlabError
+from golden.report.cache import DEFAULT_ARCHIVE, archive_results
 
 #: default campaign directory, relative to the repository root
 DEFAULT_DIR = Path("build/campaign")
@@ -110,7 +111,7 @@ def start(reports, jobs: int, root: Path = DEFAULT_DIR, archive: Path | None = N
     """Launch the campaign (see the module docstring); with ``dry_run`` only return the
     command it would run."""
     root = _root(root)
-    archive = archive or REPO / "results" / "runs"
+    archive = archive or REPO / DEFAULT_ARCHIVE
     cmd = command(reports, jobs, root, archive)
     if dry_run:
         return cmd
@@ -128,8 +129,9 @@ def start(reports, jobs: int, root: Path = DEFAULT_DIR, archive: Path | None = N
     from golden import native
     env = dict(os.environ)
     env.setdefault(native.DIR_ENV, str(native.native_dir()))   # share the compiled core
+    started = time.strftime("%Y-%m-%d %H:%M:%S")
     log = open(root / "log", "a")
-    log.write(f"=== {time.strftime('%Y-%m-%d %H:%M:%S')} commit {commit[:12]}: "
+    log.write(f"=== {started} commit {commit[:12]}: "
               f"{' '.join(cmd[3:])}\n")
     log.flush()
     subprocess.run([sys.executable, "-m", "golden.native", "build"], cwd=src, env=env,
@@ -141,7 +143,7 @@ def start(reports, jobs: int, root: Path = DEFAULT_DIR, archive: Path | None = N
         Path(f"/proc/{proc.pid}/autogroup").write_text("19")
     except OSError:
         pass
-    c = Campaign(proc.pid, commit, tuple(reports), jobs, time.strftime("%Y-%m-%d %H:%M:%S"))
+    c = Campaign(proc.pid, commit, tuple(reports), jobs, started)
     (root / "campaign.json").write_text(json.dumps(asdict(c)))
     return c
 
@@ -178,9 +180,7 @@ def stop(root: Path = DEFAULT_DIR) -> bool:
 def archive(root: Path = DEFAULT_DIR, to: Path | None = None) -> int:
     """Copy the campaign's finished ``paper`` results that are valid for this tree's source
     into the archive; return how many were written."""
-    from golden.report.cache import archive_results
-    root = _root(root)
-    return archive_results(root / "cache", to or REPO / "results" / "runs", size="paper")
+    return archive_results(_root(root) / "cache", to or REPO / DEFAULT_ARCHIVE, size="paper")
 
 
 def main(argv=None) -> int:

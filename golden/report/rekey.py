@@ -38,7 +38,8 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from golden.report.cache import _entries, _entry_name, _read, _write_atomic, source_commit
+from golden.report.cache import ResultCache, _entries, _entry_name, _read, _write_atomic, \
+    source_commit
 from golden.report.deps import DependencyFinder, default_finder
 from golden.report.runner import TimingJob
 
@@ -232,10 +233,7 @@ def rekey(plan: RekeyPlan, workers: int = 1, progress: bool = True,
     them again; point it at a committed directory to carry a long rekey across machines.
     A group's witnesses leave it once the group is re-keyed (their runs are then the
     group's stored results)."""
-    store = None
-    if witness_cache is not None:
-        from golden.report.cache import ResultCache
-        store = ResultCache(witness_cache, archive=[])
+    store = ResultCache(witness_cache, archive=[]) if witness_cache is not None else None
     if runner is None:
         from golden.report.executors import run_jobs
 

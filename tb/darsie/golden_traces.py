@@ -52,6 +52,8 @@ def trace_cycles() -> int | None:
     if n < 0:
         raise ValueError(f"{CYCLES_ENV}={raw!r}: must not be negative (0 = the whole run)")
     return n or None
+
+
 #: DarsieParams overrides of each recording variant.
 VARIANTS: dict[str, dict] = {
     "paper": {},
@@ -83,12 +85,10 @@ def _recorder_source(workload: str, seed: int) -> str:
 
 
 def record_workload_traces(workload: str, out: str | Path, seed: int = 0,
-                           max_cycles: int | None | str = "default",
+                           max_cycles: int | None = MAX_CYCLES,
                            variant: str = "paper") -> list[Path]:
     """Record (or reuse) the traces of ``workload`` in ``variant``; return the trace files.
-    ``max_cycles``: cycles kept per file (None: whole run; default :func:`trace_cycles`)."""
-    if max_cycles == "default":
-        max_cycles = trace_cycles()
+    ``max_cycles``: cycles kept per file (None: the whole run)."""
     from golden.configs import load_config
     from golden.mechanisms.darsie.skip import DarsieMechanism, DarsieParams
     from golden.timing.timing_device import TimingDevice

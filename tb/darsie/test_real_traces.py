@@ -16,7 +16,7 @@ import pytest
 
 from golden.structures.darsie import STRUCTURES, read_trace
 from tb.darsie import cocotb_bench as bench
-from tb.darsie.golden_traces import VARIANTS, WORKLOADS, record_workload_traces
+from tb.darsie.golden_traces import VARIANTS, WORKLOADS, record_workload_traces, trace_cycles
 
 OUT = Path(__file__).resolve().parents[2] / "build" / "darsie_traces"
 
@@ -31,7 +31,7 @@ def trace_root():
         try:
             for variant in VARIANTS:
                 for w in WORKLOADS:
-                    record_workload_traces(w, OUT, variant=variant)
+                    record_workload_traces(w, OUT, max_cycles=trace_cycles(), variant=variant)
         finally:
             fcntl.flock(lock, fcntl.LOCK_UN)
     return OUT
