@@ -195,7 +195,7 @@ def main(argv=None) -> int:
                     help="campaign directory (default: %(default)s)")
     ap.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--dry-run", action="store_true", help="start: print the command only")
-    args = ap.parse_args(argv)
+    args = ap.parse_intermixed_args(argv)
     try:
         if args.action == "start":
             out = start(args.reports or ["all"], args.jobs, args.dir, dry_run=args.dry_run)

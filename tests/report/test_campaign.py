@@ -31,6 +31,14 @@ def test_dry_run_starts_nothing(tmp_path):
     assert campaign.stop(tmp_path / "c") is False
 
 
+def test_the_make_target_argument_order_parses(tmp_path, capsys):
+    """``make campaign`` passes the options before the reports: ``start -j 1 darsie``."""
+    assert campaign.main(["start", "-j", "1", "darsie", "capri", "--dir", str(tmp_path / "c"),
+                          "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert "report darsie capri --size paper -j 1" in out and not (tmp_path / "c").exists()
+
+
 def test_a_second_campaign_in_the_same_directory_is_refused(tmp_path):
     c = campaign.Campaign(os.getpid(), "0" * 40, ("darsie",), 2, "now")   # alive: this process
     (tmp_path / "campaign.json").write_text(json.dumps(c.__dict__ | {"reports": ["darsie"]}))
