@@ -161,6 +161,38 @@ class ResultCache:
         _write_atomic(self.root / _entry_name(result["key"]), json.dumps(entry, default=str))
 
 
+class CpuEstimator:
+    """Rough CPU seconds a simulation will take, from what ``cache`` stores (whatever
+    source the stored runs were simulated on): the same simulation's earlier run, else the
+    median over stored runs of the same workload at the job's size (any configuration or
+    mechanism; mechanisms cost 1-3x a baseline run, so this is rough), else None.
+
+    Used by ``simtlab report --plan`` and to submit a campaign's cheapest simulations
+    first (``--order cheap-first``)."""
+
+    def __init__(self, cache: ResultCache):
+        import statistics
+        self.cache = cache
+        runs: dict[tuple[str, str], list[float]] = {}
+        for d in (cache.root, *cache.archive):
+            for p in _entries(d):
+                data = _read(p)
+                key, cpu = (data or {}).get("key"), (data or {}).get("cpu_seconds")
+                if isinstance(key, str) and isinstance(cpu, (int, float)) and key.count("/") >= 4:
+                    parts = key.split("/")
+                    runs.setdefault((parts[0], parts[3]), []).append(float(cpu))
+        self._median = {k: statistics.median(v) for k, v in runs.items()}
+
+    def estimate(self, job) -> tuple[float | None, str]:
+        """``(cpu seconds or None, "same" | "workload" | "none")``: where the figure came
+        from."""
+        old = self.cache.get_unverified(job.key)
+        if old is not None and isinstance(old.get("cpu_seconds"), (int, float)):
+            return float(old["cpu_seconds"]), "same"
+        m = self._median.get((getattr(job, "workload", None), getattr(job, "size", None)))
+        return (m, "workload") if m is not None else (None, "none")
+
+
 def _write_atomic(p: Path, text: str) -> None:
     p.parent.mkdir(parents=True, exist_ok=True)
     # unique temporary name per process and thread, then an atomic rename: a reader (or a

@@ -11,7 +11,9 @@ group, so ``nice`` alone would not keep it from slowing the foreground). What it
 finished is copied into ``results/runs`` by ``archive`` (only results still valid for
 the main tree's source: :func:`golden.report.cache.archive_results`); commit that
 directory to keep them. State (pid, commit, reports) is in ``<dir>/campaign.json``; the
-progress log in ``<dir>/log``.
+progress log in ``<dir>/log``. Simulations are submitted cheapest first (``--order
+cheap-first``: by the CPU time stored runs of the same simulation or workload took), so a
+campaign stopped part-way has finished as many as it could.
 """
 
 from __future__ import annotations
@@ -48,7 +50,8 @@ class Campaign:
 def command(reports, jobs: int, root: Path, archive: Path) -> list[str]:
     """The report command the campaign runs inside its worktree."""
     return [sys.executable, "-m", "golden.cli", "report", *reports, "--size", "paper",
-            "-j", str(jobs), "--cache-dir", str(root / "cache"), "--archive", str(archive),
+            "-j", str(jobs), "--order", "cheap-first",
+            "--cache-dir", str(root / "cache"), "--archive", str(archive),
             "--out", str(root / "results"), "--no-figures"]
 
 

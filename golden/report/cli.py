@@ -27,7 +27,7 @@ from golden.cli_args import jobs as jobs_arg, output_dir, seed as seed_arg
 from golden.errors import SimtlabError
 from golden.report import REPORTS, available_reports
 from golden.report.cache import DEFAULT_ARCHIVE, DEFAULT_ROOT, DEFAULT_WITNESSES, ResultCache
-from golden.report.executors import EXECUTORS, run_jobs
+from golden.report.executors import EXECUTORS, ORDERS, run_jobs
 from golden.report.runner import ReportOptions
 
 
@@ -66,6 +66,11 @@ def add_subcommand(sub) -> None:
                    help="simulate nothing: render the reports from the simulations the cache or "
                         "the archive already hold (the others are shown as missing), e.g. in the "
                         "middle of a long paper-size campaign")
+    r.add_argument("--order", choices=ORDERS, default="given",
+                   help="order the simulations to run are submitted in: given = the reports' "
+                        "own order (default); cheap-first = by the CPU time stored runs of the "
+                        "same simulation or workload took, cheapest first (a campaign that is "
+                        "stopped part-way has then finished the most simulations)")
     r.add_argument("--no-figures", action="store_true",
                    help="write Markdown/JSON/CSV only, no figures or HTML page")
     r.set_defaults(fn=cmd_report)
@@ -133,7 +138,8 @@ def cmd_report(args) -> int:
           file=sys.stderr)
     cache = None if args.no_cache else ResultCache(args.cache_dir, archive=args.archive)
     results = run_jobs(all_jobs, workers=opts.jobs, cache=cache, executor=args.executor,
-                       scheduler=args.scheduler, cached_only=args.cached_only)
+                       scheduler=args.scheduler, cached_only=args.cached_only,
+                       order=args.order)
     if args.cached_only:
         print(f"{len(results)} of {n_unique} simulations found in the result cache or archive; "
               f"the reports show the others as missing", file=sys.stderr)
@@ -206,39 +212,24 @@ def _plan(names, avail, opts, cache) -> int:
     row("(distinct)", every)
     todo = [j for j in every if not ready[j.key] and j.key not in later]
     if todo:
-        print(_plan_estimate(todo, cache, opts.size))
+        print(_plan_estimate(todo, cache))
     if derived:
         print(f"{len(derived)} plain run(s) are derived from their passive observer runs instead "
               f"of simulated (reusable once the observer run is; {len(later)} not yet)")
     return 0
 
 
-def _plan_estimate(todo, cache, size: str) -> str:
-    """A rough CPU-time estimate of the simulations ``todo`` from the CPU time stored results
-    took (whatever source they were simulated on): the same simulation's earlier run, else
-    the median over stored runs of the same workload at ``size`` (any configuration or
-    mechanism; mechanisms cost 1-3x a baseline run, so this is rough)."""
-    import statistics
-
-    from golden.report.cache import _entries, _read
-    by_workload: dict[str, list[float]] = {}
-    for d in (cache.root, *cache.archive):
-        for p in _entries(d):
-            data = _read(p)
-            key, cpu = (data or {}).get("key"), (data or {}).get("cpu_seconds")
-            if isinstance(key, str) and isinstance(cpu, (int, float)) and f"/{size}/" in key:
-                by_workload.setdefault(key.split("/")[0], []).append(float(cpu))
-    same = near = 0
+def _plan_estimate(todo, cache) -> str:
+    """A rough CPU-time estimate of the simulations ``todo`` (:class:`CpuEstimator`)."""
+    from golden.report.cache import CpuEstimator
+    est = CpuEstimator(cache)
     total = 0.0
+    kinds = {"same": 0, "workload": 0, "none": 0}
     for j in todo:
-        old = cache.get_unverified(j.key)
-        if old is not None and isinstance(old.get("cpu_seconds"), (int, float)):
-            total += old["cpu_seconds"]
-            same += 1
-        elif getattr(j, "workload", None) in by_workload:
-            total += statistics.median(by_workload[j.workload])
-            near += 1
-    none = len(todo) - same - near
+        cpu, kind = est.estimate(j)
+        kinds[kind] += 1
+        total += cpu or 0.0
+    same, near, none = kinds["same"], kinds["workload"], kinds["none"]
     return (f"to run: about {total / 3600:.1f} CPU-hours for {same + near} of {len(todo)} "
             f"simulation(s) ({same} from an earlier run of the same simulation, {near} from "
             f"stored runs of the same workload at this size; {none} without an estimate)")

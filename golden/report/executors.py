@@ -36,6 +36,8 @@ from golden.report.cache import source_commit
 from golden.report.passive import derive, observer_for
 
 EXECUTORS = ("local", "dask")
+#: orders in which run_jobs submits the simulations it runs (see run_jobs)
+ORDERS = ("given", "cheap-first")
 
 
 def run_job_safe(job) -> dict:
@@ -74,7 +76,7 @@ def run_job_on_worker(job, deps: dict | None, cache_root: str | None) -> dict:
 
 def run_jobs(jobs, workers: int = 1, progress: bool = True, cache=None, executor: str = "local",
              scheduler: str | None = None, cached_only: bool = False,
-             derive_passive: bool = True) -> dict[str, dict]:
+             derive_passive: bool = True, order: str = "given") -> dict[str, dict]:
     """Run every distinct job (by ``job.key``); return ``{key: result}``.
 
     With a ``cache``, a plain timing job whose passive observer run is in the batch is not
@@ -91,7 +93,13 @@ def run_jobs(jobs, workers: int = 1, progress: bool = True, cache=None, executor
 
     ``derive_passive=False``: simulate every job, even one a passive observer run in the batch
     could answer (``simtlab cache rekey``'s witnesses must be simulations).
+
+    ``order``: ``"given"`` submits the jobs to simulate in the given order; ``"cheap-first"``
+    by their estimated CPU time (:class:`golden.report.cache.CpuEstimator`), cheapest first,
+    jobs without an estimate last, ties in the given order. Results do not depend on it.
     """
+    if order not in ORDERS:
+        raise SimtlabError(f"unknown order '{order}'; known: {', '.join(ORDERS)}")
     if executor not in EXECUTORS:
         raise SimtlabError(f"unknown executor '{executor}'; known: {', '.join(EXECUTORS)}")
     if scheduler is not None and executor != "dask":
@@ -129,6 +137,8 @@ def run_jobs(jobs, workers: int = 1, progress: bool = True, cache=None, executor
                 waiting.setdefault(o.key, []).append(j)
     if cached_only:
         return results
+    if order == "cheap-first" and cache is not None:
+        todo = cheapest_first(todo, cache)
     rep = Progress(len(todo), len(unique) - len(todo), progress)
 
     commit = source_commit()
@@ -157,6 +167,15 @@ def run_jobs(jobs, workers: int = 1, progress: bool = True, cache=None, executor
     finally:
         rep.close()
     return results
+
+
+def cheapest_first(jobs, cache) -> list:
+    """``jobs`` sorted by estimated CPU seconds (:class:`CpuEstimator` over ``cache``),
+    jobs without an estimate last; a stable sort, so ties keep their order."""
+    from golden.report.cache import CpuEstimator
+    est = CpuEstimator(cache)
+    cpu = {j.key: est.estimate(j)[0] for j in jobs}
+    return sorted(jobs, key=lambda j: (cpu[j.key] is None, cpu[j.key] or 0.0))
 
 
 def _run_dask(todo, workers: int, scheduler: str | None, cache, deps, done) -> None:

@@ -21,6 +21,7 @@ def test_command_runs_the_reports_at_paper_size_with_its_own_cache(tmp_path):
     assert cmd[1:5] == ["-m", "golden.cli", "report", "darsie"]
     text = " ".join(cmd)
     assert "--size paper" in text and "-j 2" in text and "--no-figures" in text
+    assert "--order cheap-first" in text
     assert f"--cache-dir {tmp_path / 'cache'}" in text and f"--archive {tmp_path / 'arch'}" in text
 
 
@@ -36,7 +37,7 @@ def test_the_make_target_argument_order_parses(tmp_path, capsys):
     assert campaign.main(["start", "-j", "1", "darsie", "capri", "--dir", str(tmp_path / "c"),
                           "--dry-run"]) == 0
     out = capsys.readouterr().out
-    assert "report darsie capri --size paper -j 1" in out and not (tmp_path / "c").exists()
+    assert "report darsie capri --size paper -j 1 --order cheap-first" in out and not (tmp_path / "c").exists()
 
 
 def test_a_second_campaign_in_the_same_directory_is_refused(tmp_path):

@@ -235,3 +235,34 @@ def test_report_cached_only_renders_what_the_cache_holds_and_simulates_nothing(t
     assert "2 of them read from the result cache or archive" in (out / "speedups.md").read_text()
     assert main(["report", "capri", "--size", "small", "--cached-only", "--no-cache"]) != 0
     assert "cannot go with --no-cache" in capsys.readouterr().err
+
+
+def test_cheap_first_submits_by_stored_cpu_time(tmp_path, monkeypatch):
+    """``--order cheap-first``: the same simulation's stored CPU time, else the median of the
+    workload's stored runs at that size; jobs without an estimate last, ties as given."""
+    from golden.report import executors
+    from golden.report.cache import CpuEstimator
+    cache = ResultCache(tmp_path, archive=[])
+    a, b, c = TimingJob("VA", "gtx285"), TimingJob("FFT", "fx5800"), TimingJob("MC", "gtx480")
+    b2 = TimingJob("FFT", "gtx285")
+    stale = {"timing/sm.py": "0" * 20}            # stored runs whatever their source
+    cache.put({"key": a.key, "cycles": 1, "cpu_seconds": 50.0}, stale)
+    cache.put({"key": b.key, "cycles": 1, "cpu_seconds": 8.0}, stale)
+    cache.put({"key": TimingJob("FFT", "gtx480").key, "cycles": 1, "cpu_seconds": 12.0}, stale)
+    est = CpuEstimator(cache)
+    assert est.estimate(a) == (50.0, "same")
+    assert est.estimate(b2) == (10.0, "workload")       # median of FFT's two small runs
+    assert est.estimate(c) == (None, "none")
+    assert est.estimate(TimingJob("FFT", "gtx285", size="paper")) == (None, "none")
+    assert [j.key for j in executors.cheapest_first([c, a, b2, b], cache)] == \
+        [b.key, b2.key, a.key, c.key]
+    ran = []
+    monkeypatch.setattr(executors, "run_job_safe",
+                        lambda j: ran.append(j.key) or {"key": j.key, "error": "not run"})
+    run_jobs([c, a, b2], cache=cache, progress=False, order="cheap-first")
+    assert ran == [b2.key, a.key, c.key]
+    ran.clear()
+    run_jobs([c, a, b2], cache=cache, progress=False)
+    assert ran == [c.key, a.key, b2.key]                 # given order by default
+    with pytest.raises(SimtlabError, match="unknown order"):
+        run_jobs([a], order="fastest")
