@@ -179,6 +179,7 @@ class CpuEstimator:
                 data = _read(p)
                 key, cpu = (data or {}).get("key"), (data or {}).get("cpu_seconds")
                 if isinstance(key, str) and isinstance(cpu, (int, float)) and key.count("/") >= 4:
+                    # a timing job's key: workload/config/mechanisms/size/seed (TimingJob.key)
                     parts = key.split("/")
                     runs.setdefault((parts[0], parts[3]), []).append(float(cpu))
         self._median = {k: statistics.median(v) for k, v in runs.items()}

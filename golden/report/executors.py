@@ -95,8 +95,9 @@ def run_jobs(jobs, workers: int = 1, progress: bool = True, cache=None, executor
     could answer (``simtlab cache rekey``'s witnesses must be simulations).
 
     ``order``: ``"given"`` submits the jobs to simulate in the given order; ``"cheap-first"``
-    by their estimated CPU time (:class:`golden.report.cache.CpuEstimator`), cheapest first,
-    jobs without an estimate last, ties in the given order. Results do not depend on it.
+    by their estimated CPU time (:class:`golden.report.cache.CpuEstimator` over ``cache``;
+    without a cache nothing has an estimate and the given order stays), cheapest first, jobs
+    without an estimate last, ties in the given order. Results do not depend on it.
     """
     if order not in ORDERS:
         raise SimtlabError(f"unknown order '{order}'; known: {', '.join(ORDERS)}")
