@@ -25,6 +25,8 @@
 #                  "--executor dask [--scheduler ADDR]" runs on a Dask cluster.
 #   make publish   redraw figures, results.csv and index.html from build/results (no simulation)
 #   make bench     print functional- and timing-mode throughput of the golden model
+#   make bench-ir  the timing loop's cost in machine instructions (valgrind callgrind), steady
+#                  on a busy machine; BENCH_IR="--tree ../other --tree . MM" compares trees
 #   make validate  correlate the baseline with GPGPU-Sim cycle counts (same PTX) and run the
 #                  timing microbenchmarks -> build/results/validate.md (+ its scatter figure
 #                  on the index.html page)
@@ -37,7 +39,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.simtlab-installed
 JOBS   ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: setup native test test-sweep cosim verilog synth synth-quick macros mutate osu018 ptx bench clean iverilog chromium reproduce speedups validate publish campaign campaign-status campaign-stop campaign-archive
+.PHONY: setup native test test-sweep cosim verilog synth synth-quick macros mutate osu018 ptx bench bench-ir clean iverilog chromium reproduce speedups validate publish campaign campaign-status campaign-stop campaign-archive
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -177,6 +179,14 @@ ptx: setup
 
 bench: setup
 	$(PY) -m golden.bench
+
+bench-ir: setup native
+	@command -v valgrind >/dev/null 2>&1 || { \
+	    if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	        echo "valgrind missing: installing it with apt-get"; \
+	        (apt-get install -y valgrind || (apt-get update && apt-get install -y valgrind)); \
+	    else echo "error: make bench-ir needs valgrind (Debian/Ubuntu: sudo apt-get install -y valgrind)"; exit 1; fi; }
+	$(PY) -m golden.bench_ir $(BENCH_IR)
 
 # Inject each bug of tb/mutate/mutants.yaml into a scratch copy and check that the
 # structure's tests catch it -> build/mutate/report.md (exit 1 if one survives).

@@ -229,3 +229,17 @@ def test_bench_reference_loads_and_rejects_malformed_files(tmp_path):
     bad.write_text("timing:\n  - {workload: MM}\n")
     with pytest.raises(ConfigError, match="bad.yaml: timing: expected a list"):
         load_reference(bad)
+
+
+def test_bench_ir_parses_cases_and_rejects_bad_trees(tmp_path, capsys, monkeypatch):
+    """make bench-ir: case syntax, and a clear error for a directory that is no source tree
+    (the valgrind measurement itself is a benchmark, not a unit test)."""
+    from golden import bench_ir
+    assert bench_ir.parse_case("MM") == ("MM", ())
+    assert bench_ir.parse_case("HS+darsie+gscalar") == ("HS", ("darsie", "gscalar"))
+    monkeypatch.setattr(bench_ir.shutil, "which", lambda name: "/usr/bin/valgrind")
+    assert bench_ir.main(["--tree", str(tmp_path), "MM"]) == 2
+    assert "is not a simtlab source tree" in capsys.readouterr().err
+    monkeypatch.setattr(bench_ir.shutil, "which", lambda name: None)
+    assert bench_ir.main(["MM"]) == 2
+    assert "valgrind not found" in capsys.readouterr().err
