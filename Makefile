@@ -4,7 +4,8 @@
 #   make native    compile the hot timing modules (Cython pure-Python mode, out of tree in
 #                  build/native/<source hash>; part of setup; SIMTLAB_PURE_PYTHON=1 ignores it)
 #   make test      run every test (unit, golden model, cocotb under Icarus, synth smoke)
-#   make test-sweep  every workload under every mechanism variant, outputs vs baseline (long)
+#   make test-sweep  every workload under every mechanism variant, outputs vs baseline (CPU-hours;
+#                  SHARD=I/N runs every N-th test from the I-th, to split it over sessions)
 #   make cosim     run only the cocotb testbenches (tb/)
 #   make verilog   export every RTL component listed in synth/targets.yaml to build/verilog/
 #   make synth     area of every RTL structure at the papers' sizes: Yosys onto the osu018
@@ -115,7 +116,7 @@ test: setup
 
 # Exhaustive mechanism x workload output-equality sweeps (tens of minutes on 2 cores).
 test-sweep: setup
-	@$(call run_pytest,-m sweep tests)
+	@$(call run_pytest,-m sweep $(if $(SHARD),--shard $(SHARD)) tests)
 
 cosim: setup
 	@$(call run_pytest,-v tb)

@@ -2,8 +2,43 @@
 
 * ``slow``: long-running tests (e.g. default-size workload runs); part of ``make test``;
   deselect them for a quick run with ``pytest -m "not slow"``.
-* ``sweep``: every workload under every variant of a mechanism in timing mode (tens of
-  minutes). ``make test`` deselects them (``-m "not sweep"``) to stay inside the CI time
-  budget; ``make speedups`` performs the same bit-identical-output check on every run and
-  fails if it does not hold; ``make test-sweep`` runs them.
+* ``sweep``: every workload under every variant of a mechanism in timing mode (about
+  1,900 timing runs of small inputs: CPU-hours). ``make test`` deselects them
+  (``-m "not sweep"``) to stay inside the CI time budget; ``make speedups`` performs the
+  same bit-identical-output check on every run and fails if it does not hold;
+  ``make test-sweep`` runs them.
+
+Option ``--shard I/N`` keeps every N-th collected test starting with the I-th (1-based),
+so N machines or sessions can share a long run: ``make test-sweep SHARD=3/8``. The
+collection order is fixed, so the N shards cover every test exactly once.
 """
+
+import pytest
+
+
+def pytest_addoption(parser):
+    parser.addoption("--shard", default=None, metavar="I/N",
+                     help="run only every N-th collected test, starting with the I-th (1-based)")
+
+
+def _parse_shard(text: str) -> tuple[int, int]:
+    try:
+        i, n = (int(x) for x in text.split("/"))
+    except ValueError:
+        raise pytest.UsageError(f"--shard {text!r}: expected I/N, e.g. 2/8") from None
+    if not 1 <= i <= n:
+        raise pytest.UsageError(f"--shard {text!r}: need 1 <= I <= N")
+    return i, n
+
+
+@pytest.hookimpl(trylast=True)   # after -m / -k deselection: shards of what would run
+def pytest_collection_modifyitems(config, items):
+    text = config.getoption("--shard")
+    if not text:
+        return
+    i, n = _parse_shard(text)
+    keep = [it for k, it in enumerate(items) if k % n == i - 1]
+    drop = [it for k, it in enumerate(items) if k % n != i - 1]
+    if drop:
+        config.hook.pytest_deselected(items=drop)
+    items[:] = keep

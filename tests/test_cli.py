@@ -243,3 +243,23 @@ def test_bench_ir_parses_cases_and_rejects_bad_trees(tmp_path, capsys, monkeypat
     monkeypatch.setattr(bench_ir.shutil, "which", lambda name: None)
     assert bench_ir.main(["MM"]) == 2
     assert "valgrind not found" in capsys.readouterr().err
+
+
+def test_shard_option_splits_the_collected_tests_exactly(tmp_path):
+    """--shard I/N (tests/conftest.py, make test-sweep SHARD=I/N): the N shards of a run
+    are disjoint and together hold every test; a bad spec is a usage error."""
+    import subprocess
+    import sys
+
+    def ids(*extra):
+        p = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:xdist",
+                            "tests/test_configs.py", *extra], capture_output=True, text=True)
+        return p.returncode, [ln for ln in p.stdout.splitlines() if "::" in ln]
+
+    rc, every = ids()
+    assert rc == 0 and len(every) > 6
+    shards = [ids("--shard", f"{i}/3")[1] for i in (1, 2, 3)]
+    assert sorted(sum(shards, [])) == sorted(every)
+    assert all(len(s) >= len(every) // 3 for s in shards)
+    rc, _ = ids("--shard", "0/3")
+    assert rc == 4   # pytest's usage-error exit code
