@@ -463,7 +463,7 @@ def test_workload_list_is_the_gscalar_suite():
 def test_outputs_bit_identical_under_every_variant(name):
     """Timing-mode outputs equal the functional run's (= the baseline's) byte for byte."""
     want = _functional_digest(name)
-    for v in VARIANTS + ("gscalar:inject_moves=false",):
+    for v in tuple(VARIANTS) + ("gscalar:inject_moves=false",):
         r = run_job(TimingJob(name, "gtx480", "small", 0, (v,)))
         assert r["outputs_match"], (name, v)
         assert r["output_digest"] == want, (name, v)
