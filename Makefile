@@ -114,7 +114,8 @@ test: setup
 	@$(call run_pytest,-m 'not sweep' --durations=15 tests)
 	@$(call run_pytest,-v -m 'not sweep' --durations=10 tb)
 
-# Exhaustive mechanism x workload output-equality sweeps (tens of minutes on 2 cores).
+# Exhaustive mechanism x workload output-equality sweeps (~1,900 small timing runs: CPU-hours
+# on 2 cores; SHARD=I/N splits them).
 test-sweep: setup
 	@$(call run_pytest,-m sweep $(if $(SHARD),--shard $(SHARD)) tests)
 

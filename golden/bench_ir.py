@@ -3,17 +3,18 @@ valgrind's callgrind (``Ir``), for A/B comparisons of host speed on a busy machi
 
 CPU seconds move by 10-20% with what else runs on a shared 2-core machine; instruction
 counts do not: the same tree and case give the same count to within about 0.1% (the
-child runs with ``PYTHONHASHSEED=0``, so set and dict orders repeat too). Each case runs once per source tree (``--tree``, default this checkout) in a
-child process under callgrind with collection switched on only inside the compiled
-``SM.tick`` (the whole cycle loop below the GPU's Python driver; parsing, linking and
-reporting are left out). Compiled core only: without it there is no such C function to
-scope the count to, and the tool says so. Callgrind runs the model about 50x slower than
+child runs with ``PYTHONHASHSEED=0``, so set and dict orders repeat too). Each case runs
+once per source tree (``--tree``, default this checkout) in a child process under
+callgrind with collection switched on only inside the compiled ``SM.tick`` (the whole
+cycle loop below the GPU's Python driver; parsing, linking and reporting are left out).
+Compiled core only: without it there is no such C function to scope the count to, and
+the tool says so. Callgrind runs the model about 50x slower than
 normal, so the default size is ``small``.
 
 Printed per case and tree: warp instructions issued, Ir in the cycle loop, Ir per warp
-instruction, the ratio to the first tree, and whether the run's statistics (a digest of
-everything the result holds except host times) equal the first tree's: a speed change
-must leave them identical.
+instruction, the ratio to the first tree, and whether the run's statistics equal the first
+tree's (a digest of :func:`golden.report.rekey.simulation_part`, the part of a result that
+``simtlab cache rekey`` compares): a speed change must leave them identical.
 
     python -m golden.bench_ir                                # this tree, default cases
     python -m golden.bench_ir --tree ../main --tree . MM HS+darsie -j 2
@@ -40,6 +41,7 @@ TICK_PATTERN = "__pyx_pw_*_2sm_2SM_*tick"
 _CHILD = r"""
 import hashlib, json, sys
 from golden import native
+from golden.report.rekey import simulation_part
 from golden.report.runner import TimingJob, run_job
 core = native.status()
 if not core.active:
@@ -47,16 +49,8 @@ if not core.active:
     sys.exit(0)
 name, config, size = sys.argv[1:4]
 r = run_job(TimingJob(name, config, size=size, mechanisms=tuple(sys.argv[4:])))
-HOST = ("wall_seconds", "cpu_seconds", "host", "created", "timestamp")
-def strip(o):
-    if isinstance(o, dict):
-        return {k: strip(v) for k, v in o.items() if k not in HOST}
-    if isinstance(o, list):
-        return [strip(v) for v in o]
-    return o
-digest = hashlib.sha256(json.dumps(strip(r), sort_keys=True, default=str).encode()).hexdigest()
-print(json.dumps({"warp_instructions": r["timing"]["instructions_issued"],
-                  "cycles": r["cycles"], "digest": digest[:16]}))
+digest = hashlib.sha256(json.dumps(simulation_part(r), sort_keys=True).encode()).hexdigest()
+print(json.dumps({"warp_instructions": r["timing"]["instructions_issued"], "digest": digest[:16]}))
 """
 
 
