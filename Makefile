@@ -114,10 +114,10 @@ test: setup
 	@$(call run_pytest,-m 'not sweep' --durations=15 tests)
 	@$(call run_pytest,-v -m 'not sweep' --durations=10 tb)
 
-# Exhaustive mechanism x workload output-equality sweeps (~1,900 small timing runs: CPU-hours
+# Exhaustive mechanism x workload output-equality sweeps (~1,900 small timing runs: 5-6 hours
 # on 2 cores; SHARD=I/N splits them).
 test-sweep: setup
-	@$(call run_pytest,-m sweep $(if $(SHARD),--shard $(SHARD)) tests)
+	@$(call run_pytest,-m sweep --durations=20 $(if $(SHARD),--shard $(SHARD)) tests)
 
 cosim: setup
 	@$(call run_pytest,-v tb)
