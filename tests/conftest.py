@@ -42,3 +42,32 @@ def pytest_collection_modifyitems(config, items):
     if drop:
         config.hook.pytest_deselected(items=drop)
     items[:] = keep
+
+
+@pytest.fixture
+def shrink_small(monkeypatch):
+    """``shrink_small("BP", inputs=256)``: give a workload a smaller ``small`` input for
+    one test. For tests that check a property (outputs unchanged, two counts equal, a
+    structure replays) rather than a number: they hold on any input, and a smaller one
+    keeps ``make test`` inside its time budget. Patches the defining module's ``WORKLOAD``
+    (what :func:`golden.workloads.registry.all_workloads` reads) in this process only;
+    returns the patched :class:`Workload`."""
+    import dataclasses
+    import importlib
+
+    from golden.workloads import registry
+
+    def apply(name: str, **params):
+        w = registry.get(name)
+        unknown = set(params) - set(w.sizes["small"])
+        if unknown:
+            raise KeyError(f"{name}: small size has no parameter(s) {sorted(unknown)}")
+        sizes = dict(w.sizes)
+        sizes["small"] = {**w.sizes["small"], **params}
+        module = importlib.import_module(w.make_inputs.__module__)
+        assert getattr(module, "WORKLOAD", None) is w, f"{name}: defining module not found"
+        shrunk = dataclasses.replace(w, sizes=sizes)
+        monkeypatch.setattr(module, "WORKLOAD", shrunk)
+        return shrunk
+
+    return apply

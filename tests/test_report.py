@@ -109,8 +109,9 @@ def test_baseline_report_default_covers_each_seeds_workloads():
     assert {j.workload for j in baseline.jobs(opts)} == set(baseline._workloads(opts))
 
 
-def test_ilp_report_renders_speedups_beside_the_chapter():
+def test_ilp_report_renders_speedups_beside_the_chapter(shrink_small):
     from golden.report import ilp
+    shrink_small("BS", n_options=4096)
     opts = ReportOptions(size="small")
     every = [j for j in ilp.jobs(opts) if j.workload == "BS"]
     assert {j.config for j in every} == {"gtx280"} and len({j.key for j in every}) == len(every)
@@ -128,8 +129,10 @@ def test_ilp_report_renders_speedups_beside_the_chapter():
     assert "94.4%" in md and "missing" in md  # the chapter's static accuracy; unrun jobs shown
 
 
-def test_hetero_report_runs_a_mix_on_the_three_gpus():
+def test_hetero_report_runs_a_mix_on_the_three_gpus(shrink_small):
     from golden.report import hetero
+    shrink_small("SCAN", n=2500)
+    shrink_small("DT", width=256, height=48)
     opts = ReportOptions(size="small")
     every = {j.key for j in hetero.jobs(opts)}
     picked = [hetero.alone_job(k, g, opts) for k in ("SCAN", "DT") for g in ("T", "I")]
@@ -172,8 +175,9 @@ def test_uv_report_renders_designs_sweeps_and_reliability():
     assert 0 < lim["intra"] <= lim["combined"] < 1 and "41.5%" in md
 
 
-def test_warpman_report_renders_characterisation_variants_and_sensitivity():
+def test_warpman_report_renders_characterisation_variants_and_sensitivity(shrink_small):
     from golden.report import warpman
+    shrink_small("RAY", width=64, height=48)     # rendering needs rows, not a full input
     opts = ReportOptions(size="small")
     every = [j for j in warpman.jobs(opts) if j.workload == "RAY"]
     assert {j.config for j in every} == {"gtx480_warpman"}
@@ -192,8 +196,9 @@ def test_warpman_report_renders_characterisation_variants_and_sensitivity():
     assert "missing" in md                          # unrun workloads are shown, not hidden
 
 
-def test_coarse_report_renders_locality_and_speedups():
+def test_coarse_report_renders_locality_and_speedups(shrink_small):
     from golden.report import coarse
+    shrink_small("BTREE", nkeys=10000)
     opts = ReportOptions(size="small")
     picked = [coarse.LocalityJob("BTREE"), coarse._job("BTREE", opts),
               *(coarse._job("BTREE", opts, v) for v in ("coarse4", "coarse4+duel"))]
@@ -222,8 +227,9 @@ def test_capri_report_renders_accuracy_and_opportunity():
     assert "86.6%" in md and "missing" in md
 
 
-def test_capri_report_renders_tbc_performance():
+def test_capri_report_renders_tbc_performance(shrink_small):
     from golden.report import capri
+    shrink_small("BFS", n_nodes=1024)
     opts = ReportOptions(size="small")
     picked = [capri._perf_job("BFS", opts, m) for m in (None, *(m for _, m in capri.VARIANTS))]
     assert {j.key for j in picked} <= {j.key for j in capri.jobs(opts)}

@@ -102,7 +102,8 @@ def test_registry_names_and_arguments(gtx285):
         UVParams(irb_entries=0)
 
 
-def test_deterministic(gtx285):
+def test_deterministic(gtx285, shrink_small):
+    shrink_small("BFS", n_nodes=1024)
     a = _run(gtx285, "BFS", design="srf", mode="combined")
     b = _run(gtx285, "BFS", design="srf", mode="combined")
     assert a[0] == b[0] and a[1] == b[1]
