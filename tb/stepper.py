@@ -29,7 +29,7 @@ from cocotb.triggers import RisingEdge, Timer
 from golden.errors import ConfigError
 from tb.runner import ClockResetTB, Scoreboard
 
-__all__ = ["StepTB", "check_coverage", "play", "play_directed", "play_random"]
+__all__ = ["LazyText", "StepTB", "check_coverage", "play", "play_directed", "play_random"]
 
 
 def _field_names(cls: type, role: str) -> tuple[str, ...]:
@@ -99,6 +99,20 @@ class StepTB(ClockResetTB):
         await self.reset()
 
 
+class LazyText:
+    """``LazyText("{} cycle {} {}", label, cycle, ops)``: a scoreboard stimulus text that is
+    formatted only when a mismatch is reported (the ops of a wide structure print to
+    kilobytes; formatting them every cycle used to dominate long cocotb runs)."""
+
+    __slots__ = ("fmt", "args")
+
+    def __init__(self, fmt: str, *args: Any):
+        self.fmt, self.args = fmt, args
+
+    def __str__(self) -> str:
+        return self.fmt.format(*self.args)
+
+
 async def play(tb: StepTB, golden: Any, ops_list: Iterable[Any], board: Scoreboard, label: str,
                on_step: Callable[[Any, Any], None] | None = None) -> None:
     """Apply each element of *ops_list* for one cycle to the DUT and to ``golden.step``.
@@ -110,7 +124,7 @@ async def play(tb: StepTB, golden: Any, ops_list: Iterable[Any], board: Scoreboa
     for cycle, ops in enumerate(ops_list):
         got = await tb.cycle(ops)
         expected = golden.step(ops)
-        board.check(f"{label} cycle {cycle} {ops}", expected, got)
+        board.check(LazyText("{} cycle {} {}", label, cycle, ops), expected, got)
         if on_step is not None:
             on_step(expected, ops)
 

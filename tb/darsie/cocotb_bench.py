@@ -38,7 +38,7 @@ from golden.errors import ConfigError
 from golden.structures.darsie.trace import TraceRecorder, read_trace, trace_files
 from tb.darsie.benches import BENCHES, Bench
 from tb.runner import Scoreboard, run_cocotb, tb_params, tb_seed
-from tb.stepper import StepTB, check_coverage, play, play_directed
+from tb.stepper import LazyText, StepTB, check_coverage, play, play_directed
 
 __all__ = ["ENV_TRACE_DIR", "ENV_TRACE_FILES", "RANDOM_TRANSACTIONS", "CombStepTB", "directed",
            "random_run", "record_golden_trace", "replay", "run_structure", "run_trace_dir"]
@@ -131,7 +131,7 @@ async def replay(dut: Any, name: str) -> int:
         golden = bench.golden(params)
         for cycle, (ops, recorded) in enumerate(trace.cycles):
             got = await tb.cycle(ops)
-            label = f"{Path(path).name} cycle {cycle} {ops}"
+            label = LazyText("{} cycle {} {}", Path(path).name, cycle, ops)
             vs_trace.check(label, recorded, got)
             vs_golden.check(label, golden.step(ops), got)
         total += len(trace.cycles)

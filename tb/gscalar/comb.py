@@ -15,7 +15,7 @@ from typing import Any
 from cocotb.triggers import Timer
 
 from tb.runner import Scoreboard
-from tb.stepper import check_coverage
+from tb.stepper import LazyText, check_coverage
 
 __all__ = ["play_comb"]
 
@@ -34,7 +34,7 @@ async def play_comb(dut: Any, golden: Any, ops_list: Iterable[Any], ops_cls: typ
         await Timer(1, unit="ns")
         got = out_cls(**{name: int(getattr(dut, name).value) for name in outs})
         expected = golden.step(ops)
-        board.check(f"{label} vector {i} {ops}", expected, got)
+        board.check(LazyText("{} vector {} {}", label, i, ops), expected, got)
         if count_events is not None:
             count_events(expected, ops, cov)
     board.finish()

@@ -39,7 +39,7 @@ from tb.gscalar.stimulus import (
     BANK_COVERAGE_GOALS, TRACE_WORKLOADS, bank_coverage, random_bank_ops,
 )
 from tb.runner import REPO_ROOT, Scoreboard, run_cocotb, tb_params, tb_seed
-from tb.stepper import StepTB, play, play_random
+from tb.stepper import LazyText, StepTB, play, play_random
 
 RANDOM_CYCLES = 600
 TRACE_EVENTS = 300
@@ -96,7 +96,7 @@ async def run_traces(dut):
         pending = None      # the read requested last cycle: its outputs arrive now
         for i, ops in enumerate([c.ops for c in cycles] + [BankOps()]):
             got = await tb.cycle(ops)
-            board.check(f"{trace.workload} cycle {i} {ops}", golden.step(ops), got)
+            board.check(LazyText("{} cycle {} {}", trace.workload, i, ops), golden.step(ops), got)
             cyc, pending = pending, (cycles[i] if i < len(cycles) and cycles[i].expect is not None
                                      else None)
             if cyc is None:
