@@ -93,6 +93,10 @@ def _paper_configs(w) -> dict:
     return out
 
 
+# A functional run of every workload at its paper input (about 2 CPU-minutes in all):
+# part of `make test-sweep`, not `make test`. The paper inputs are fixed (changing one
+# re-keys the archived results) and `make speedups` runs them, checking every output.
+@pytest.mark.sweep
 @pytest.mark.parametrize("name", list(WORKLOADS))
 def test_paper_size_fills_every_reported_gpu(name):
     from golden.configs import load_config

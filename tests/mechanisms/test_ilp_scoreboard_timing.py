@@ -77,8 +77,9 @@ class _Wrapped:
         return getattr(self.inner, name)
 
 
-def test_board_invariants_hold_in_a_real_run():
+def test_board_invariants_hold_in_a_real_run(shrink_small):
     from golden.configs import load_config
+    shrink_small("NQU", n=9)
     from golden.timing.timing_device import TimingDevice
     from golden.workloads import registry
     cfg = load_config("gtx280")

@@ -52,8 +52,11 @@ class _Checked(OneInFlight):
 
 
 @pytest.mark.parametrize("workload", ["NQU", "BS", "MM", "BFS"])
-def test_gtx280_keeps_one_instruction_in_flight_and_outputs_exact(workload, monkeypatch):
+def test_gtx280_keeps_one_instruction_in_flight_and_outputs_exact(workload, monkeypatch,
+                                                                  shrink_small):
     monkeypatch.setitem(sbm.TRACKERS, "one_in_flight", _Checked)
+    if workload in ("NQU", "BFS"):        # their small inputs take 10-25 s here
+        shrink_small(workload, **({"n": 9} if workload == "NQU" else {"n_nodes": 1024}))
     r = run_job(TimingJob(workload, "gtx280"))
     assert r["outputs_match"]
     # the same run with register reservation: same outputs, and not slower beyond
