@@ -59,7 +59,8 @@ def test_inter_only_runs_misses_as_vectors(gtx285):
     assert c["irb_lookups"] == c["irb_hits"] + c["irb_misses"] + c.get("irb_mismatches", 0)
 
 
-def test_srf_size_limits_the_srf_design(gtx285):
+def test_srf_size_limits_the_srf_design(gtx285, shrink_small):
+    shrink_small("MM", hA=32, wA=32, wB=32)
     _, small, _ = _run(gtx285, "MM", design="srf", mode="intra", srf_entries=16)
     _, big, _ = _run(gtx285, "MM", design="srf", mode="intra", srf_entries=4096)
     _, tok, _ = _run(gtx285, "MM", design="token", mode="intra")
