@@ -114,10 +114,14 @@ def test_ilp_report_renders_speedups_beside_the_chapter(shrink_small):
     shrink_small("BS", n_options=4096)
     opts = ReportOptions(size="small")
     every = [j for j in ilp.jobs(opts) if j.workload == "BS"]
-    assert {j.config for j in every} == {"gtx280"} and len({j.key for j in every}) == len(every)
-    # the data-hazard variants and the static predictor over the branch study's BP+SC
+    timing = [j for j in every if isinstance(j, TimingJob)]
+    assert {j.config for j in timing} == {"gtx280"} and len({j.key for j in every}) == len(every)
+    assert [type(j) for j in every if j not in timing] == [ilp.TBWorkJob]
+    # the data-hazard variants, the static predictor over the branch study's BP+SC, the
+    # workload characterisation
     picked = [ilp._job("BS", opts, v) for v in (None, *ilp.VARIANTS)]
     picked += [ilp._bp_job("BS", opts), ilp._bp_job("BS", opts, "static")]
+    picked += [ilp.TBWorkJob("BS", "small", 0)]
     assert {j.key for j in picked} <= {j.key for j in every}
     results = {j.key: run_job(j) for j in picked}
     md, data = ilp.render(results, opts)
@@ -127,6 +131,10 @@ def test_ilp_report_renders_speedups_beside_the_chapter(shrink_small):
     (bp,) = data["branch_prediction"]["rows"]
     assert bp["static"]["speedup"] > 0.9 and 0 < bp["static"]["accuracy"] <= 1
     assert "94.4%" in md and "missing" in md  # the chapter's static accuracy; unrun jobs shown
+    (wl,) = data["workloads"]
+    assert wl["workload"] == "BS" and wl["outputs_match"] and wl["tbs_per_sm"] >= 1
+    assert wl["warp_instructions"] == results[ilp._job("BS", opts).key]["timing"]["instructions_executed"]
+    assert "15.4 kB of shared memory per TB" in md and "| NQU | missing |" in md
 
 
 def test_hetero_report_runs_a_mix_on_the_three_gpus(shrink_small):

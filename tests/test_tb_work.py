@@ -1,0 +1,40 @@
+"""Work per thread block (golden/workloads/tb_work.py): the ILP report's workload facts."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from golden.configs import load_config
+from golden.workloads.tb_work import main_launch, summarise, tb_work
+
+
+def test_summarise_on_a_known_launch():
+    launch = {"kernel": "k", "num_tbs": 4, "warp": np.array([10, 2, 2, 6]),
+              "thread": np.array([320, 64, 64, 192]), "branch": np.array([5, 0, 1, 0])}
+    s = summarise(launch)
+    assert s["warp_instructions"] == 20 and s["thread_instructions"] == 640
+    assert s["tb0_share"] == 0.5 and s["largest_tb"] == 0 and s["largest_tb_share"] == 0.5
+    assert s["largest_over_mean"] == 2.0            # 10 against a mean of 5
+    assert s["branch_share"] == 0.3 and s["tb0_branch_share"] == 0.5
+
+
+def test_balanced_kernel_and_the_observer_counts_every_instruction():
+    # MM: every TB computes one tile, the same instruction stream; the observer's per-TB
+    # counts add up to the launch's own statistics (tb_work raises otherwise)
+    r = tb_work("MM", "small", 0, load_config("gtx280"))
+    assert r["outputs_match"]
+    m = main_launch(r)
+    assert m["largest_over_mean"] == pytest.approx(1.0)
+    assert m["tb0_share"] == pytest.approx(1 / m["num_tbs"])
+    assert 0 < m["branch_share"] < 0.2
+
+
+def test_nqu_holds_16_kb_of_shared_memory_per_tb_one_tb_per_sm():
+    r = tb_work("NQU", "small", 0, load_config("gtx280"))
+    (k,) = r["occupancy"]["kernels"]
+    assert k["shared_per_tb"] == 16384 and k["tbs_per_sm"] == 1
+    assert "shared memory" in k["limiters"]
+    m = main_launch(r)
+    assert m["kernel"] == "nqueens_count" and 0.05 < m["branch_share"] < 0.3
+    assert r["launches"] == [m]
