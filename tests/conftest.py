@@ -70,4 +70,34 @@ def shrink_small(monkeypatch):
         monkeypatch.setattr(module, "WORKLOAD", shrunk)
         return shrunk
 
+    def tiny(*names: str) -> None:
+        """``shrink_small.tiny("BFS", "HS")``: each named workload (those in :data:`TINY`;
+        others keep their ``small`` input) gets its :data:`TINY` input."""
+        for name in names:
+            if name in TINY:
+                apply(name, **TINY[name])
+
+    apply.tiny = tiny
     return apply
+
+
+#: smaller ``small`` inputs for property tests (``shrink_small.tiny``): a few TBs per SM of
+#: the small GPUs, every code path of the kernel still taken (tests/test_tiny_inputs.py runs
+#: each against its numpy reference)
+TINY = {
+    "BFS": {"n_nodes": 1024},
+    "HS": {"rows": 32, "cols": 32},
+    "MM": {"hA": 32, "wA": 32, "wB": 32},
+    "NQU": {"n": 9},
+    "CP": {"atoms": 32},
+    "SP": {"n_vectors": 32, "grid": 16},
+    "MUM": {"n_queries": 512},
+    "RAY": {"width": 64, "height": 48},
+    "SCAN": {"n": 2500},
+    "DT": {"width": 256, "height": 48},
+    "LIB": {"paths": 256},
+    "BP": {"inputs": 256},
+    "BS": {"n_options": 4096},
+    "MV": {"n_rows": 2048},
+    "STO": {"n_messages": 1024},
+}

@@ -190,7 +190,7 @@ def test_registry_takes_the_new_switches():
         make_mechanisms(["darsie:lead_at_decode=maybe"], cfg)
 
 
-def test_skip_table_replacement_keeps_outputs_and_replays_on_golden(tmp_path):
+def test_skip_table_replacement_keeps_outputs_and_replays_on_golden(tmp_path, shrink_small):
     """replace_when_full: a full bank replaces its LRU entry (HS fills its 8 entries); the
     warps that had taken the victim count as arrived at a later entry for the PC (without
     that, a re-created Sync entry waited for warps already past it: a deadlock). The
@@ -198,6 +198,7 @@ def test_skip_table_replacement_keeps_outputs_and_replays_on_golden(tmp_path):
     from golden.structures.darsie import STRUCTURES, read_trace as read
     from golden.timing.timing_device import TimingDevice
     from golden.workloads import registry
+    shrink_small.tiny("HS")
     cfg = load_config("pascal")
     mech = DarsieMechanism(cfg, DarsieParams(replace_when_full=True, trace_dir=str(tmp_path)))
     run = registry.run_workload(registry.get("HS"), "small", 0,

@@ -32,9 +32,10 @@ def test_control_latency_is_inert_without_control_tracking():
     assert a["timing"] == b["timing"]
 
 
-def test_outputs_identical_and_perfect_never_mispredicts():
+def test_outputs_identical_and_perfect_never_mispredicts(shrink_small):
     """Every workload x predictor: make test-sweep (tests/timing/test_sweep_configs.py)."""
     workload = "SCAN"
+    shrink_small.tiny(workload)
     base = run_job(TimingJob(workload, "gtx280", mechanisms=("ilp-sc",), overrides=STUDY))
     for bp in BP:
         r = run_job(TimingJob(workload, "gtx280", mechanisms=("ilp-sc", bp), overrides=STUDY))
@@ -116,6 +117,7 @@ def test_static_predictor_is_btfn():
     assert m.predict_fetch(sm, warp, 16, SimpleNamespace(guard=None)) == 48  # unconditional
 
 
-def test_deterministic():
+def test_deterministic(shrink_small):
+    shrink_small.tiny("SCAN")
     job = TimingJob("SCAN", "gtx280", mechanisms=("ilp-sc", "ilp-bp-gshare-warp"), overrides=STUDY)
     assert run_job(job)["timing"] == run_job(job)["timing"]

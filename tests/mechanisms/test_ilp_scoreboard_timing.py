@@ -14,7 +14,8 @@ def test_registered():
 # MM (regular) and BFS (atomics) run in make test; the other five with make test-sweep
 @pytest.mark.parametrize("workload", ["MM", "BFS", *(pytest.param(w, marks=pytest.mark.sweep)
                                                      for w in ("NQU", "BS", "STO", "SP", "MV"))])
-def test_outputs_identical_and_no_slower_than_one_in_flight(workload):
+def test_outputs_identical_and_no_slower_than_one_in_flight(workload, shrink_small):
+    shrink_small.tiny(workload)
     base = run_job(TimingJob(workload, "gtx280"))
     sc = run_job(TimingJob(workload, "gtx280", mechanisms=("ilp-sc",)))
     assert sc["outputs_match"] and sc["output_digest"] == base["output_digest"]

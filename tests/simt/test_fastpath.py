@@ -63,9 +63,11 @@ def test_gather_matches_numpy_indexing(size, sub, base_off):
 @pytest.mark.parametrize("workload,config,mechs", [("MM", "pascal", ()), ("HS", "pascal", ()),
                                                    ("BFS", "pascal", ()), ("CP", "pascal", ("darsie",)),
                                                    ("SP", "gtx285", ())])
-def test_whole_runs_identical_with_and_without_the_kernels(monkeypatch, workload, config, mechs):
+def test_whole_runs_identical_with_and_without_the_kernels(monkeypatch, workload, config, mechs,
+                                                           shrink_small):
     from golden.report.rekey import first_differences, simulation_part
     from golden.report.runner import TimingJob, run_job
+    shrink_small.tiny(workload)
     job = TimingJob(workload, config, size="small", mechanisms=mechs)
     monkeypatch.setattr(FunctionalLaunch, "use_fastpath", False)
     ref = run_job(job)

@@ -24,7 +24,8 @@ def _strip(r):
 
 
 @pytest.mark.parametrize("workload,config", CASES)
-def test_deferral_changes_no_statistic(workload, config, monkeypatch):
+def test_deferral_changes_no_statistic(workload, config, monkeypatch, shrink_small):
+    shrink_small.tiny(workload)
     job = TimingJob(workload, config, size="small")
     monkeypatch.setattr(GPU, "defer_registers", True)
     lazy = run_job(job)
@@ -66,7 +67,9 @@ def test_mechanisms_declare_how_they_read_registers():
 @pytest.mark.parametrize("workload,config,mechs", [
     pytest.param(w, c, m, id=name, marks=[_SWEEP] if name in _SWEEP_MECH_IDS else [])
     for w, c, m in MECH_CASES for name in [f"{w}-{c}-{'+'.join(m)}"]])
-def test_deferral_under_mechanisms_changes_no_statistic(workload, config, mechs, monkeypatch):
+def test_deferral_under_mechanisms_changes_no_statistic(workload, config, mechs, monkeypatch,
+                                                        shrink_small):
+    shrink_small.tiny(workload)
     job = TimingJob(workload, config, size="small", mechanisms=mechs)
     deferred = []
     defer = FunctionalLaunch._defer
