@@ -111,7 +111,7 @@ def test_baseline_report_default_covers_each_seeds_workloads():
 
 def test_ilp_report_renders_speedups_beside_the_chapter(shrink_small):
     from golden.report import ilp
-    shrink_small("BS", n_options=4096)
+    shrink_small.tiny("BS")
     opts = ReportOptions(size="small")
     every = [j for j in ilp.jobs(opts) if j.workload == "BS"]
     timing = [j for j in every if isinstance(j, TimingJob)]
@@ -139,8 +139,8 @@ def test_ilp_report_renders_speedups_beside_the_chapter(shrink_small):
 
 def test_hetero_report_runs_a_mix_on_the_three_gpus(shrink_small):
     from golden.report import hetero
-    shrink_small("SCAN", n=2500)
-    shrink_small("DT", width=256, height=48)
+    shrink_small.tiny("SCAN")
+    shrink_small.tiny("DT")
     opts = ReportOptions(size="small")
     every = {j.key for j in hetero.jobs(opts)}
     picked = [hetero.alone_job(k, g, opts) for k in ("SCAN", "DT") for g in ("T", "I")]
@@ -185,7 +185,7 @@ def test_uv_report_renders_designs_sweeps_and_reliability():
 
 def test_warpman_report_renders_characterisation_variants_and_sensitivity(shrink_small):
     from golden.report import warpman
-    shrink_small("RAY", width=64, height=48)     # rendering needs rows, not a full input
+    shrink_small.tiny("RAY")     # rendering needs rows, not a full input
     opts = ReportOptions(size="small")
     every = [j for j in warpman.jobs(opts) if j.workload == "RAY"]
     assert {j.config for j in every} == {"gtx480_warpman"}
@@ -237,7 +237,7 @@ def test_capri_report_renders_accuracy_and_opportunity():
 
 def test_capri_report_renders_tbc_performance(shrink_small):
     from golden.report import capri
-    shrink_small("BFS", n_nodes=1024)
+    shrink_small.tiny("BFS")
     opts = ReportOptions(size="small")
     picked = [capri._perf_job("BFS", opts, m) for m in (None, *(m for _, m in capri.VARIANTS))]
     assert {j.key for j in picked} <= {j.key for j in capri.jobs(opts)}

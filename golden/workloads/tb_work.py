@@ -85,9 +85,10 @@ def summarise(launch: dict) -> dict:
 
 def tb_work(name: str, size: str = "small", seed: int = 0, config=None) -> dict:
     """Run workload ``name`` functionally and return its per-launch TB-work summaries
-    (``launches``), the share of all warp instructions each kernel executes, and, when
-    ``config`` (a loaded GPU configuration) is given, every kernel sized on it
-    (``occupancy``: :class:`~golden.workloads.occupancy.KernelRow` fields)."""
+    (``launches``, :func:`summarise`), whether the outputs matched numpy
+    (``outputs_match``) and, when ``config`` (a loaded GPU configuration) is given, every
+    kernel sized on it (``occupancy``: :class:`~golden.workloads.occupancy.KernelRow`
+    fields)."""
     from golden.mechanisms.darsie.observed import run_observed
     obs = TBWorkObserver()
     run = run_observed(name, [obs], size=size, seed=seed)
@@ -112,4 +113,3 @@ def main_launch(result: dict) -> dict | None:
     """The launch of ``tb_work``'s result that executed the most warp instructions."""
     ls = result.get("launches") or []
     return max(ls, key=lambda l: l["warp_instructions"]) if ls else None
-

@@ -121,7 +121,7 @@ def test_leader_at_decode_leaves_fewer_private_redundant_instances(mm_runs):
 def test_sync_entry_completed_before_its_decode_leader_issued_is_released(shrink_small):
     """LIB: every majority warp reaches a Sync entry before its leader (which led it at
     decode) issues; the leader's writeback must release them (a deadlock before the fix)."""
-    shrink_small("LIB", paths=256)
+    shrink_small.tiny("LIB")
     r = _job("LIB", ("darsie",))
     assert r["outputs_match"] and r["output_digest"] == _job("LIB")["output_digest"]
     assert r["timing"]["mechanism"]["darsie.decode_leads"] > 0
@@ -225,7 +225,7 @@ def test_dac_ideal_claims_each_instance_once_at_fetch(shrink_small):
     """dac-ideal (§5: every affine instruction executed once, zero synchronisation): the
     first warp to fetch an instance claims it and the others skip at once, instead of
     every warp that fetched it before the first execution issued executing it too."""
-    shrink_small("LIB", paths=256)
+    shrink_small.tiny("LIB")
     base = _job("LIB")
     new, old = _job("LIB", ("dac-ideal",)), _job("LIB", ("dac-ideal:claim_at_fetch=false",))
     for r in (new, old):
@@ -253,7 +253,7 @@ def test_join_taint_marks_values_merged_after_a_vector_branch_v():
 
 
 def test_warps_rejoin_at_barriers_with_identical_outputs(shrink_small):
-    shrink_small("HS", rows=32, cols=32)
+    shrink_small.tiny("HS")
     base = _job("HS")
     on, off = _job("HS", ("darsie",)), _job("HS", ("darsie:rejoin_at_barrier=false",))
     for r in (on, off):

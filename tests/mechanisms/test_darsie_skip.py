@@ -74,7 +74,7 @@ def test_uv_keeps_fetch_but_removes_execution():
 
 @pytest.mark.slow
 def test_darsie_removes_instructions_on_hs(shrink_small):
-    shrink_small("HS", rows=32, cols=32)
+    shrink_small.tiny("HS")
     base = _job("HS")["timing"]
     got = _check_identical("HS", "darsie")["timing"]
     assert got["instructions_fetched"] < base["instructions_fetched"]

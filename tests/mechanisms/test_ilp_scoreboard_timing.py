@@ -28,7 +28,7 @@ def test_outputs_identical_and_no_slower_than_one_in_flight(workload, shrink_sma
 
 def test_low_tlp_kernel_gains_as_the_chapter_says(shrink_small):
     """NQU (one TB per SM, TB0 dominates) gains most from the scoreboard in the chapter."""
-    shrink_small("NQU", n=9)
+    shrink_small.tiny("NQU")
     base = run_job(TimingJob("NQU", "gtx280"))
     sc = run_job(TimingJob("NQU", "gtx280", mechanisms=("ilp-sc",)))
     assert base["cycles"] / sc["cycles"] > 1.05
@@ -81,7 +81,7 @@ class _Wrapped:
 
 def test_board_invariants_hold_in_a_real_run(shrink_small):
     from golden.configs import load_config
-    shrink_small("NQU", n=9)
+    shrink_small.tiny("NQU")
     from golden.timing.timing_device import TimingDevice
     from golden.workloads import registry
     cfg = load_config("gtx280")

@@ -61,7 +61,7 @@ def test_inter_only_runs_misses_as_vectors(gtx285):
 
 
 def test_srf_size_limits_the_srf_design(gtx285, shrink_small):
-    shrink_small("MM", hA=32, wA=32, wB=32)
+    shrink_small.tiny("MM")
     _, small, _ = _run(gtx285, "MM", design="srf", mode="intra", srf_entries=16)
     _, big, _ = _run(gtx285, "MM", design="srf", mode="intra", srf_entries=4096)
     _, tok, _ = _run(gtx285, "MM", design="token", mode="intra")
@@ -105,7 +105,7 @@ def test_registry_names_and_arguments(gtx285):
 
 
 def test_deterministic(gtx285, shrink_small):
-    shrink_small("BFS", n_nodes=1024)
+    shrink_small.tiny("BFS")
     a = _run(gtx285, "BFS", design="srf", mode="combined")
     b = _run(gtx285, "BFS", design="srf", mode="combined")
     assert a[0] == b[0] and a[1] == b[1]

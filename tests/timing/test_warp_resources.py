@@ -120,7 +120,7 @@ def test_partial_dispatch_without_reclaim_waits_for_tb_retire(cfg, base):
 
 
 def test_deterministic(cfg, shrink_small):
-    shrink_small("HS", rows=32, cols=32)     # still several waves on 2 SMs
+    shrink_small.tiny("HS")     # still several waves on 2 SMs
     pa, pb = _Policy(reclaim=True, partial=True), _Policy(reclaim=True, partial=True)
     a, b = _run(cfg, pa), _run(cfg, pb)
     assert pa.partials, "no partial TB was dispatched"
