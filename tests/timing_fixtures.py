@@ -53,6 +53,9 @@ CASES: dict[str, TimingJob] = {
     "NQU-gtx280-ilp-sc": TimingJob("NQU", "gtx280", mechanisms=("ilp-sc",)),
     "MT-gtx285-uv-token": TimingJob("MT", "gtx285", mechanisms=("uv-token",)),
     "HS-gtx285-uv-srf": TimingJob("HS", "gtx285", mechanisms=("uv-srf",)),
+    # 256 B channel/slice interleave (memory.dram.interleave_bytes, added 2026-12-03)
+    "BFS-gtx480_coarse": TimingJob("BFS", "gtx480_coarse"),
+    "BFS-gtx480_coarse-coarse2": TimingJob("BFS", "gtx480_coarse", mechanisms=("coarse2",)),
 }
 
 

@@ -311,7 +311,8 @@ class L2Config:
                       "interconnect is memory.interconnect, so an L2 hit seen by an SM costs "
                       "request network + latency + slice port + reply network",
                       lo=1, hi=100_000)
-    partitions: int = _p("L2 partitions (slices); line-interleaved", lo=1, hi=1024)
+    partitions: int = _p("L2 partitions (slices); interleaved like the DRAM channels "
+                         "(memory.dram.interleave_bytes)", lo=1, hi=1024)
     bytes_per_cycle_per_partition: float = _p(
         "bytes one partition's data port moves per SM core cycle", lo=0.001, hi=65_536.0)
     mshrs: int = _p("MSHR entries per partition: lines with a DRAM fetch outstanding (a miss "
@@ -367,6 +368,12 @@ class DRAMConfig:
     request_queue_entries: int = _p("scheduler-queue entries per channel: a request cannot "
                                     "enter a full queue and waits for an entry",
                                     lo=1, hi=65_536)
+    interleave_bytes: int = _p(
+        "bytes of consecutive addresses one channel serves before the next channel's (optional, "
+        "default 0 = one line, memory.coalescing.line_bytes): the channel of an address is "
+        "(addr // interleave_bytes) mod channels, and the L2 slices interleave the same way. "
+        "GPGPU-Sim's -gpgpu_mem_addr_mapping dramid@k is interleave_bytes = 2^k. A power-of-"
+        "two multiple of the line that divides row_bytes", lo=0, hi=1 << 20, default=0)
 
     @property
     def bytes_per_burst(self) -> int:

@@ -349,3 +349,80 @@ def test_counters_add_up(name):
               "dram_queue_full_delays"):
         assert getattr(st, k) == c[k]
     st.check()
+
+
+# ------------------------------------------------------------------ chunk interleaving
+
+def chunk_mapping(addr, *, line, interleave, channels, banks, row_bytes):
+    """The documented chunk-interleaved mapping, written out as a brute-force reference:
+    walk the address space chunk by chunk, handing chunks to channels round-robin and
+    filling each channel's rows line by line."""
+    k = interleave // line
+    chunk = addr // interleave
+    channel = chunk % channels
+    local = (chunk // channels) * k + (addr // line) % k
+    per_row = row_bytes // line
+    column = local % per_row
+    return channel, (local // per_row) % banks, local // (per_row * banks), column
+
+
+@pytest.mark.parametrize("interleave", [128, 256, 512, 2048])
+def test_chunk_interleaved_channels_follow_the_documented_mapping(pascal, interleave):
+    d = dram_of(pascal, interleave_bytes=interleave)
+    cfgd, line = pascal.memory.dram, pascal.memory.coalescing.line_bytes
+    rng = np.random.default_rng(SEED)
+    for addr in [0, line, interleave, interleave * cfgd.channels] + \
+            [int(a) for a in rng.integers(0, 1 << 30, size=300)]:
+        want = chunk_mapping(addr, line=line, interleave=interleave, channels=cfgd.channels,
+                             banks=cfgd.banks, row_bytes=cfgd.row_bytes)
+        assert d.locate(addr) == want
+        assert d.channel_of(addr) == want[0]
+
+
+def test_chunk_interleave_of_one_line_is_the_line_interleaved_mapping(pascal):
+    """interleave_bytes = line (and the default) is exactly the old line-interleaved map."""
+    line = pascal.memory.coalescing.line_bytes
+    a, b = dram_of(pascal), dram_of(pascal, interleave_bytes=line)
+    for addr in range(0, 1 << 22, 4096 + 128):
+        assert a.locate(addr) == b.locate(addr)
+        assert a.locate(addr) == (addr // line % pascal.memory.dram.channels,) + \
+            a.locate(addr)[1:]
+
+
+def test_neighbour_lines_of_a_chunk_share_channel_bank_and_row(pascal):
+    """With 256 B chunks the two 128 B lines of an aligned pair are one DRAM row's
+    neighbours: the second read is a row hit (GPGPU-Sim dramid@8)."""
+    line = pascal.memory.coalescing.line_bytes
+    d = dram_of(pascal, interleave_bytes=2 * line)
+    for base in range(0, 1 << 20, 2 * line * 7):
+        ch, bank, row, col = d.locate(base)
+        assert d.locate(base + line) == (ch, bank, row, col + 1)
+    d.read(0.0, 0, line)
+    d.read(0.0, line, line)
+    c = d.counters()
+    assert c["dram_activates"] == 1 and c["dram_row_hits"] == 1
+    lined = dram_of(pascal)
+    lined.read(0.0, 0, line)
+    lined.read(0.0, line, line)
+    assert lined.counters()["dram_activates"] == 2
+
+
+def test_l2_slices_interleave_like_the_channels_and_index_sets_inside_the_slice(pascal):
+    line = pascal.memory.l2.line_bytes
+    parts = pascal.memory.l2.partitions
+    l2 = l2_of(pascal, interleave_bytes=4 * line)
+    for addr in range(0, 1 << 20, 96):
+        assert l2.slice_of(addr) == addr // (4 * line) % parts
+    # the lines one slice serves fill its sets consecutively: no set is skipped
+    sl = l2.slices[0].tags
+    served = [c * parts * 4 * line + j * line for c in range(sl.sets) for j in range(4)]
+    assert all(l2.slice_of(a) == 0 for a in served)
+    assert sorted({sl.set_index(a) for a in served[:sl.sets]}) == list(range(sl.sets))
+
+
+@pytest.mark.parametrize("bad", [64, 192, 4096 * 4])
+def test_bad_interleave_is_a_config_error(bad):
+    from golden.errors import ConfigError
+    cfg = load_config("pascal", {"memory.dram.interleave_bytes": bad})
+    with pytest.raises(ConfigError, match="interleave_bytes"):
+        MemoryHierarchy(cfg)

@@ -5,7 +5,10 @@ and a dirty-sector mask (GPGPU-Sim's sectored cache: one tag per line, valid/dir
 per sector). Replacement is true LRU: every lookup that hits and every fill moves the
 line to the most-recently-used end of its set; a fill into a full set evicts the least
 recently used line. The set of a line is ``(line_number // index_divisor) mod sets`` --
-``index_divisor`` lets an L2 slice drop the address bits used to pick the slice.
+``index_divisor`` lets an L2 slice drop the address bits used to pick the slice. With
+``chunk_lines`` k > 1 (slices interleaved by chunks of k lines) the index is the line's
+number inside its slice, ``((line_number // (k * index_divisor)) * k + line_number mod k)
+mod sets``, which is the formula above for k = 1.
 
 The write policy is not decided here (the tags only record valid/dirty sectors); the
 users are :mod:`golden.timing.memory.hierarchy` (L1: write-through, no write-allocate for
@@ -40,14 +43,17 @@ class LineState:
 class SectorCache:
     """Tag array of a set-associative sectored cache with true LRU replacement."""
 
-    def __init__(self, *, sets: int, assoc: int, line_bytes: int, index_divisor: int = 1):
-        if sets < 0 or assoc < 1 or line_bytes < 1 or index_divisor < 1:
+    def __init__(self, *, sets: int, assoc: int, line_bytes: int, index_divisor: int = 1,
+                 chunk_lines: int = 1):
+        if sets < 0 or assoc < 1 or line_bytes < 1 or index_divisor < 1 or chunk_lines < 1:
             raise SimtlabError(f"bad cache geometry sets={sets} assoc={assoc} "
-                               f"line_bytes={line_bytes} index_divisor={index_divisor}")
+                               f"line_bytes={line_bytes} index_divisor={index_divisor} "
+                               f"chunk_lines={chunk_lines}")
         self._sets_n = sets
         self._assoc = assoc
         self._line = line_bytes
         self._div = index_divisor
+        self._k = chunk_lines
         # One ordered map per set: line address -> state, least recently used first.
         self._sets: list[OrderedDict[int, LineState]] = [OrderedDict() for _ in range(sets)]
 
@@ -66,7 +72,11 @@ class SectorCache:
 
     def set_index(self, line_addr: int) -> int:
         """Set holding the line at byte address ``line_addr``."""
-        return (line_addr // self._line // self._div) % self._sets_n
+        n = line_addr // self._line
+        k = self._k
+        if k == 1:
+            return (n // self._div) % self._sets_n
+        return ((n // (k * self._div)) * k + n % k) % self._sets_n
 
     def _set(self, line_addr: int) -> OrderedDict:
         return self._sets[self.set_index(line_addr)]

@@ -11,17 +11,22 @@ sorted cycles at which the requests in its scheduler queue leave it, and its cou
 Device timing comes from :class:`~golden.timing.memory.dram_bank.DRAMTiming` (DRAM
 command-clock cycles converted to SM core cycles by ``core_mhz / dram.clock_mhz``).
 
-Address mapping (line-interleaved channels, row : bank : column inside a channel)::
+Address mapping (chunk-interleaved channels, row : bank : column inside a channel)::
 
+    k       = interleave_bytes // line_bytes          # lines per chunk (1 = line-interleaved)
     line    = addr // line_bytes
-    channel = line mod channels                       # consecutive lines, consecutive channels
-    local   = line // channels                        # line index inside the channel
+    chunk   = line // k
+    channel = chunk mod channels                      # consecutive chunks, consecutive channels
+    local   = (chunk // channels) * k + line mod k    # line index inside the channel
     column  = local mod (row_bytes // line_bytes)     # lines of one row stay together
     bank    = (local // (row_bytes // line_bytes)) mod banks
     row     = local // ((row_bytes // line_bytes) * banks)
 
 so a stream fills one row of a bank (row hits), then moves to the next bank (whose
-activate overlaps the previous bank's bursts: bank-level parallelism).
+activate overlaps the previous bank's bursts: bank-level parallelism). ``interleave_bytes``
+is GPGPU-Sim's ``dramid@k`` (``2^k`` bytes per channel before the next): with 256 B chunks
+two neighbour 128 B lines share a channel and a row, so fetching both (the coarse L1 of
+dissertation ch. 5) costs one activation, as on the GPGPU-Sim GTX480 the chapter used.
 
 Timing of one request (all in SM core cycles; the request is the missing sectors of one
 line, ``n = ceil(bytes / bytes_per_burst)`` bursts):
@@ -194,7 +199,7 @@ class DRAMChannel:
 
 
 class DRAM:
-    """Off-chip DRAM: ``channels`` line-interleaved :class:`DRAMChannel` objects.
+    """Off-chip DRAM: ``channels`` chunk-interleaved :class:`DRAMChannel` objects.
 
     Parameters
     ----------
@@ -203,7 +208,10 @@ class DRAM:
     row_bytes:
         Bytes of one row of one bank across the channel's devices (the row buffer).
     line_bytes:
-        The cache line (the unit of channel interleaving); ``row_bytes`` is a multiple.
+        The cache line; ``row_bytes`` is a multiple.
+    interleave_bytes:
+        Consecutive bytes one channel serves (a multiple of ``line_bytes`` dividing
+        ``row_bytes``); None = one line.
     timing:
         :class:`DRAMTiming` in SM core cycles.
     latency:
@@ -213,12 +221,16 @@ class DRAM:
     """
 
     def __init__(self, *, channels: int, banks: int, row_bytes: int, line_bytes: int,
-                 timing: DRAMTiming, latency: int, queue_entries: int):
+                 timing: DRAMTiming, latency: int, queue_entries: int,
+                 interleave_bytes: int | None = None):
+        interleave = line_bytes if interleave_bytes is None else interleave_bytes
         if channels < 1 or latency < 0 or line_bytes < 1 or row_bytes < line_bytes \
-                or row_bytes % line_bytes:
+                or row_bytes % line_bytes or interleave < line_bytes \
+                or interleave % line_bytes or row_bytes % interleave:
             raise SimtlabError(f"bad DRAM parameters channels={channels} latency={latency} "
-                               f"line_bytes={line_bytes} row_bytes={row_bytes} (row_bytes must "
-                               f"be a multiple of line_bytes)")
+                               f"line_bytes={line_bytes} row_bytes={row_bytes} "
+                               f"interleave_bytes={interleave} (row_bytes must be a multiple "
+                               f"of interleave_bytes, and that of line_bytes)")
         self._chan = [DRAMChannel(banks=banks, timing=timing, queue_entries=queue_entries)
                       for _ in range(channels)]
         self._n = channels
@@ -226,6 +238,8 @@ class DRAM:
         self._lat = latency
         self._line = line_bytes
         self._lines_per_row = row_bytes // line_bytes
+        self._interleave = interleave
+        self._k = interleave // line_bytes
         self.timing = timing
         self.reads = 0
         self.writes = 0
@@ -246,15 +260,17 @@ class DRAM:
         return self.timing.bytes_per_burst / self.timing.slot
 
     def channel_of(self, addr: int) -> int:
-        """Channel serving byte address ``addr`` (line-interleaved)."""
-        return (addr // self._line) % self._n
+        """Channel serving byte address ``addr`` (chunk-interleaved)."""
+        return (addr // self._interleave) % self._n
 
     def locate(self, addr: int) -> tuple[int, int, int, int]:
         """``(channel, bank, row, column line)`` of byte address ``addr`` (module docstring)."""
         line = addr // self._line
-        local = line // self._n
+        k = self._k
+        chunk = line // k
+        local = (chunk // self._n) * k + line % k
         rest = local // self._lines_per_row
-        return line % self._n, rest % self._banks, rest // self._banks, \
+        return chunk % self._n, rest % self._banks, rest // self._banks, \
             local % self._lines_per_row
 
     def read(self, arrival: float, addr: int, nbytes: int) -> float:

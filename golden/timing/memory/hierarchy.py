@@ -135,15 +135,21 @@ class MemoryHierarchy:
         if dr.row_bytes % co.line_bytes:
             raise ConfigError(f"memory.dram.row_bytes ({dr.row_bytes}) must be a multiple of "
                               f"the line ({co.line_bytes} bytes): a line lies in one row")
+        interleave = dr.interleave_bytes or co.line_bytes
+        if interleave % co.line_bytes or interleave & (interleave - 1) \
+                or dr.row_bytes % interleave:
+            raise ConfigError(f"memory.dram.interleave_bytes ({dr.interleave_bytes}) must be a "
+                              f"power-of-two multiple of the line ({co.line_bytes} bytes) that "
+                              f"divides memory.dram.row_bytes ({dr.row_bytes})")
         self.dram = DRAM(channels=dr.channels, banks=dr.banks, row_bytes=dr.row_bytes,
-                         line_bytes=co.line_bytes,
+                         line_bytes=co.line_bytes, interleave_bytes=interleave,
                          timing=DRAMTiming.from_config(dr, config.core.clock_mhz),
                          latency=dr.latency, queue_entries=dr.request_queue_entries)
         self.l2 = L2Cache(size_bytes=l2c.size_bytes, assoc=l2c.assoc, line_bytes=l2c.line_bytes,
                           latency=l2c.latency, partitions=l2c.partitions,
                           bytes_per_cycle_per_partition=l2c.bytes_per_cycle_per_partition,
                           sector_bytes=co.sector_bytes, dram=self.dram, mshrs=l2c.mshrs,
-                          mshr_max_merge=l2c.mshr_max_merge)
+                          mshr_max_merge=l2c.mshr_max_merge, interleave_bytes=interleave)
         ic = mem.interconnect
         self.icnt = Interconnect(sms=config.core.num_sms, slices=l2c.partitions,
                                  latency=ic.latency, flit_bytes=ic.flit_bytes,

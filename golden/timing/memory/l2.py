@@ -9,8 +9,10 @@ request's bytes cross it once, in arrival order); and its MSHRs -- one
 requests attached), at most ``L2Config.mshrs`` of them, each holding at most
 ``L2Config.mshr_max_merge`` requests (the first miss included), plus the sorted fill
 cycles of the entries (when each entry frees). Interleaving: line number
-``addr // line_bytes`` picks slice ``line_number mod partitions``; inside a slice the set
-index uses ``line_number // partitions`` so the slice bits do not alias sets.
+``addr // interleave_bytes`` picks slice ``chunk_number mod partitions`` (the DRAM's
+channel interleave, one line by default: ``line_number mod partitions``); inside a slice
+the set index uses the line's number inside the slice (``line_number // partitions`` for
+one-line chunks) so the slice bits do not alias sets.
 
 Times (SM core cycles at the slice: the request's arrival over the interconnect, and the
 cycle its data or ack is ready to be sent back; the network is
@@ -75,9 +77,9 @@ class L2Slice:
     """One L2 partition: tags, MSHRs (pending fills) and its bandwidth port."""
 
     def __init__(self, *, sets: int, assoc: int, line_bytes: int, partitions: int,
-                 bytes_per_cycle: float):
+                 bytes_per_cycle: float, chunk_lines: int = 1):
         self.tags = SectorCache(sets=sets, assoc=assoc, line_bytes=line_bytes,
-                                index_divisor=partitions)
+                                index_divisor=partitions, chunk_lines=chunk_lines)
         self.port = BandwidthQueue(bytes_per_cycle)
         self.pending: dict[int, PendingFill] = {}           # line -> its MSHR entry
         self._fills: list[tuple[float, int, int]] = []       # (fill cycle, line, sectors)
@@ -128,14 +130,20 @@ class L2Cache:
 
     def __init__(self, *, size_bytes: int, assoc: int, line_bytes: int, latency: int,
                  partitions: int, bytes_per_cycle_per_partition: float, sector_bytes: int,
-                 dram: DRAM, mshrs: int = 1 << 30, mshr_max_merge: int = 1 << 30):
+                 dram: DRAM, mshrs: int = 1 << 30, mshr_max_merge: int = 1 << 30,
+                 interleave_bytes: int | None = None):
         if line_bytes % sector_bytes:
             raise SimtlabError("L2 line_bytes must be a multiple of sector_bytes")
+        interleave = line_bytes if interleave_bytes is None else interleave_bytes
+        if interleave < line_bytes or interleave % line_bytes:
+            raise SimtlabError(f"L2 interleave_bytes ({interleave}) must be a multiple of "
+                               f"line_bytes ({line_bytes})")
         if mshrs < 1 or mshr_max_merge < 1:
             raise SimtlabError(f"L2 mshrs ({mshrs}) and mshr_max_merge ({mshr_max_merge}) "
                                "must be >= 1")
         sets = size_bytes // (partitions * assoc * line_bytes)
         self._line = line_bytes
+        self._interleave = interleave
         self._sector = sector_bytes
         self._lat = latency
         self._dram = dram
@@ -143,7 +151,8 @@ class L2Cache:
         self._max_merge = mshr_max_merge
         self.slices = [L2Slice(sets=sets, assoc=assoc, line_bytes=line_bytes,
                                partitions=partitions,
-                               bytes_per_cycle=bytes_per_cycle_per_partition)
+                               bytes_per_cycle=bytes_per_cycle_per_partition,
+                               chunk_lines=interleave // line_bytes)
                        for _ in range(partitions)]
         self.accesses = 0
         self.hits = 0
@@ -167,8 +176,8 @@ class L2Cache:
         return self._mshrs
 
     def slice_of(self, addr: int) -> int:
-        """Slice serving byte address ``addr`` (line-interleaved)."""
-        return (addr // self._line) % len(self.slices)
+        """Slice serving byte address ``addr`` (chunk-interleaved like the DRAM channels)."""
+        return (addr // self._interleave) % len(self.slices)
 
     def _retire(self, sl: L2Slice, cycle: float) -> None:
         for fill, line, sectors in sl.due_fills(cycle):
