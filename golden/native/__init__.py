@@ -50,6 +50,17 @@ HOT_MODULES: tuple[str, ...] = (
     "golden.timing.sm",
     "golden.timing.memory.coalescer",
     "golden.simt.fastpath",
+    "golden.simt.engine",
+    "golden.timing.memory.hierarchy",
+    "golden.timing.memory.l1",
+    "golden.timing.memory.l2",
+    "golden.timing.memory.dram",
+    "golden.timing.memory.cache",
+    "golden.timing.memory.interconnect",
+    "golden.timing.memory.reservation",
+    "golden.mechanisms.darsie.skip",
+    "golden.structures.darsie.rename_table",
+    "golden.mechanisms.gscalar.regstate",
 )
 
 #: Cython compiler directives (part of the group hash). ``annotation_typing`` is off: PEP 484
