@@ -37,7 +37,7 @@ import threading
 from functools import lru_cache
 from pathlib import Path
 
-from golden.report.deps import NOT_MODEL, PACKAGE_DIR, DependencyFinder, _is_model_file, \
+from golden.report.deps import NOT_MODEL, PACKAGE_DIR, DependencyFinder, _is_model_file, holds, \
     default_finder
 
 #: default cache root, relative to the working directory (inside ``build/``)
@@ -137,7 +137,8 @@ class ResultCache:
         name = _entry_name(job.key)
         for d in (self.root, *self.archive):
             data = _read(d / name)
-            if data is not None and data.get("key") == job.key and data.get("deps") == deps:
+            if data is not None and data.get("key") == job.key \
+                    and isinstance(data.get("deps"), dict) and holds(data["deps"], deps):
                 return {k: v for k, v in data.items() if k != "deps"}
         return None
 
@@ -215,6 +216,24 @@ def _old_layout_dirs(root: Path) -> list[Path]:
     return [d for d in root.iterdir() if d.is_dir()] if root.is_dir() else []
 
 
+def entry_valid(data, finder: DependencyFinder) -> bool:
+    """True when a stored entry is still valid on today's source: for a timing result, the
+    dependencies its job has today all hold their recorded digests (:func:`holds`); for
+    other kinds (whose job cannot be rebuilt from the entry) every recorded file is
+    unchanged."""
+    if data is None or not isinstance(data.get("deps"), dict):
+        return False
+    from golden.report.rekey import job_of
+    job = job_of(data) if "workload" in data and "config" in data else None
+    if job is not None and job.key == data.get("key"):
+        try:
+            today = finder.job_dependencies(job)
+        except Exception:  # noqa: BLE001 - an unknown workload: not valid today
+            return False
+        return holds(data["deps"], today)
+    return not finder.changed(data["deps"])
+
+
 def cache_info(root: Path | str = DEFAULT_ROOT, finder: DependencyFinder | None = None) -> dict:
     """Entries of a cache (or archive) directory: ``entries``, ``valid`` (dependencies
     unchanged today), ``stale``, ``bytes``, and ``old_layout`` (files in directories of the
@@ -224,8 +243,7 @@ def cache_info(root: Path | str = DEFAULT_ROOT, finder: DependencyFinder | None 
     for p in _entries(root):
         size += p.stat().st_size
         data = _read(p)
-        if data is not None and isinstance(data.get("deps"), dict) \
-                and not finder.changed(data["deps"]):
+        if entry_valid(data, finder):
             valid += 1
         else:
             stale += 1
@@ -242,8 +260,7 @@ def clear_cache(root: Path | str = DEFAULT_ROOT, stale_only: bool = False,
     n = 0
     for p in _entries(root):
         data = _read(p)
-        if stale_only and data is not None and isinstance(data.get("deps"), dict) \
-                and not finder.changed(data["deps"]):
+        if stale_only and entry_valid(data, finder):
             continue
         p.unlink(missing_ok=True)
         n += 1
@@ -262,7 +279,7 @@ def archive_results(root: Path | str = DEFAULT_ROOT, to: Path | str = DEFAULT_AR
     n = 0
     for p in _entries(root):
         data = _read(p)
-        if data is None or not isinstance(data.get("deps"), dict) or finder.changed(data["deps"]):
+        if not entry_valid(data, finder):
             continue
         if size is not None and data.get("size") != size:
             continue

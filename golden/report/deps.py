@@ -18,6 +18,14 @@ dependency set, found statically:
   directory of every module in the set, except :data:`NOT_DATA`.
 * **Kernels**: the ``.ptx`` of every workload the job names (the model reads the PTX,
   never the ``.cu``).
+* **GPU configurations**: a job that names the one configuration it loads (a
+  :class:`~golden.report.runner.TimingJob`: ``config``) depends only on that file and the
+  files it ``inherits`` from, not on every ``*.yaml`` beside :mod:`golden.configs.loader`;
+  other job kinds keep the whole directory (an over-approximation).
+
+A stored result is valid while every file the job depends on *today* has the digest the
+result recorded (:func:`holds`). The stored map may list more files (an earlier, coarser
+finder): those cannot change the result, so a finer dependency rule keeps old results.
 
 Digests are SHA-256 over file bytes (memoised per process by path, size and mtime). The
 compiled timing core is built from these same ``.py``/``.pxd`` sources and gives the same
@@ -47,6 +55,41 @@ NOT_DATA = ("bench_reference.yaml",)
 #: or present results: not followed, not part of any job's dependencies
 NOT_MODEL = ("report/present/", "report/cli.py", "report/cache.py", "report/executors.py",
              "report/deps.py", "report/rekey.py")
+
+
+def holds(stored: dict, today: dict) -> bool:
+    """True when every dependency of ``today`` has the digest ``stored`` recorded (the
+    stored map may hold more files: dependencies a coarser rule listed)."""
+    return all(stored.get(k) == v for k, v in today.items())
+
+
+def stale_files(stored: dict, today: dict) -> tuple:
+    """Today's dependencies whose digest differs from (or is missing in) ``stored``."""
+    return tuple(sorted(k for k, v in today.items() if stored.get(k) != v))
+
+
+def config_chain(name: str, config_dir: Path) -> list[Path] | None:
+    """The YAML files configuration ``name`` (a name or alias) is read from: its file and
+    the files it ``inherits`` from, in ``config_dir``; None when that cannot be told (a
+    path, a missing file, an unreadable ``inherits``)."""
+    import yaml
+
+    from golden.configs.loader import ALIASES
+    out: list[Path] = []
+    cur = name
+    while cur is not None:
+        if not isinstance(cur, str) or "/" in cur or cur.endswith((".yaml", ".yml")):
+            return None
+        p = config_dir / f"{ALIASES.get(cur, cur)}.yaml"
+        if not p.is_file() or p in out or len(out) > 16:
+            return None
+        out.append(p)
+        try:
+            raw = yaml.safe_load(p.read_text(encoding="utf-8"))
+        except (OSError, yaml.YAMLError):
+            return None
+        cur = raw.get("inherits") if isinstance(raw, dict) else None
+    return out
 
 
 def _is_model_file(rel: str) -> bool:
@@ -213,7 +256,8 @@ class DependencyFinder:
         """``{path relative to the golden package: digest}`` of everything ``job``'s
         result depends on, sorted by path."""
         mods, files = self.job_roots(job)
-        key = (frozenset(mods), frozenset(files))
+        chain = self._config_files(job)
+        key = (frozenset(mods), frozenset(files), tuple(chain) if chain is not None else None)
         memo = self._files.get(key)
         if memo is not None:
             # the file set found before still holds while none of its files and none of
@@ -222,10 +266,24 @@ class DependencyFinder:
             if self._digests_of(every) == digests and self._dir_times(every) == dirs:
                 return dict(digests)
         code = self.closure(mods)
-        every = sorted(code | self.data_files(code) | files, key=lambda p: p.as_posix())
+        data = self.data_files(code)
+        chain = self._config_files(job)
+        if chain is not None:
+            cdir = self.root / "configs"
+            data = {p for p in data if p.parent != cdir or p.suffix != ".yaml"} | \
+                {p for p in chain if p in data}
+        every = sorted(code | data | files, key=lambda p: p.as_posix())
         digests = self._digests_of(every)
         self._files[key] = (every, digests, self._dir_times(every))
         return dict(digests)
+
+    def _config_files(self, job) -> list[Path] | None:
+        """The configuration files a job reads, when its kind says which (a timing job
+        loads exactly ``job.config``); None = every config file counts."""
+        from golden.report.runner import TimingJob
+        if type(job) is not TimingJob:
+            return None
+        return config_chain(job.config, self.root / "configs")
 
     def _digests_of(self, files) -> dict[str, str]:
         rel = self._rel

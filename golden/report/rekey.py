@@ -40,7 +40,7 @@ from pathlib import Path
 
 from golden.report.cache import ResultCache, _entries, _entry_name, _read, _write_atomic, \
     source_commit
-from golden.report.deps import DependencyFinder, default_finder
+from golden.report.deps import DependencyFinder, default_finder, holds, stale_files
 from golden.report.runner import TimingJob
 
 #: fields of a result that describe the host or the result's provenance, not the simulation
@@ -177,7 +177,7 @@ def choose_witnesses(members: list, minimum: int = 1) -> list:
 
 
 def _changed(stored: dict, today: dict) -> tuple:
-    return tuple(sorted(k for k in set(stored) | set(today) if stored.get(k) != today.get(k)))
+    return stale_files(stored, today)
 
 
 def plan_rekey(directory: Path | str, per_group: int = 1,
@@ -202,7 +202,7 @@ def plan_rekey(directory: Path | str, per_group: int = 1,
         if today is None:
             plan.other += 1
             continue
-        if today == entry["deps"]:
+        if holds(entry["deps"], today):
             plan.valid += 1
             continue
         changed = _changed(entry["deps"], today)

@@ -149,7 +149,11 @@ def test_a_jobs_dependencies_are_its_own_mechanism_and_the_shared_model(tmp_path
     assert changed_by("mechanisms/gscalar/timing.yaml") == {"gscalar"}
     assert changed_by("timing/sm.py") == set(jobs)
     assert changed_by("timing/scheduler.pxd") == set(jobs)
-    assert changed_by("configs/pascal_1080ti.yaml") == set(jobs)
+    # a timing job depends on its own configuration file and what that inherits, only
+    assert changed_by("configs/pascal_1080ti.yaml") == {"darsie", "capri", "base"}
+    assert changed_by("configs/gtx480.yaml") == {"gscalar"}
+    assert changed_by("configs/gtx480_coarse.yaml") == set()
+    assert changed_by("configs/schema.py") == set(jobs)
     assert changed_by("workloads/kernels/mm.ptx") == {"darsie", "capri", "base"}
     assert changed_by("workloads/kernels/mm.cu") == set()
     assert changed_by("report/present/figures.py") == set()
@@ -266,3 +270,29 @@ def test_cheap_first_submits_by_stored_cpu_time(tmp_path, monkeypatch):
     assert ran == [c.key, a.key, b2.key]                 # given order by default
     with pytest.raises(SimtlabError, match="unknown order"):
         run_jobs([a], order="fastest")
+
+
+def test_a_result_stored_with_a_coarser_dependency_map_stays_valid(tmp_path):
+    """A stored map may list more files than the job depends on today (an earlier finder
+    counted every config): the result holds while today's dependencies are unchanged, and
+    goes stale when one of them changes."""
+    from golden.report.cache import cache_info, entry_valid
+    from golden.report.deps import holds, stale_files
+    job = TimingJob("MM", "pascal", size="small")
+    cache = ResultCache(tmp_path, archive=[])
+    today = cache.dependencies(job)
+    assert "configs/pascal_1080ti.yaml" in today and "configs/gtx480.yaml" not in today
+    coarser = {**today, "configs/gtx480.yaml": "f" * 20}      # an unrelated file, since edited
+    cache.put({"key": job.key, "workload": "MM", "config": "pascal", "size": "small",
+               "seed": 0, "cycles": 7}, coarser)
+    assert cache.get(job)["cycles"] == 7
+    assert holds(coarser, today) and stale_files(coarser, today) == ()
+    assert cache_info(tmp_path)["valid"] == 1
+    one = next(iter(sorted(today)))
+    edited = {**coarser, one: "0" * 20}
+    assert not holds(edited, today) and stale_files(edited, today) == (one,)
+    cache.put({"key": job.key, "workload": "MM", "config": "pascal", "size": "small",
+               "seed": 0, "cycles": 7}, edited)
+    assert cache.get(job) is None
+    assert not entry_valid({"key": job.key, "workload": "MM", "config": "pascal",
+                            "size": "small", "seed": 0, "deps": edited}, cache.finder)
