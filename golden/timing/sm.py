@@ -639,7 +639,8 @@ class SM:
                     w.mem_wait = True
                 continue
             units = self.sched_units[sched.index]
-            if not pipes[d.pipe].available(now + eo, units[d.pipe]) or not self.oc.free_unit(now):
+            pc_ = pipes[d.pipe]
+            if not pc_.available(now + eo, units[d.pipe]) or not self.oc.free_unit(now):
                 if reason is None:
                     reason = STALL_STRUCTURAL
                 continue
@@ -649,9 +650,10 @@ class SM:
             while n < self.issue_width and not w.done and ib.size and ib.head_at <= now \
                     and not w.at_bar[w.widx] and not w.hold and not w.hold_issue:
                 d = decoded[ib.head_pc >> 3]
-                if (self.dual_distinct and used & (1 << d.pipe)) or _blocked(w.sb, d) \
-                        or not pipes[d.pipe].available(now + eo, units[d.pipe]) \
-                        or not self.oc.free_unit(now):
+                if (self.dual_distinct and used & (1 << d.pipe)) or _blocked(w.sb, d):
+                    break
+                pc_ = pipes[d.pipe]
+                if not pc_.available(now + eo, units[d.pipe]) or not self.oc.free_unit(now):
                     break
                 self._execute(w, ib.head_pc, d, now)
                 used |= 1 << d.pipe
