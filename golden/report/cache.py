@@ -224,7 +224,7 @@ def entry_valid(data, finder: DependencyFinder) -> bool:
     if data is None or not isinstance(data.get("deps"), dict):
         return False
     from golden.report.rekey import job_of
-    job = job_of(data) if "workload" in data and "config" in data else None
+    job = job_of(data)
     if job is not None and job.key == data.get("key"):
         try:
             today = finder.job_dependencies(job)

@@ -92,6 +92,15 @@ def config_chain(name: str, config_dir: Path) -> list[Path] | None:
     return out
 
 
+def _stamp(p: Path) -> tuple | None:
+    """``(size, mtime_ns)`` of a file, None if it is gone."""
+    try:
+        st = p.stat()
+    except OSError:
+        return None
+    return st.st_size, st.st_mtime_ns
+
+
 def _is_model_file(rel: str) -> bool:
     return not any(rel.startswith(n) if n.endswith("/") else rel == n for n in NOT_MODEL)
 
@@ -132,6 +141,7 @@ class DependencyFinder:
         self._files: dict[tuple, tuple] = {}   # roots -> (files, their digests, dir mtimes)
         self._module_files: dict[str, Path | None] = {}
         self._rel: dict[Path, str] = {}
+        self._chains: dict[str, tuple] = {}    # config name -> (its files, their stat stamps)
 
     # -- module names and files ---------------------------------------------------------
     def module_file(self, name: str) -> Path | None:
@@ -267,7 +277,6 @@ class DependencyFinder:
                 return dict(digests)
         code = self.closure(mods)
         data = self.data_files(code)
-        chain = self._config_files(job)
         if chain is not None:
             cdir = self.root / "configs"
             data = {p for p in data if p.parent != cdir or p.suffix != ".yaml"} | \
@@ -283,7 +292,15 @@ class DependencyFinder:
         from golden.report.runner import TimingJob
         if type(job) is not TimingJob:
             return None
-        return config_chain(job.config, self.root / "configs")
+        # memoised per name while its files keep their size and mtime (no YAML parse per
+        # lookup: this runs for every cache lookup of every job)
+        memo = self._chains.get(job.config)
+        if memo is not None and all(_stamp(p) == st for p, st in memo[1]):
+            return memo[0]
+        chain = config_chain(job.config, self.root / "configs")
+        if chain is not None:
+            self._chains[job.config] = (chain, [(p, _stamp(p)) for p in chain])
+        return chain
 
     def _digests_of(self, files) -> dict[str, str]:
         rel = self._rel

@@ -176,10 +176,6 @@ def choose_witnesses(members: list, minimum: int = 1) -> list:
     return sorted(chosen, key=lambda m: (m.cost, m.job.key))
 
 
-def _changed(stored: dict, today: dict) -> tuple:
-    return stale_files(stored, today)
-
-
 def plan_rekey(directory: Path | str, per_group: int = 1,
                finder: DependencyFinder | None = None,
                configs: list[str] | None = None) -> RekeyPlan:
@@ -205,7 +201,7 @@ def plan_rekey(directory: Path | str, per_group: int = 1,
         if holds(entry["deps"], today):
             plan.valid += 1
             continue
-        changed = _changed(entry["deps"], today)
+        changed = stale_files(entry["deps"], today)
         own = finder.workload_files(job.workload)
         label = f"{job.config}/{'+'.join(job.mechanisms) or 'baseline'}" + "".join(
             f",{k}={v}" for k, v in job.overrides)

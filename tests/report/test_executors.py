@@ -296,3 +296,20 @@ def test_a_result_stored_with_a_coarser_dependency_map_stays_valid(tmp_path):
     assert cache.get(job) is None
     assert not entry_valid({"key": job.key, "workload": "MM", "config": "pascal",
                             "size": "small", "seed": 0, "deps": edited}, cache.finder)
+
+
+def test_one_finder_sees_a_configs_inherits_change(tmp_path):
+    """The config chain is memoised per finder; editing a config file (here its
+    ``inherits``) makes the same finder read the chain again."""
+    import shutil
+    from pathlib import Path
+    src = Path(__file__).resolve().parents[2] / "golden"
+    pkg = tmp_path / "golden"
+    shutil.copytree(src, pkg, ignore=shutil.ignore_patterns("__pycache__"))
+    finder = DependencyFinder(pkg)
+    job = TimingJob("MM", "gtx480_coarse")
+    assert "configs/gtx480.yaml" in finder.job_dependencies(job)
+    p = pkg / "configs" / "gtx480_coarse.yaml"
+    p.write_text(p.read_text().replace("inherits: gtx480\n", "inherits: gtx285\n"))
+    deps = finder.job_dependencies(job)
+    assert "configs/gtx285.yaml" in deps and "configs/gtx480.yaml" not in deps
