@@ -26,6 +26,8 @@ unroll 1`` on the path loop.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from golden.errors import ConfigError
@@ -50,7 +52,10 @@ def _finish(partial_sum, partial_sq, years, path_n):
     """Call value and confidence width per option from the per-thread partial sums."""
     total = partial_sum.astype(np.float64).sum(axis=1)
     total_sq = partial_sq.astype(np.float64).sum(axis=1)
-    discount = np.exp(-RISKFREE * years.astype(np.float64))
+    # the discount through the C library's scalar exp, not numpy's: numpy dispatches exp to
+    # CPU-specific SIMD code (AVX-512 or not) whose last bit differs between hosts, and the
+    # outputs must not depend on the machine that simulates them
+    discount = np.array([math.exp(-RISKFREE * float(y)) for y in years], dtype=np.float64)
     mean = total / path_n
     stddev = np.sqrt(np.maximum(total_sq - total * total / path_n, 0.0) / (path_n - 1))
     return discount * mean, discount * 1.96 * stddev / np.sqrt(path_n)
