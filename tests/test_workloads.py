@@ -265,7 +265,6 @@ def test_mc_outputs_do_not_depend_on_numpy_simd_dispatch():
     code numpy picks on the host: run it with and without numpy's AVX-512 / AVX2 loops
     (paper inputs: 3 of their 64 options differed in the last bit before the fix; small ones
     hit none; a host without AVX-512 cannot tell)."""
-    import os
     import subprocess
     import sys
     code = ("from golden.workloads import registry; from golden.report.runner import output_digest;"
