@@ -28,6 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
+from golden.report.present.cells import outputs_verdict
 from golden.report.runner import (ReportOptions, TimingJob, WorkloadProbe, geomean,
                                   same_outputs, speedup_sweep, standing_for, succeeded)
 
@@ -165,12 +166,13 @@ def _hazards(results, opts, names, md, data) -> None:
             md.append(f"| {w} | {'missing' if base is None else 'error: ' + base['error']} |"
                       + " |" * (len(VARIANTS) + 3))
             continue
-        cells, same, row = [], True, {"workload": w, "cycles": base["cycles"], "ipc": base["ipc"]}
+        cells, same, missing = [], True, 0
+        row = {"workload": w, "cycles": base["cycles"], "ipc": base["ipc"]}
         for v in VARIANTS:
             r = results.get(_job(w, opts, v).key)
             if not succeeded(r):
                 cells.append("error" if r else "missing")
-                same = False
+                missing += 1
                 continue
             sp = base["cycles"] / r["cycles"]
             rows[v].append(sp)
@@ -179,10 +181,10 @@ def _hazards(results, opts, names, md, data) -> None:
             if v == "SC":
                 row["sc_bypass_issues"] = r["timing"]["mechanism"].get("ilp.bypass_issues", 0)
             cells.append(f"{sp:.3f}")
-        row["outputs_identical"] = same
+        verdict, row["outputs_identical"] = outputs_verdict(not same, missing)
         data_rows.append(row)
         md.append(f"| {w} | {base['cycles']:,} | {base['ipc']:.2f} | " + " | ".join(cells)
-                  + f" | {row.get('sc_bypass_issues', '')} | {'identical' if same else 'DIFFER'} |")
+                  + f" | {row.get('sc_bypass_issues', '')} | {verdict} |")
     gm = {v: geomean(rows[v]) for v in VARIANTS}
     md.append("| **geomean** | | | " + " | ".join(f"**{gm[v]:.3f}**" for v in VARIANTS) + " | | |")
     md.append("| paper (GM over 12) | | | " + " | ".join(f"{1 + PAPER[v] / 100:.3f}" for v in VARIANTS)
@@ -217,13 +219,14 @@ def _branch(results, opts, names, md, data) -> None:
             md.append(f"| {w} | {'missing' if base is None else 'error'} |" + " |" * (2 * len(PREDICTORS) + 1))
             continue
         row, same, sp_cells, acc_cells, mix = {"workload": w, "cycles": base["cycles"]}, True, [], [], ""
+        missing = 0
         for p in PREDICTORS:
             r = results.get(_bp_job(w, opts, p).key)
             if not succeeded(r):
                 sp_cells.append("error" if r else "missing")
                 if p != "perfect":
                     acc_cells.append("–")
-                same = False
+                missing += 1
                 continue
             same &= same_outputs(r, base)
             sp = base["cycles"] / r["cycles"]
@@ -241,10 +244,10 @@ def _branch(results, opts, names, md, data) -> None:
                 if n:
                     mix = " / ".join(f"{100 * m.get(k, 0) / n:.0f}" for k in
                                      ("bp.divergent", "bp.unconditional", "bp.not_predicted"))
-        row["outputs_identical"] = same
+        verdict, row["outputs_identical"] = outputs_verdict(not same, missing)
         data_rows.append(row)
         md.append(f"| {w} | {base['cycles']:,} | " + " | ".join(sp_cells) + " | " +
-                  " | ".join(acc_cells) + f" | {mix} | {'identical' if same else 'DIFFER'} |")
+                  " | ".join(acc_cells) + f" | {mix} | {verdict} |")
     gm = {p: geomean(v) for p, v in sp_rows.items()}
     acc_mean = {p: (sum(v) / len(v) if v else None) for p, v in acc_rows.items()}
     md.append("| **geomean / mean** | | " + " | ".join(f"**{gm[p]:.3f}**" for p in PREDICTORS)

@@ -24,6 +24,7 @@ import functools
 from dataclasses import dataclass
 from typing import ClassVar
 
+from golden.report.present.cells import outputs_verdict
 from golden.report.runner import (ReportOptions, TimingJob, WorkloadProbe, geomean,
                                   same_outputs, speedup_sweep, standing_for, succeeded)
 
@@ -228,12 +229,12 @@ def _perf(results, opts, names, md, data) -> None:
         bt, bd = energy_j(base)
         tipc = base["timing"]["thread_instructions"] / max(1, base["cycles"])
         row = {"workload": w, "cycles": base["cycles"]}
-        cells, same = [], True
+        cells, same, missing = [], True, 0
         for v, m in VARIANTS.items():
             r = results.get(_job(w, opts, m).key)
             if not succeeded(r):
                 cells.append("error" if r else "missing")
-                same = False
+                missing += 1
                 continue
             same &= same_outputs(r, base)
             s = base["cycles"] / r["cycles"]
@@ -249,7 +250,7 @@ def _perf(results, opts, names, md, data) -> None:
         uni = comb.get("counters", {}).get("uv.uniform", 0)
         issued = base["timing"]["instructions_issued"]
         row["uniform_fraction"] = uni / issued if issued else 0.0
-        row["outputs_identical"] = same
+        verdict, row["outputs_identical"] = outputs_verdict(not same, missing)
         rows.append(row)
         e_tok = row.get("token combined", {}).get("energy_ratio")
         e_srf = row.get("SRF combined", {}).get("energy_ratio")
@@ -259,7 +260,7 @@ def _perf(results, opts, names, md, data) -> None:
                   f" | {_pct(None if e_tok is None else e_tok - 1)} | "
                   f"{_pct(None if e_srf is None else e_srf - 1)} | "
                   f"{100 * row['uniform_fraction']:.1f}% | "
-                  f"{'identical' if same else 'DIFFER'} |")
+                  f"{verdict} |")
     gm = {v: geomean(x) for v, x in sp.items()}
     ge = {v: geomean(x) for v, x in en.items()}
     gd = {v: geomean(x) for v, x in dyn.items()}

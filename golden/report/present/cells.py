@@ -1,0 +1,18 @@
+"""Table cells shared by the report modules."""
+
+from __future__ import annotations
+
+
+def outputs_verdict(differ: bool, missing: int) -> tuple[str, bool | None]:
+    """The ``outputs`` cell of a workload's row and its ``outputs_identical`` value.
+
+    ``differ``: a variant that ran gave outputs different from the baseline's;
+    ``missing``: variants with no result (not run yet, or failed). A missing variant is
+    not a difference: the row then says how many are missing, and ``outputs_identical`` is
+    None (unknown) unless a variant that ran already differs.
+    """
+    if differ:
+        return "DIFFER", False
+    if missing:
+        return f"identical ({missing} missing)", None
+    return "identical", True
