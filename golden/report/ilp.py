@@ -172,7 +172,8 @@ def _hazards(results, opts, names, md, data) -> None:
             r = results.get(_job(w, opts, v).key)
             if not succeeded(r):
                 cells.append("error" if r else "missing")
-                missing += 1
+                missing += r is None
+                same = same and r is None   # a failed run counts, a missing one not yet
                 continue
             sp = base["cycles"] / r["cycles"]
             rows[v].append(sp)
@@ -226,7 +227,8 @@ def _branch(results, opts, names, md, data) -> None:
                 sp_cells.append("error" if r else "missing")
                 if p != "perfect":
                     acc_cells.append("–")
-                missing += 1
+                missing += r is None
+                same = same and r is None   # a failed run counts, a missing one not yet
                 continue
             same &= same_outputs(r, base)
             sp = base["cycles"] / r["cycles"]

@@ -234,7 +234,8 @@ def _perf(results, opts, names, md, data) -> None:
             r = results.get(_job(w, opts, m).key)
             if not succeeded(r):
                 cells.append("error" if r else "missing")
-                missing += 1
+                missing += r is None
+                same = same and r is None   # a failed run counts, a missing one not yet
                 continue
             same &= same_outputs(r, base)
             s = base["cycles"] / r["cycles"]

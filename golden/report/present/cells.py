@@ -6,10 +6,10 @@ from __future__ import annotations
 def outputs_verdict(differ: bool, missing: int) -> tuple[str, bool | None]:
     """The ``outputs`` cell of a workload's row and its ``outputs_identical`` value.
 
-    ``differ``: a variant that ran gave outputs different from the baseline's;
-    ``missing``: variants with no result (not run yet, or failed). A missing variant is
-    not a difference: the row then says how many are missing, and ``outputs_identical`` is
-    None (unknown) unless a variant that ran already differs.
+    ``differ``: a variant gave outputs different from the baseline's, or failed (a failed
+    run counts as a difference); ``missing``: variants not run yet. A missing variant is not
+    a difference: the row then says how many are missing, and ``outputs_identical`` is None
+    (unknown) unless a variant already differs.
     """
     if differ:
         return "DIFFER", False
