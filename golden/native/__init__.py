@@ -61,6 +61,14 @@ HOT_MODULES: tuple[str, ...] = (
     "golden.mechanisms.darsie.skip",
     "golden.structures.darsie.rename_table",
     "golden.mechanisms.gscalar.regstate",
+    "golden.mechanisms.darsie.frontend",
+    "golden.mechanisms.darsie.structure_energy",
+    "golden.structures.darsie.skip_table",
+    "golden.structures.darsie.coalescer",
+    "golden.structures.darsie.version_table",
+    "golden.structures.darsie.phys_freelist",
+    "golden.structures.cam",
+    "golden.structures.freelist",
 )
 
 #: Cython compiler directives (part of the group hash). ``annotation_typing`` is off: PEP 484

@@ -35,6 +35,12 @@ Hook points and what a return value means:
   either as a ``barrier`` stall. A mechanism that clears one must call
   ``sm.wake_schedulers()``; it must only hold a warp until an event the SM simulates (a
   writeback, another warp's issue or fetch) releases it.
+* ``warp.hold_fetch`` -- a mechanism whose :meth:`on_fetch` refuses a warp's fetch
+  without side effects until some hook call of its own (an issue, a writeback, a branch)
+  changes that may set this flag: the fetch stage then refuses the warp's fetch at once,
+  as if every hook had returned True, without calling them. The mechanism clears it in
+  the hook where the reason ends (no ``wake_schedulers`` needed: fetch is tried every
+  cycle the SM is awake, and a refused fetch keeps the SM awake as before).
 * ``sm.now`` -- the cycle being simulated.
 * :meth:`on_issue` -- an instruction is about to issue; return ``None`` (baseline),
   ``"eliminate"`` (the functional step runs, but no operand read, no pipeline, no

@@ -39,6 +39,7 @@ cdef class WarpSlot:
     cdef public bint done
     cdef public bint hold
     cdef public bint hold_issue
+    cdef public bint hold_fetch
     cdef public bint mem_wait
 
 cdef class SM:

@@ -156,7 +156,7 @@ class WarpSlot:
     """A resident warp: its functional state handle, I-buffer, scoreboard and fetch PC."""
 
     __slots__ = ("tb", "wave", "at_bar", "widx", "slot", "gid", "sched", "ibuf", "sb", "fetch_pc",
-                 "done", "age", "hold", "hold_issue", "mem_wait", "dyn")
+                 "done", "age", "hold", "hold_issue", "hold_fetch", "mem_wait", "dyn")
 
     def __init__(self, tb, widx: int, slot: int, gid: int, ibuf_entries: int, age: int,
                  tracker=Scoreboard):
@@ -178,6 +178,10 @@ class WarpSlot:
         #: TB-wide synchronisation); counted as a ``barrier`` stall; see hooks.py
         self.hold = False
         self.hold_issue = False
+        #: set by a mechanism whose ``on_fetch`` would refuse this warp's fetch until an
+        #: SM event it sees (a writeback, an issue) changes that: the fetch stage refuses
+        #: the warp without asking the mechanisms (see hooks.py)
+        self.hold_fetch = False
         #: the instruction at the I-buffer head waited on a memory (long-latency)
         #: dependence before it issued; read by mechanisms in their issue hooks
         self.mem_wait = False
@@ -799,6 +803,10 @@ class SM:
             room = ib.capacity - ib.size
             if room <= 0 or (self.fetch_empty and ib.size) or w.fetch_pc >= n_prog \
                     or w.hold:
+                continue
+            if w.hold_fetch:  # a mechanism refuses this warp's fetch until it releases it
+                if not w.done:
+                    self._fetch_refused = True
                 continue
             ready = None
             got = 0

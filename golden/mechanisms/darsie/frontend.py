@@ -25,8 +25,8 @@ FULL = 0xFFFFFFFF
 def full_mask(w) -> bool:
     """The warp's current SIMT-stack TOS mask has all 32 lanes (no SIMD divergence)."""
     st = w.wave.stacks
-    d = int(st.depth[w.widx])
-    return d > 0 and int(st.mask[w.widx, d - 1]) == FULL
+    d = st.depth.item(w.widx)
+    return d > 0 and st.mask.item(w.widx, d - 1) == FULL
 
 
 def ibuf_path_certain(sm, w) -> bool:

@@ -215,6 +215,7 @@ class _Entry:
     wb: bool = False
     complete: bool = False       # every majority warp arrived (table entry freed)
     waiters: list = field(default_factory=list)  # warps held at this Sync entry
+    fetch_held: list = field(default_factory=list)  # followers whose fetch waits for LeaderWB
 
 
 class _Slot:
@@ -516,13 +517,18 @@ class DarsieMechanism(Mechanism):
         if slot is None or not self._eligible(slot, w):
             return False
         if w.widx in slot.arrivals:
+            w.hold_fetch = True  # released with the branch barrier (_leave, _resolve_branch)
             return True  # held at a branch barrier: probe once the barrier is released
         s = self._sms[sm.id]
         st = sm.stats
         waiting = self._wb_wait.get(id(w))
         if waiting is not None:
             if waiting.pc == pc and not waiting.wb and slot.entries.get(pc) is waiting:
-                return True  # still waiting for the leader's writeback: no probe, no port
+                # still waiting for the leader's writeback: no probe, no port; the fetch
+                # stage asks again once the entry changes or the warp issues (_release_fetch)
+                w.hold_fetch = True
+                waiting.fetch_held.append(w)
+                return True
             del self._wb_wait[id(w)]
         skipped = 0
         while pc in self.skippable:
@@ -586,6 +592,7 @@ class DarsieMechanism(Mechanism):
 
     # ------------------------------------------------------------------ issue
     def on_issue(self, sm, w, pc: int, inst):
+        w.hold_fetch = False  # its issue may move its fetch PC or change its mask
         slot = self._slot(sm, w)
         if slot is None:
             return None
@@ -669,6 +676,7 @@ class DarsieMechanism(Mechanism):
         once no warp is renamed to them. Warps that already skipped it keep their renames."""
         if slot.entries.get(e.pc) is e:
             del slot.entries[e.pc]
+        self._release_fetch(e)
         if e.waiters:
             self._release_sync(sm, slot, e, skip=False)
         for reg, _k, ver in e.dsts:
@@ -754,6 +762,7 @@ class DarsieMechanism(Mechanism):
         return e
 
     def after_step(self, sm, w, pc: int, rec) -> None:
+        w.hold_fetch = False
         lead = self._leading.pop(id(w), None)
         if lead is not None:
             _slot, e = lead
@@ -769,6 +778,7 @@ class DarsieMechanism(Mechanism):
         if lead is not None:
             slot, e = lead
             e.wb = True
+            self._release_fetch(e)
             s = self._sms[sm.id]
             if not e.complete and slot.entries.get(e.pc) is e:
                 s.table.leader_wb(slot.index, e.index)
@@ -777,10 +787,20 @@ class DarsieMechanism(Mechanism):
         return regs
 
     # ------------------------------------------------------------------ entries
+    @staticmethod
+    def _release_fetch(e: _Entry) -> None:
+        """Followers waiting at fetch for ``e``'s LeaderWB probe again (the entry got its
+        writeback or left the table)."""
+        if e.fetch_held:
+            for x in e.fetch_held:
+                x.hold_fetch = False
+            e.fetch_held = []
+
     def _entry_gone(self, sm, slot: _Slot, e: _Entry) -> None:
         """Entry ``e`` left the table (all majority warps arrived, or removed)."""
         if slot.entries.get(e.pc) is e:
             del slot.entries[e.pc]
+        self._release_fetch(e)
         if e.sync and e.waiters:
             if e.complete and not e.wb:
                 return  # the leader's writeback releases the waiters (they then rename)
@@ -796,6 +816,7 @@ class DarsieMechanism(Mechanism):
         waiters, e.waiters = e.waiters, []
         for w in waiters:
             w.hold = False
+            w.hold_fetch = False
             if w.done:
                 continue
             if skip:
@@ -841,6 +862,7 @@ class DarsieMechanism(Mechanism):
             for reg, ver in held.items():
                 self._maybe_free(slot, reg, ver)
         slot.arrivals.pop(w.widx, None)
+        w.hold_fetch = False
         if w.hold_issue:
             w.hold_issue = False
             sm.wake_schedulers()
@@ -919,6 +941,8 @@ class DarsieMechanism(Mechanism):
                     sm.stats.count_mechanism("darsie.rejoins", (maj & ~slot.majority).bit_count())
                 slot.majority = maj
                 s.table.set_majority(slot.index, maj)
+                for x in w.tb.warps:  # eligibility changed: fetch asks DARSIE again
+                    x.hold_fetch = False
             elif slot.majority >> w.widx & 1:
                 self._resolve_branch(sm, slot)
             return
@@ -976,6 +1000,7 @@ class DarsieMechanism(Mechanism):
         for widx in arrived:
             warps[widx].hold = False
             warps[widx].hold_issue = False
+            warps[widx].hold_fetch = False
         sm.wake_schedulers()
         for widx in arrived:
             if widx not in best:

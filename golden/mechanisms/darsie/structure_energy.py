@@ -28,11 +28,15 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from pathlib import Path
 
+import golden
+
 
 from golden.configs.sourced import load_sourced
 from golden.errors import ConfigError
 
-DEFAULT_PATH = Path(__file__).with_name("structure_energy.yaml")
+#: beside this module's source (found through the package: compiled, this module's own
+#: ``__file__`` is in the out-of-tree build directory)
+DEFAULT_PATH = Path(golden.__file__).parent / "mechanisms" / "darsie" / "structure_energy.yaml"
 KINDS = ("search", "read", "write")
 
 
@@ -112,10 +116,16 @@ class BitTally:
     def __init__(self):
         self.bits: dict[str, list] = {}
 
-    def add(self, structure: str, s: int, r: int, w: int) -> None:
+    def row(self, structure: str) -> list:
+        """The [search, read, write] bit counts of ``structure`` (kept across
+        :meth:`flush`, which zeroes it: a meter holds on to its row)."""
         b = self.bits.get(structure)
         if b is None:
             b = self.bits[structure] = [0, 0, 0]
+        return b
+
+    def add(self, structure: str, s: int, r: int, w: int) -> None:
+        b = self.row(structure)
         b[0] += s
         b[1] += r
         b[2] += w
@@ -131,19 +141,27 @@ class BitTally:
             pj = energy.pj(s, r, w)
             if pj:
                 stats.count_mechanism(f"{prefix}.energy_pj.{name}", pj)
-        self.bits = {}
+            self.bits[name][:] = [0, 0, 0]
 
 
 def _meter(fn, structure: str, cost: tuple, tally: BitTally, per_item: bool):
     s, r, w = cost
+    b = tally.row(structure)
     if per_item:
         def call(items, *a, **k):
-            n = sum(1 for x in items if x is not None)
-            tally.add(structure, s * n, r * n, w * n)
+            n = 0
+            for x in items:
+                if x is not None:
+                    n += 1
+            b[0] += s * n
+            b[1] += r * n
+            b[2] += w * n
             return fn(items, *a, **k)
     else:
         def call(*a, **k):
-            tally.add(structure, s, r, w)
+            b[0] += s
+            b[1] += r
+            b[2] += w
             return fn(*a, **k)
     return call
 
