@@ -131,7 +131,16 @@ def start(reports, jobs: int, root: Path = DEFAULT_DIR, archive: Path | None = N
     src = _worktree(root, commit)
     from golden import native
     env = dict(os.environ)
-    env.setdefault(native.DIR_ENV, str(native.native_dir()))   # share the compiled core
+    if native.DIR_ENV not in env:
+        # share this checkout's compiled core when the campaign's commit compiles to the same
+        # one; otherwise the campaign keeps its own (a build removes every other build in its
+        # directory, so a shared one would delete the developer's core, or theirs the
+        # campaign's under its running workers)
+        theirs = subprocess.run([sys.executable, "-c", "from golden import native; "
+                                 "print(native.group_hash())"], cwd=src, capture_output=True,
+                                text=True, env=dict(env, PYTHONPATH=str(src))).stdout.strip()
+        same = theirs == native.group_hash()
+        env[native.DIR_ENV] = str(native.native_dir() if same else root / "native")
     started = time.strftime("%Y-%m-%d %H:%M:%S")
     log = open(root / "log", "a")
     log.write(f"=== {started} commit {commit[:12]}: "
