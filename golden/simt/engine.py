@@ -625,6 +625,7 @@ class Wave:
         self.loop_pc = np.full(self.nwarps, -1, dtype=np.int64)
         self.sh_size = launch.shared_bytes
         self.shared = np.zeros(self.ntb * self.sh_size + 16, dtype=np.uint8)
+        self.shared_fast = fastpath.u8_view(self.shared)  # as the per-lane kernels take it
         self.shared_views: dict = {}  # dtype -> (shared buffer, typed view), _typed_view
         self.reg_bytes: dict = {}     # register key -> its uint8 view (golden.simt.fastpath)
         self.reg_f32: dict = {}       # register key -> its float32 view (golden.simt.fastpath)
@@ -655,6 +656,7 @@ class FunctionalLaunch:
                  watchdog: int | None = None):
         self.device = device
         self.gmem = device.memory
+        self._gbuf = self._gview = None   # _global_fast
         self.program = program
         self.geo = geo
         self.params = np.frombuffer(params, dtype=np.uint8).copy() if params else np.zeros(8, np.uint8)
@@ -1772,6 +1774,15 @@ class FunctionalLaunch:
                 np.copyto(regs[key][lanes], vals, where=active)
         return True
 
+    def _global_fast(self):
+        """Global memory's buffer as the per-lane kernels take it (:func:`fastpath.u8_view`,
+        made again only when a host allocation replaced the buffer)."""
+        buf = self.gmem.buffer
+        if buf is not self._gbuf:
+            self._gbuf = buf
+            self._gview = fastpath.u8_view(buf)
+        return self._gview
+
     def _load_fast(self, w: Wave, plan: _LoadPlan, lanes: slice, active: np.ndarray,
                    amask: int) -> bool:
         """:meth:`_load_one` through the compiled per-lane kernels (``plan.native``; same
@@ -1780,7 +1791,7 @@ class FunctionalLaunch:
         rb = w.reg_bytes
         base = rb.get(plan.base)
         if base is None:
-            base = rb[plan.base] = w.regs[plan.base].view(np.uint8)
+            base = rb[plan.base] = fastpath.u8_view(w.regs[plan.base].view(np.uint8))
         lane0 = lanes.start
         size = plan.size
         addrs = np.empty(32, dtype=np.uint64)
@@ -1793,11 +1804,11 @@ class FunctionalLaunch:
         if space == "global":
             if not self.gmem.contains(amin, end):
                 return False
-            mem, sub, base_off = self.gmem.buffer, GLOBAL_BASE, 0
+            mem, sub, base_off = self._global_fast(), GLOBAL_BASE, 0
         else:
             if end > w.sh_size:
                 return False
-            mem, sub, base_off = w.shared, 0, int(w.sh_base[lane0])
+            mem, sub, base_off = w.shared_fast, 0, int(w.sh_base[lane0])
         stats = self.stats
         stats.mem_warp_accesses[space] += 1
         stats.mem_thread_accesses[space] += amask.bit_count()
@@ -1808,7 +1819,7 @@ class FunctionalLaunch:
                 continue
             dst = rb.get(d[0])
             if dst is None:
-                dst = rb[d[0]] = w.regs[d[0]].view(np.uint8)
+                dst = rb[d[0]] = fastpath.u8_view(w.regs[d[0]].view(np.uint8))
             fastpath.gather(mem, addrs, sub, base_off, size, k, amask, dst, lane0)
         return True
 
@@ -1819,7 +1830,7 @@ class FunctionalLaunch:
         rb = w.reg_bytes
         base = rb.get(plan.base)
         if base is None:
-            base = rb[plan.base] = w.regs[plan.base].view(np.uint8)
+            base = rb[plan.base] = fastpath.u8_view(w.regs[plan.base].view(np.uint8))
         lane0 = lanes.start
         size = plan.size
         addrs = np.empty(32, dtype=np.uint64)
@@ -1832,11 +1843,11 @@ class FunctionalLaunch:
         if space == "global":
             if not self.gmem.contains(amin, end):
                 return False
-            mem, sub, base_off = self.gmem.buffer, GLOBAL_BASE, 0
+            mem, sub, base_off = self._global_fast(), GLOBAL_BASE, 0
         else:
             if end > w.sh_size:
                 return False
-            mem, sub, base_off = w.shared, 0, int(w.sh_base[lane0])
+            mem, sub, base_off = w.shared_fast, 0, int(w.sh_base[lane0])
         stats = self.stats
         stats.mem_warp_accesses[space] += 1
         stats.mem_thread_accesses[space] += amask.bit_count()
@@ -1847,7 +1858,7 @@ class FunctionalLaunch:
             if key is not None:
                 src = rb.get(key)
                 if src is None:
-                    src = rb[key] = w.regs[key].view(np.uint8)
+                    src = rb[key] = fastpath.u8_view(w.regs[key].view(np.uint8))
             fastpath.scatter(mem, addrs, sub, base_off, size, k, amask, src, imm, lane0)
         return True
 

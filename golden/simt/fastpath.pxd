@@ -49,6 +49,8 @@ cpdef bint f32_op(int code, const float[::1] a, float ia, const float[::1] b, fl
                   const float[::1] c, float ic, float[::1] d, Py_ssize_t lane0,
                   unsigned int active)
 
+cpdef object u8_view(unsigned char[::1] m)
+cpdef object f32_view(float[::1] m)
 cdef object _view(dict views, dict regs, object key, object dtype)
 
 cpdef bint alu(tuple nat, dict regs, dict rb, dict fv, Py_ssize_t lane0, unsigned int active)

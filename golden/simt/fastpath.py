@@ -253,11 +253,25 @@ def f32_op(code, a, ia, b, ib, c, ic, d, lane0, active):
     return True
 
 
+def u8_view(m):
+    """A contiguous uint8 array as the kernels take it, to be kept and passed again:
+    compiled, a typed memoryview made once (a numpy array passed to a kernel costs a buffer
+    request and a new memoryview on every call); plain Python, the array itself."""
+    return m
+
+
+def f32_view(m):
+    """:func:`u8_view` for a contiguous float32 array."""
+    return m
+
+
 def _view(views, regs, key, dtype):
-    """The ``dtype`` view of register ``key`` (``regs[key]``), kept in ``views``."""
+    """The ``dtype`` view of register ``key`` (``regs[key]``), kept in ``views`` in the
+    form :func:`u8_view` / :func:`f32_view` give."""
     v = views.get(key)
     if v is None:
-        v = views[key] = regs[key].view(dtype)
+        a = regs[key].view(dtype)
+        v = views[key] = u8_view(a) if dtype is np.uint8 else f32_view(a)
     return v
 
 

@@ -72,6 +72,18 @@ def op_timing(pipelines_cfg, pipe: int, opcode: str | None, types: tuple = ()):
     return t.latency, t.initiation
 
 
+def _earliest(fa: list) -> int:
+    """Index of the first smallest free cycle in ``fa`` (``fa.index(min(fa))``)."""
+    i = 0
+    best = fa[0]
+    for k in range(1, len(fa)):
+        t = fa[k]
+        if t < best:
+            best = t
+            i = k
+    return i
+
+
 class PipelineClass:
     """The ``count`` units of one pipeline class; each unit stores the cycle it frees.
 
@@ -89,13 +101,18 @@ class PipelineClass:
     def available(self, cycle: int, unit: int = -1) -> bool:
         """True if the unit (any unit when ``unit < 0``) can accept a warp instruction in
         ``cycle``."""
+        fa = self.free_at
         if unit >= 0:
-            return self.free_at[unit] <= cycle
-        return min(self.free_at) <= cycle
+            return fa[unit] <= cycle
+        for t in fa:  # min(fa) <= cycle, without building the minimum
+            if t <= cycle:
+                return True
+        return False
 
     def next_free(self) -> int:
         """Earliest cycle a unit frees."""
-        return min(self.free_at)
+        fa = self.free_at
+        return fa[_earliest(fa)]
 
     def occupy(self, ready: int, timing=None, unit: int = -1, before: int = 0) -> int:
         """Start an instruction whose operands are ready at ``ready`` on ``unit`` (the
@@ -104,7 +121,7 @@ class PipelineClass:
         (:func:`op_timing`) or None for the class's latency and interval; ``before``
         cycles of injected work occupy the unit first (the instruction enters after it)."""
         fa = self.free_at
-        i = unit if unit >= 0 else fa.index(min(fa))
+        i = unit if unit >= 0 else _earliest(fa)
         entry = max(ready, fa[i]) + before
         if timing is None:
             fa[i] = entry + self.interval
@@ -119,7 +136,7 @@ class PipelineClass:
         the writeback cycle ``entry + interval - 1 + latency``, where
         ``entry`` is the cycle the instruction itself enters."""
         fa = self.free_at
-        i = unit if unit >= 0 else fa.index(min(fa))
+        i = unit if unit >= 0 else _earliest(fa)
         entry = max(ready, fa[i]) + before
         fa[i] = entry + interval
         return entry + interval - 1 + latency

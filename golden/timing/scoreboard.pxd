@@ -3,6 +3,8 @@
 cdef class Scoreboard:
     cdef public dict pending
     cdef public set from_mem
+    cdef object _asked
+    cdef int _answer
     cpdef int blocked(self, d)
     cpdef reserve(self, regs, bint is_mem, object mask=*)
     cpdef release(self, regs)

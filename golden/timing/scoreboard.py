@@ -51,7 +51,7 @@ class Tagged(tuple):
 class Scoreboard:
     """Reserved destination registers of one warp: ``reg index -> pending count / kind``."""
 
-    __slots__ = ("pending", "from_mem")
+    __slots__ = ("pending", "from_mem", "_asked", "_answer")
 
     #: reserve/release only instructions that write registers
     tracks_all = False
@@ -59,21 +59,31 @@ class Scoreboard:
     def __init__(self):
         self.pending: dict[int, int] = {}   # register -> outstanding writes
         self.from_mem: set[int] = set()     # registers whose pending write is a load
+        #: the last instruction :meth:`blocked` answered for and its answer, until the next
+        #: reserve or release (the issue walk asks about the same waiting head many times)
+        self._asked = None
+        self._answer = 0
 
     def blocked(self, d) -> int:
         """0 if none of ``d``'s registers (sources and destinations) is reserved, 2 if one
         waits on memory, else 1."""
+        if d is self._asked:
+            return self._answer
         p = self.pending
         hit = 0
         for r in d.hazard:
             if r in p:
                 if r in self.from_mem:
-                    return 2
+                    hit = 2
+                    break
                 hit = 1
+        self._asked = d
+        self._answer = hit
         return hit
 
     def reserve(self, regs, is_mem: bool, mask: int = FULL_MASK) -> None:
         """Reserve the destination registers of an issued instruction."""
+        self._asked = None
         p = self.pending
         for r in regs:
             p[r] = p.get(r, 0) + 1
@@ -82,6 +92,7 @@ class Scoreboard:
 
     def release(self, regs) -> None:
         """Writeback of ``regs``: clear their reservation."""
+        self._asked = None
         p = self.pending
         for r in regs:
             n = p.get(r, 0) - 1

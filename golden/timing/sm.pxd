@@ -103,6 +103,8 @@ cdef class SM:
     cpdef int _issue(self, IssueScheduler sched, long now)
     @cython.locals(sched=IssueScheduler, progress=bint, reason=int)
     cpdef bint tick(self, long now)
+    @cython.locals(wake=long, eo=long, p=PipelineClass, f=long)
+    cpdef long _wake_cycle(self, IssueScheduler sched, long now)
     @cython.locals(w=WarpSlot, ib=IBuffer, n=int, start=int, fetched=int, k=int, room=int, got=int, skipped=bint, refused=bint, pc=long)
     cpdef bint _fetch(self, long now)
     @cython.locals(active=int, pipe_id=int, latency=long, ready=long, done=long, release=long, pc_=PipelineClass)

@@ -137,7 +137,8 @@ def decode_program(program, pipelines=None) -> list:
         vec = next((int(m[1:]) for m in inst.mods if m in ("v2", "v4", "v8")), 1)
         pipe = pipe_of(op, div_pipe)
         timing = op_timing(pipelines, pipe, op, inst.types) if pipelines is not None else None
-        out.append(DecodedInst(op, pipe, srcs, dsts, tuple(dict.fromkeys(srcs + dsts)),
+        hazard = tuple(dict.fromkeys(srcs + dsts))
+        out.append(DecodedInst(op, pipe, srcs, dsts, hazard,
                                pipe == PIPE_MEM, op in CONTROL_OPCODES, vec, guard,
                                bool(inst.guard is not None and inst.guard.negated), timing))
     return out
@@ -565,8 +566,8 @@ class SM:
         head = q[0]
         ready, w, acc, regs, pc = head
         space, addrs, size = acc
-        r = self.memory.access(self.id, now, w.gid, addrs[0], addrs[1], size,
-                               is_store=addrs[2], is_atomic=addrs[3], space=space)
+        r = self.memory.serve(self.id, now, w.gid, addrs[0], addrs[1], size, addrs[2],
+                              addrs[3], space)
         if not r.ok:
             head[0] = max(now + 1, r.retry_cycle if r.retry_cycle is not None else now + 1)
             return False

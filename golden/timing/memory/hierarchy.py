@@ -241,10 +241,17 @@ class MemoryHierarchy:
         """
         if not 0 <= sm_id < len(self.l1):
             raise SimtlabError(f"sm_id {sm_id} out of range (0..{len(self.l1) - 1})")
+        return self.serve(sm_id, cycle, warp_id, np.asarray(lane_addrs, dtype=np.uint64),
+                          active_mask, size, is_store, is_atomic, space)
+
+    def serve(self, sm_id: int, cycle: int, warp_id: int, addrs, active_mask, size: int,
+              is_store: bool, is_atomic: bool, space: str) -> AccessResult:
+        """:meth:`access` for a caller whose arguments are already what it checks (the SM's
+        memory port): ``sm_id`` in range, ``addrs`` a uint64 array; a wrong lane count or
+        an unknown ``space`` is still refused."""
         if space not in SPACES:
             raise SimtlabError(f"unknown memory space {space!r}; supported: {', '.join(SPACES)}")
-        addrs = np.asarray(lane_addrs, dtype=np.uint64)
-        if addrs.shape != (self._warp,):
+        if addrs.ndim != 1 or addrs.shape[0] != self._warp:
             raise SimtlabError(f"lane_addrs has shape {addrs.shape}, expected ({self._warp},)")
         if cycle > self._now:
             self._now = cycle
