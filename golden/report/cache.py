@@ -217,10 +217,9 @@ def _old_layout_dirs(root: Path) -> list[Path]:
 
 
 def entry_valid(data, finder: DependencyFinder) -> bool:
-    """True when a stored entry is still valid on today's source: for a timing result, the
-    dependencies its job has today all hold their recorded digests (:func:`holds`); for
-    other kinds (whose job cannot be rebuilt from the entry) every recorded file is
-    unchanged."""
+    """True when a stored entry is still valid on today's source: the dependencies its job
+    (rebuilt from the entry, any report job kind) has today all hold their recorded digests
+    (:func:`holds`); for an entry no job kind names, every recorded file is unchanged."""
     if data is None or not isinstance(data.get("deps"), dict):
         return False
     from golden.report.rekey import job_of

@@ -308,7 +308,7 @@ def _rekey(args) -> int:
         raise SimtlabError(f"cache rekey: no directory {args.dir}")
     plan = plan_rekey(args.dir, per_group=0 if args.all else args.per_group,
                       configs=args.config)
-    print(f"{args.dir}: {plan.valid} valid, {plan.stale} stale timing result(s) in "
+    print(f"{args.dir}: {plan.valid} valid, {plan.stale} stale result(s) in "
           f"{len(plan.groups)} group(s)"
           + (f", {plan.other} other result(s) left alone" if plan.other else ""))
     for g in plan.groups:

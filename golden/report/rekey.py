@@ -7,10 +7,13 @@ changes the dependency map of every job that imports the edited file, so a commi
 still hold. ``simtlab cache rekey`` moves such results to today's dependency map, but only
 on evidence, never on trust:
 
-1. The stale timing results of a directory are grouped by what they exercise: the
-   configuration, the mechanisms with their arguments, the config overrides, and the set
-   of dependency files that changed. A result whose own workload files changed (its PTX or
-   its workload module) is a group of its own.
+1. The stale results of a directory are grouped by what they exercise: for a timing job
+   the configuration, the mechanisms with their arguments and the config overrides; for
+   any other report job (a concurrent-kernel run, a functional probe, an occupancy or
+   locality table) its kind and its fields besides the workload; and in both cases the
+   set of dependency files that changed. A result whose own workload files changed (its
+   PTX or its workload module) is a group of its own. A group whose results took less
+   than ``RERUN_BELOW_CPU_S`` in all is simply simulated again, every member a witness.
 2. In each group *witnesses* are chosen to be simulated again on today's source: as
    few results as cover every statistic the group's results count (each nonzero counter
    of the timing record, mechanism counters included, is counted by at least one
@@ -34,6 +37,8 @@ first.
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -74,22 +79,66 @@ def first_differences(old, new, path: str = "", limit: int = 5) -> list[str]:
     return out
 
 
-def job_of(entry: dict) -> TimingJob | None:
-    """The timing job a stored result came from, or None for other job kinds."""
-    try:
-        return TimingJob(workload=entry["workload"], config=entry["config"],
-                         size=entry["size"], seed=int(entry["seed"]),
-                         mechanisms=tuple(entry.get("mechanisms") or ()),
-                         overrides=tuple(tuple(o) for o in entry.get("overrides") or ()))
-    except (KeyError, TypeError, ValueError):
+@functools.lru_cache(maxsize=1)
+def job_kinds() -> tuple:
+    """Every report job class: the dataclasses of the ``golden.report`` modules whose
+    instances name their result with a ``key`` property (:class:`TimingJob`, the
+    functional probes, concurrent-kernel runs, occupancy and locality tables...)."""
+    import dataclasses
+    import importlib
+    import pkgutil
+
+    import golden.report as package
+    out = []
+    for info in pkgutil.iter_modules(package.__path__):
+        if info.ispkg or info.name in ("cli", "cache", "executors", "deps", "rekey", "campaign"):
+            continue
+        mod = importlib.import_module(f"{package.__name__}.{info.name}")
+        for obj in vars(mod).values():
+            if isinstance(obj, type) and obj.__module__ == mod.__name__ \
+                    and dataclasses.is_dataclass(obj) and isinstance(getattr(obj, "key", None), property) \
+                    and (obj is TimingJob or callable(getattr(obj, "run", None))):
+                out.append(obj)
+    return tuple(sorted(out, key=lambda c: (c is not TimingJob, c.__module__, c.__name__)))
+
+
+def _tuples(v):
+    """JSON lists back to the tuples a frozen job's fields hold."""
+    return tuple(_tuples(x) for x in v) if isinstance(v, list) else v
+
+
+def job_of(entry: dict, kinds: tuple | None = None):
+    """The report job a stored result came from (rebuilt from the job's fields, which every
+    result record carries, and checked against its key), or None when no job kind names
+    it."""
+    import dataclasses
+    key = entry.get("key")
+    if not isinstance(key, str):
         return None
+    for cls in kinds if kinds is not None else job_kinds():
+        fields = {}
+        for f in dataclasses.fields(cls):
+            if not f.init:
+                continue
+            if f.name in entry:
+                fields[f.name] = _tuples(entry[f.name])
+            elif f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
+                break
+        else:
+            try:
+                job = cls(**fields)
+                if job.key == key:
+                    return job
+            except (TypeError, ValueError, KeyError):
+                continue
+    return None
 
 
 @dataclass
 class _Stale:
     path: Path
     entry: dict
-    job: TimingJob
+    job: object           # a TimingJob or another report job kind
     deps: dict            # today's dependency map
     changed: tuple        # files whose digest differs, appeared or disappeared
 
@@ -98,7 +147,8 @@ class _Stale:
     @property
     def features(self) -> frozenset:
         """The statistics this result counts: paths of nonzero numbers in its timing
-        record (``mechanism.capri.bypass_divergent``, ``stalls.memory``...)."""
+        record (``mechanism.capri.bypass_divergent``, ``stalls.memory``...), or for a job
+        kind without one, in the fields of its result."""
         out = set()
 
         def walk(o, p):
@@ -108,7 +158,12 @@ class _Stale:
             elif isinstance(o, (int, float)) and not isinstance(o, bool) and o:
                 out.add(p)
 
-        walk(self.entry.get("timing") or {}, "")
+        timing = self.entry.get("timing")
+        if timing is None:     # another job kind: what it measured, beside its own fields
+            own = {f.name for f in dataclasses.fields(self.job)}
+            timing = {k: v for k, v in self.entry.items()
+                      if k not in NOT_SIMULATION and k not in own}
+        walk(timing, "")
         return frozenset(out)
 
 
@@ -176,22 +231,50 @@ def choose_witnesses(members: list, minimum: int = 1) -> list:
     return sorted(chosen, key=lambda m: (m.cost, m.job.key))
 
 
+#: a group whose results took less than this many CPU-seconds in all is simulated again
+#: entirely instead of through witnesses (the probes that take a second each, small groups)
+RERUN_BELOW_CPU_S = 120.0
+
+
+def _label(job) -> str:
+    """What a group of results has in common besides the workload: the configuration, the
+    mechanisms with their arguments and the overrides of a timing job; the kind and the
+    other fields of any other job (``ConcurrentJob/gpu=H``)."""
+    import dataclasses
+    if isinstance(job, TimingJob):
+        return f"{job.config}/{'+'.join(job.mechanisms) or 'baseline'}" + "".join(
+            f",{k}={v}" for k, v in job.overrides)
+    rest = [f"{f.name}={getattr(job, f.name)}" for f in dataclasses.fields(job)
+            if f.name not in ("workload", "kernels", "size", "seed")]
+    return "/".join([type(job).__name__, *rest])
+
+
+def _own_files(finder: DependencyFinder, job) -> set:
+    """The files that belong to the job's workloads alone (definition module and PTX)."""
+    names = [getattr(job, "workload", None), *(getattr(job, "kernels", ()) or ())]
+    return set().union(*(finder.workload_files(n) for n in names if n)) if any(names) else set()
+
+
 def plan_rekey(directory: Path | str, per_group: int = 1,
                finder: DependencyFinder | None = None,
-               configs: list[str] | None = None) -> RekeyPlan:
-    """Group the stale timing results of ``directory`` and choose each group's witnesses
-    (every member when ``per_group`` is 0). ``configs`` keeps only the results of those
-    GPU configs (the others count as ``other`` and are left alone)."""
+               configs: list[str] | None = None,
+               rerun_below: float = RERUN_BELOW_CPU_S) -> RekeyPlan:
+    """Group the stale results of ``directory`` (every report job kind) and choose each
+    group's witnesses (every member when ``per_group`` is 0, or when the whole group took
+    less than ``rerun_below`` CPU-seconds). ``configs`` keeps only the results of those
+    GPU configs (the others, and jobs without a config, count as ``other`` and are left
+    alone)."""
     from golden.report.cache import ResultCache
     directory, finder = Path(directory), finder or default_finder()
     cache = ResultCache(directory, archive=[], finder=finder)
     plan = RekeyPlan(directory)
     groups: dict[tuple, RekeyGroup] = {}
+    kinds = job_kinds()
     for p in _entries(directory):
         entry = _read(p)
-        job = job_of(entry) if entry is not None else None
-        if job is None or job.key != entry.get("key") or not isinstance(entry.get("deps"), dict) \
-                or (configs and job.config not in configs):
+        job = job_of(entry, kinds) if entry is not None else None
+        if job is None or not isinstance(entry.get("deps"), dict) \
+                or (configs and getattr(job, "config", None) not in configs):
             plan.other += 1
             continue
         today = cache.dependencies(job)
@@ -202,16 +285,16 @@ def plan_rekey(directory: Path | str, per_group: int = 1,
             plan.valid += 1
             continue
         changed = stale_files(entry["deps"], today)
-        own = finder.workload_files(job.workload)
-        label = f"{job.config}/{'+'.join(job.mechanisms) or 'baseline'}" + "".join(
-            f",{k}={v}" for k, v in job.overrides)
-        gkey = (label, changed) if not own & set(changed) else (job.key, changed)
+        label = _label(job)
+        gkey = (label, changed) if not _own_files(finder, job) & set(changed) \
+            else (job.key, changed)
         g = groups.get(gkey)
         if g is None:
             g = groups[gkey] = RekeyGroup(label=gkey[0], changed=changed)
         g.members.append(_Stale(p, entry, job, today, changed, _cost(directory, entry)))
     for g in groups.values():
-        g.witnesses = g.members[:] if per_group <= 0 else choose_witnesses(g.members, per_group)
+        everyone = per_group <= 0 or sum(m.cost for m in g.members) < rerun_below
+        g.witnesses = g.members[:] if everyone else choose_witnesses(g.members, per_group)
     plan.groups = sorted(groups.values(), key=lambda g: g.label)
     return plan
 

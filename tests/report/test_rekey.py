@@ -83,7 +83,7 @@ def test_rekey_command_runs_the_witnesses_and_exits_non_zero_on_a_difference(tmp
     _store(cache, r, {"timing/sm.py": "0" * 20})
     assert main(["cache", "rekey", "--dir", str(d), "--dry-run"]) == 0
     out = capsys.readouterr().out
-    assert "0 valid, 1 stale timing result(s) in 1 group(s)" in out and "gtx285/baseline" in out
+    assert "0 valid, 1 stale result(s) in 1 group(s)" in out and "gtx285/baseline" in out
     assert cache_info(d)["stale"] == 1                            # a dry run changes nothing
     w = ["--witness-cache", str(tmp_path / "witnesses")]
     assert main(["cache", "rekey", "--dir", str(d), "-j", "1", *w]) == 0
@@ -160,3 +160,48 @@ def test_witnesses_are_simulated_not_derived_from_an_observer_run(tmp_path):
     assert observer_for(plain, [plain, observer], deps) == observer
     out = run_jobs([plain, observer], cache=cache, progress=False, derive_passive=False)
     assert "derived_from" not in out[plain.key]
+
+
+def test_every_archived_result_names_a_job_kind():
+    """Each committed result rebuilds to the job that made it (rekey covers every kind)."""
+    from pathlib import Path
+
+    from golden.report.rekey import job_kinds, job_of
+    kinds = job_kinds()
+    assert kinds[0] is TimingJob
+    names = {c.__name__ for c in kinds}
+    assert {"FunctionalJob", "ConcurrentJob", "OccupancyJob", "LocalityJob"} <= names
+    runs = sorted((Path(__file__).parents[2] / "results" / "runs").glob("*.json"))
+    assert runs
+    for p in runs:
+        entry = json.loads(p.read_text())
+        job = job_of(entry, kinds)
+        assert job is not None and job.key == entry["key"], p.name
+
+
+def test_job_of_rejects_a_record_whose_fields_do_not_give_its_key():
+    r = {"workload": "VA", "config": "gtx285", "size": "small", "seed": 0,
+         "key": "VA/gtx480/baseline/small/s0"}
+    from golden.report.rekey import job_of
+    assert job_of(r) is None
+    assert job_of({**r, "key": "VA/gtx285/baseline/small/s0"}) == TimingJob("VA", "gtx285")
+
+
+def test_rekey_moves_other_job_kinds_too(tmp_path):
+    """A functional probe's stale result is re-keyed once its witness reproduces it; a cheap
+    group is re-run entirely."""
+    from golden.report.baseline import FunctionalJob
+    d = tmp_path / "arch"
+    cache = ResultCache(d, archive=[])
+    jobs = [FunctionalJob("VA"), FunctionalJob("VA", seed=1)]
+    for j in jobs:
+        cache.put(j.run(), {**cache.dependencies(j), "simt/engine.py": "0" * 20})
+    assert cache_info(d)["stale"] == 2
+    plan = plan_rekey(d)
+    assert plan.stale == 2 and plan.other == 0
+    (g,) = plan.groups
+    assert g.label == "FunctionalJob" and len(g.witnesses) == 2      # cheap: everyone
+    assert [len(x.witnesses) for x in plan_rekey(d, rerun_below=0).groups] == [1]
+    n, problems = rekey(plan, runner=_in_process)
+    assert (n, problems) == (2, [])
+    assert cache_info(d)["valid"] == 2
