@@ -294,6 +294,7 @@ class DarsieMechanism(Mechanism):
         self._leading: dict[int, tuple] = {}     # id(warp) -> (slot, entry) awaiting capture
         self._lead_wb: dict[tuple, tuple] = {}   # (id(warp), pc) -> (slot, entry) awaiting WB
         self._wb_wait: dict[int, _Entry] = {}    # id(follower) -> entry whose LeaderWB it awaits
+        self._bar_held: dict[int, list] = {}     # id(TB) -> warps whose fetch waits at bar.sync
         self._decode_led: dict[tuple, tuple] = {}  # (id(warp), pc) -> (slot, entry) led at decode
         self._open: list = []                    # open trace recorders
         self._trace_n = 0
@@ -318,6 +319,7 @@ class DarsieMechanism(Mechanism):
         self._lead_wb.clear()
         self._wb_wait.clear()
         self._decode_led.clear()
+        self._bar_held.clear()
         self._skips = DeferredSkips()
         m = mark_kernel(launch.program, launch.geo.block,
                         MarkingOptions(warp_size=32, join_taint=self.params.rejoin_at_barrier))
@@ -500,8 +502,9 @@ class DarsieMechanism(Mechanism):
         v = slot.versions.get((reg, ver))
         if v is None or v[1]:
             return
-        if any(m.get(reg) == ver for m in slot.renamed.values()):
-            return
+        for m in slot.renamed.values():
+            if m.get(reg) == ver:
+                return
         phys = slot.version.remove(reg, ver)
         if phys is None or not slot.freelist.free(phys):
             raise SimtlabError(f"darsie: version ({reg}, {ver}) had no physical register")
@@ -535,6 +538,11 @@ class DarsieMechanism(Mechanism):
             if skipped >= self.params.max_skips_per_fetch:
                 return True
             if not self._skips.can_skip(sm, w):
+                if w.wave.at_barrier[w.widx]:
+                    # waiting at a bar.sync: the same answer until its TB's barrier is
+                    # released, by the step of the last warp to arrive (after_step)
+                    w.hold_fetch = True
+                    self._bar_held.setdefault(id(w.tb), []).append(w)
                 return True  # older control instruction in the I-buffer: retry next cycle
             if not self._port(sm, s, slot.index, pc):
                 st.count_mechanism("darsie.port_retries")
@@ -763,6 +771,12 @@ class DarsieMechanism(Mechanism):
 
     def after_step(self, sm, w, pc: int, rec) -> None:
         w.hold_fetch = False
+        if self._bar_held:
+            held = self._bar_held.get(id(w.tb))
+            if held is not None and not w.wave.at_barrier[held[-1].widx]:
+                for x in held:   # this step released their bar.sync: fetch asks again
+                    x.hold_fetch = False
+                del self._bar_held[id(w.tb)]
         lead = self._leading.pop(id(w), None)
         if lead is not None:
             _slot, e = lead

@@ -172,9 +172,17 @@ class Metered:
 
     def __init__(self, obj, structure: str, tally: BitTally):
         self._obj = obj
-        for name, cost in transaction_bits(structure, obj.params).items():
+        priced = transaction_bits(structure, obj.params)
+        for name, cost in priced.items():
             setattr(self, name, _meter(getattr(obj, name), structure, cost, tally,
                                        per_item=name == "coalesce"))
+        # the structure's other public methods, bound once (not looked up through
+        # __getattr__ on every call); properties and data stay live through __getattr__
+        for name in dir(type(obj)):
+            if name.startswith("_") or name in priced:
+                continue
+            if callable(getattr(type(obj), name, None)):
+                setattr(self, name, getattr(obj, name))
 
     def __getattr__(self, name):
         return getattr(self._obj, name)

@@ -72,6 +72,10 @@ class RenameOp(IntEnum):
     DROP = 2
 
 
+# the write-port operations as plain ints (compared on every cycle call)
+_NONE, _SET, _DROP = int(RenameOp.NONE), int(RenameOp.SET), int(RenameOp.DROP)
+
+
 @dataclass(frozen=True)
 class RenameTableParams:
     """Sizes of one TB's rename table; defaults are the paper's (§5, §6.3).
@@ -207,7 +211,7 @@ class RenameTable:
         if self._checked:
             out = self.step(RenameTableOps(rd_warp=warp, rd_reg=reg))
             return out.rd_version if out.rd_hit else None
-        out = self._cycle(warp, reg, RenameOp.NONE, 0, 0, 0, 0, 0, 0)
+        out = self._cycle(warp, reg, _NONE, 0, 0, 0, 0, 0, 0)
         return out[1] if out[0] else None
 
     def set(self, warp: int, reg: int, version: int) -> RenameWrite:
@@ -215,7 +219,7 @@ class RenameTable:
         if self._checked:
             return self._written(self.step(RenameTableOps(
                 wr_op=RenameOp.SET, wr_warp=warp, wr_reg=reg, wr_version=version)))
-        out = self._cycle(0, 0, RenameOp.SET, warp, reg, version, 0, 0, 0)
+        out = self._cycle(0, 0, _SET, warp, reg, version, 0, 0, 0)
         return RenameWrite(bool(out[3]), bool(out[4]), out[5], bool(out[6]))
 
     def drop(self, warp: int, reg: int) -> RenameWrite:
@@ -223,7 +227,7 @@ class RenameTable:
         if self._checked:
             return self._written(self.step(RenameTableOps(wr_op=RenameOp.DROP, wr_warp=warp,
                                                           wr_reg=reg)))
-        out = self._cycle(0, 0, RenameOp.DROP, warp, reg, 0, 0, 0, 0)
+        out = self._cycle(0, 0, _DROP, warp, reg, 0, 0, 0, 0)
         return RenameWrite(bool(out[3]), bool(out[4]), out[5], bool(out[6]))
 
     def clear_warp(self, warp: int) -> None:
@@ -259,7 +263,7 @@ class RenameTable:
         rd_version = self._version[e][rd_warp] if rd_hit else 0
 
         wr_hit = wr_full = old_valid = old = shared = 0
-        if (wr_op == RenameOp.SET or wr_op == RenameOp.DROP) and wr_warp < warps:
+        if (wr_op == _SET or wr_op == _DROP) and wr_warp < warps:
             w = wr_warp
             e = self._where.get(wr_reg)
             if e is not None:
@@ -273,7 +277,7 @@ class RenameTable:
                         if vers[o] == old:
                             shared = 1
                             break
-            if wr_op == RenameOp.SET:
+            if wr_op == _SET:
                 if e is None:
                     free = ~valid & ((1 << self._params.entries) - 1)
                     if free:

@@ -212,6 +212,10 @@ class SkipEntry:
 
 
 _MISS = SkipRead(False, 0, 0, False, False, False)
+# the write-port operations as plain ints (the per-event paths compare these, not members)
+_ALLOC, _ARRIVE, _LEADER_WB, _INVALIDATE, _FLUSH_TB = (
+    int(SkipOp.ALLOC), int(SkipOp.ARRIVE), int(SkipOp.LEADER_WB), int(SkipOp.INVALIDATE),
+    int(SkipOp.FLUSH_TB))
 # write-port outputs of SkipTableOutputs, in the order SkipTable._write returns them
 _WRITE_OUTPUTS = ("alloc_index", "alloc_hit", "alloc_evict", "alloc_evict_pc",
                   "alloc_evict_mask", "arrive_mask", "arrive_done")
@@ -297,7 +301,7 @@ class SkipTable:
         """Warp ``warp`` reached the PC of entry ``index``; returns (new mask, all arrived)."""
         if self._fast and tb < self._params.tbs:
             bank = self._banks[tb]
-            res = self._write(bank, SkipOp.ARRIVE, index, 0, warp, 0, 0, bank.majority)
+            res = self._write(bank, _ARRIVE, index, 0, warp, 0, 0, bank.majority)
             return res[5], bool(res[6])
         out = self.step(SkipTableOps(wr_op=SkipOp.ARRIVE, wr_tb=tb, wr_index=index, wr_warp=warp))
         return out.arrive_mask, bool(out.arrive_done)
@@ -306,7 +310,7 @@ class SkipTable:
         """The leader wrote back the value of entry ``index``."""
         if self._fast and tb < self._params.tbs:
             bank = self._banks[tb]
-            self._write(bank, SkipOp.LEADER_WB, index, 0, 0, 0, 0, bank.majority)
+            self._write(bank, _LEADER_WB, index, 0, 0, 0, 0, bank.majority)
             return
         self.step(SkipTableOps(wr_op=SkipOp.LEADER_WB, wr_tb=tb, wr_index=index))
 
@@ -314,7 +318,7 @@ class SkipTable:
         """Free entry ``index`` of TB ``tb``."""
         if self._fast and tb < self._params.tbs:
             bank = self._banks[tb]
-            self._write(bank, SkipOp.INVALIDATE, index, 0, 0, 0, 0, bank.majority)
+            self._write(bank, _INVALIDATE, index, 0, 0, 0, 0, bank.majority)
             return
         self.step(SkipTableOps(wr_op=SkipOp.INVALIDATE, wr_tb=tb, wr_index=index))
 
@@ -383,11 +387,11 @@ class SkipTable:
         i = found.index
         return SkipRead(True, i, bank.mask[i], bank.sync[i], bank.is_load[i], bank.leader_wb[i])
 
-    def _write(self, bank: _Bank, op: SkipOp, i: int, pc: int, warp: int, is_load: int,
+    def _write(self, bank: _Bank, op: int, i: int, pc: int, warp: int, is_load: int,
                sync: int, majority: int) -> tuple:
         """The write-port operation ``op`` on ``bank`` (``majority``: its start-of-cycle
         majority mask); returns the outputs named in :data:`_WRITE_OUTPUTS`."""
-        if op is SkipOp.ALLOC:
+        if op == _ALLOC:
             evicted_mask = 0
             ins = bank.cam.insert(pc)
             if ins.evicted:
@@ -398,19 +402,19 @@ class SkipTable:
                 bank.is_load[ins.index] = bool(is_load)
                 bank.leader_wb[ins.index] = False
             return (ins.index, int(ins.hit), int(ins.evicted), ins.evicted_tag, evicted_mask, 0, 0)
-        if op is SkipOp.ARRIVE:
+        if op == _ARRIVE:
             if i < self._params.entries and bank.valid(i):
                 bank.mask[i] |= 1 << warp
                 done = bank.mask[i] & majority == majority
                 if done:
                     bank.cam.invalidate_index(i)
                 return (0, 0, 0, 0, 0, bank.mask[i], int(done))
-        elif op is SkipOp.LEADER_WB:
+        elif op == _LEADER_WB:
             if i < self._params.entries and bank.valid(i):
                 bank.leader_wb[i] = True
-        elif op is SkipOp.INVALIDATE:
+        elif op == _INVALIDATE:
             bank.cam.invalidate_index(i)
-        elif op is SkipOp.FLUSH_TB:
+        elif op == _FLUSH_TB:
             bank.cam.flush()
             bank.majority = (1 << self._params.warps) - 1
         return _NO_WRITE
