@@ -96,6 +96,8 @@ class ValueStatsJob(WorkloadProbe):
     runs in the worker pool and its result is cached like a simulation's."""
 
     KIND: ClassVar[str] = "gscalar-stats"
+    #: host-dependent fields of the result (``simtlab cache rekey`` does not compare them)
+    HOST_FIELDS: ClassVar[tuple] = ("row.seconds",)
 
     def compute(self) -> dict:
         from golden.mechanisms.gscalar.analysis import analyse_workload

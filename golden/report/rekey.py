@@ -22,7 +22,8 @@ on evidence, never on trust:
    some path of the model (a mechanism event, a stall kind) is therefore always re-run;
    a cheap witness that never takes the changed path cannot vouch for the group alone.
 3. Every witness must reproduce its stored result exactly: cycles, every counter, the
-   energy report, the output digest (only host times and provenance fields are ignored).
+   energy report, the output digest (only host times and provenance fields are ignored,
+   and the host-dependent fields a job kind lists in its ``HOST_FIELDS``).
 4. Then every result of the group gets today's dependency map and a ``rekeyed`` record
    (the commit, the changed files, the witnesses' keys). Witnesses are stored as their new
    runs. A group with a differing witness stays stale (a report simulates it again) and
@@ -56,10 +57,20 @@ __all__ = ["RekeyGroup", "RekeyPlan", "choose_witnesses", "plan_rekey", "rekey",
            "simulation_part", "first_differences"]
 
 
-def simulation_part(result: dict) -> dict:
-    """What a result measured (JSON-normalised), without host times and provenance."""
-    return json.loads(json.dumps({k: v for k, v in result.items() if k not in NOT_SIMULATION},
-                                 sort_keys=True, default=str))
+def simulation_part(result: dict, host_fields: tuple = ()) -> dict:
+    """What a result measured (JSON-normalised), without host times and provenance.
+    ``host_fields``: dotted paths of further host-dependent fields inside the record (a job
+    kind names them in its ``HOST_FIELDS``, e.g. ``row.seconds``), dropped too."""
+    out = json.loads(json.dumps({k: v for k, v in result.items() if k not in NOT_SIMULATION},
+                                sort_keys=True, default=str))
+    for path in host_fields:
+        *parents, leaf = path.split(".")
+        d = out
+        for k in parents:
+            d = d.get(k) if isinstance(d, dict) else None
+        if isinstance(d, dict):
+            d.pop(leaf, None)
+    return out
 
 
 def first_differences(old, new, path: str = "", limit: int = 5) -> list[str]:
@@ -332,7 +343,8 @@ def rekey(plan: RekeyPlan, workers: int = 1, progress: bool = True,
                 bad.append(f"{w.job.key}: the re-run failed: "
                            f"{(new or {}).get('error', 'no result')}")
                 continue
-            diffs = first_differences(simulation_part(w.entry), simulation_part(new))
+            host = getattr(type(w.job), "HOST_FIELDS", ())
+            diffs = first_differences(simulation_part(w.entry, host), simulation_part(new, host))
             if diffs:
                 bad.append(f"{w.job.key}: differs from its stored result: " + "; ".join(diffs))
         if bad:

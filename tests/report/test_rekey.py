@@ -205,3 +205,24 @@ def test_rekey_moves_other_job_kinds_too(tmp_path):
     n, problems = rekey(plan, runner=_in_process)
     assert (n, problems) == (2, [])
     assert cache_info(d)["valid"] == 2
+
+
+def test_host_fields_of_a_job_kind_are_not_compared(tmp_path):
+    """A value-statistics probe records the host seconds it took; rekey ignores them (its
+    HOST_FIELDS) but still compares what it measured."""
+    from golden.report.gscalar import ValueStatsJob
+    assert simulation_part({"row": {"seconds": 1.0, "x": 2}}, ("row.seconds",)) == {"row": {"x": 2}}
+    d = tmp_path / "arch"
+    cache = ResultCache(d, archive=[])
+    job = ValueStatsJob("VA")
+    r = job.run()
+    stored = {**r, "row": {**r["row"], "seconds": r["row"]["seconds"] + 100.0}}
+    cache.put(stored, {**cache.dependencies(job), "simt/engine.py": "0" * 20})
+    n, problems = rekey(plan_rekey(d), runner=_in_process)
+    assert (n, problems) == (1, [])
+    wrong = {**r, "row": {**r["row"], "seconds": 0.0}}
+    wrong["row"][next(k for k, v in r["row"].items()
+                      if isinstance(v, int) and not isinstance(v, bool) and v)] += 1
+    cache.put(wrong, {**cache.dependencies(job), "simt/engine.py": "0" * 20})
+    n, problems = rekey(plan_rekey(d), runner=_in_process)
+    assert n == 0 and len(problems) == 1 and "row." in problems[0]
