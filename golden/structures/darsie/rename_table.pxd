@@ -10,6 +10,9 @@ cdef class RenameTable:
     cdef public object _valid
     cdef public dict _where
     cdef public object _recorder
-    cpdef tuple _cycle(self, long rd_warp, long rd_reg, long wr_op, long wr_warp, long wr_reg,
-                       long wr_version, long clr_en, long clr_warp, long flush)
-    cpdef _unrename(self, long e, object mask)
+    # arguments stay Python ints: masks are built with ``1 << warp`` / ``1 << entry``, which
+    # C integer types would overflow at bit 31 (and entries reach 256)
+    cpdef tuple _cycle(self, object rd_warp, object rd_reg, object wr_op, object wr_warp,
+                       object wr_reg, object wr_version, object clr_en, object clr_warp,
+                       object flush)
+    cpdef _unrename(self, object e, object mask)

@@ -8,7 +8,7 @@ cdef class _Bank:
     cdef public list is_load
     cdef public list leader_wb
     cdef public object majority
-    cpdef bint valid(self, long i)
+    cpdef bint valid(self, object i)
 
 cdef class SkipTable:
     cdef public object _params
@@ -16,7 +16,9 @@ cdef class SkipTable:
     cdef public bint _fast
     cdef public list _banks
     cdef public object _recorder
-    cpdef object _read(self, long en, long tb, object pc)
-    cpdef tuple _write(self, _Bank bank, long op, long i, object pc, long warp, long is_load,
-                       long sync, object majority)
+    # arguments stay Python ints: masks are built with ``1 << warp``, which a C integer type
+    # would overflow at bit 31
+    cpdef object _read(self, object en, object tb, object pc)
+    cpdef tuple _write(self, _Bank bank, object op, object i, object pc, object warp,
+                       object is_load, object sync, object majority)
     cpdef _drop_loads(self, _Bank bank)
