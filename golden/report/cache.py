@@ -223,8 +223,8 @@ def entry_valid(data, finder: DependencyFinder) -> bool:
     if data is None or not isinstance(data.get("deps"), dict):
         return False
     from golden.report.rekey import job_of
-    job = job_of(data)
-    if job is not None and job.key == data.get("key"):
+    job = job_of(data)     # None, or the job whose key the entry carries
+    if job is not None:
         try:
             today = finder.job_dependencies(job)
         except Exception:  # noqa: BLE001 - an unknown workload: not valid today

@@ -95,7 +95,6 @@ def job_kinds() -> tuple:
     """Every report job class: the dataclasses of the ``golden.report`` modules whose
     instances name their result with a ``key`` property (:class:`TimingJob`, the
     functional probes, concurrent-kernel runs, occupancy and locality tables...)."""
-    import dataclasses
     import importlib
     import pkgutil
 
@@ -122,7 +121,6 @@ def job_of(entry: dict, kinds: tuple | None = None):
     """The report job a stored result came from (rebuilt from the job's fields, which every
     result record carries, and checked against its key), or None when no job kind names
     it."""
-    import dataclasses
     key = entry.get("key")
     if not isinstance(key, str):
         return None
@@ -251,7 +249,6 @@ def _label(job) -> str:
     """What a group of results has in common besides the workload: the configuration, the
     mechanisms with their arguments and the overrides of a timing job; the kind and the
     other fields of any other job (``ConcurrentJob/gpu=H``)."""
-    import dataclasses
     if isinstance(job, TimingJob):
         return f"{job.config}/{'+'.join(job.mechanisms) or 'baseline'}" + "".join(
             f",{k}={v}" for k, v in job.overrides)

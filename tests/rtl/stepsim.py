@@ -33,9 +33,9 @@ def step_types(golden: Any) -> tuple[type, type]:
     from golden.structures.registered import Registered
     while isinstance(golden, Registered):  # registered outputs: the wrapped model's types
         golden = golden.golden
-    cls = type(golden)
+    golden_cls = type(golden)
     try:
-        hints = typing.get_type_hints(cls.step)
+        hints = typing.get_type_hints(golden_cls.step)
     except (AttributeError, TypeError):
         hints = {}
     ops_cls = next((hint for name, hint in hints.items() if name != "return"), None)
@@ -43,9 +43,9 @@ def step_types(golden: Any) -> tuple[type, type]:
     if not hints:
         # a compiled extension type (the timing core, golden/native) keeps no annotations:
         # the interface's naming convention, ``XOps`` / ``XOutputs`` beside class ``X``
-        module = sys.modules[cls.__module__]
-        ops_cls = getattr(module, f"{cls.__name__}Ops", None)
-        out_cls = getattr(module, f"{cls.__name__}Outputs", None)
+        module = sys.modules[golden_cls.__module__]
+        ops_cls = getattr(module, f"{golden_cls.__name__}Ops", None)
+        out_cls = getattr(module, f"{golden_cls.__name__}Outputs", None)
     for role, cls in (("ops", ops_cls), ("outputs", out_cls)):
         if not (isinstance(cls, type) and is_dataclass(cls)):
             raise ConfigError(f"{type(golden).__name__}.step must annotate its {role} "
