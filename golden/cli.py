@@ -6,6 +6,8 @@
     simtlab run WORKLOAD [--size small|default|paper] [--seed N] [--json FILE]
                 [--mode functional|timing] [--config NAME] [--mechanism NAME]
     simtlab characterise [--size small|default|paper] [-j N] [--out build/results]
+    simtlab characterise --against-papers [--size S (default paper)] [--only W...] [--simulate]
+                                               stand-ins beside the papers' published properties
     simtlab gscalar-stats [WORKLOAD...] [--size small|default|paper] [-j N] [--json FILE]
     simtlab darsie-marks WORKLOAD [--size small|default] [--kernel NAME] [--block X,Y,Z] [--reasons]
     simtlab darsie-limit [WORKLOAD...] [--size small|default] [--json FILE]
@@ -177,6 +179,12 @@ def _atomic_write(path: Path, text: str) -> None:
 
 
 def cmd_characterise(args) -> int:
+    if args.against_papers:
+        from golden.report.fidelity_cli import run_against_papers
+        return run_against_papers(args)
+    if args.simulate or args.no_cache:
+        raise SimtlabError("--simulate and --no-cache go with --against-papers")
+    args.size = args.size or "default"
     reg = _registry()
     names = sorted(reg.get(n).name for n in args.only) if args.only else sorted(reg.all_workloads())
     results: dict[str, dict] = {}
@@ -283,8 +291,17 @@ def main(argv=None) -> int:
                    help="watchdog (timing mode): stop a launch after N cycles and report the "
                         f"loops its warps run (default {DEFAULT_MAX_CYCLES:,})")
     r.set_defaults(fn=cmd_run)
-    c = sub.add_parser("characterise", help="run the whole suite, write build/results/characterisation.md")
-    c.add_argument("--size", default="default", choices=SIZES)
+    c = sub.add_parser("characterise", help="run the whole suite, write build/results/characterisation.md "
+                                            "(--against-papers: the workload-fidelity table)")
+    c.add_argument("--size", choices=SIZES,
+                   help="input size (default: default; with --against-papers: paper)")
+    c.add_argument("--against-papers", action="store_true",
+                   help="each stand-in beside the properties its papers publish for the benchmark "
+                        "(golden/report/fidelity_facts.yaml) -> <out>/fidelity.md and .json")
+    c.add_argument("--simulate", action="store_true",
+                   help="with --against-papers: run the timing jobs the cache lacks (slow)")
+    c.add_argument("--no-cache", action="store_true",
+                   help="with --against-papers: neither read nor write the result cache")
     c.add_argument("--seed", type=seed_arg, default=0)
     c.add_argument("-j", "--jobs", type=jobs_arg, default=os.cpu_count() or 1)
     c.add_argument("--out", type=output_dir, default="build/results")
