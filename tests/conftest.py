@@ -88,7 +88,7 @@ TINY = {
     "BFS": {"n_nodes": 1024},
     "HS": {"rows": 32, "cols": 32},
     "MM": {"hA": 32, "wA": 32, "wB": 32},
-    "NQU": {"n": 9},
+    "NQU": {"n": 8},
     "CP": {"atoms": 32},
     "SP": {"n_vectors": 32, "grid": 16},
     "MUM": {"n_queries": 512},
