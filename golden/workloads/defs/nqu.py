@@ -2,7 +2,8 @@
 
 Kernel ``nqueens_count`` in ``kernels/nqu.cu``; stands in for the GPGPU-Sim NQU of UV
 Table 3 (seed 002 ch. 2) and of the ILP chapter (seed 002 ch. 4). The host enumerates every
-legal placement of the first ``depth`` rows of an ``n`` x ``n`` board: these are the
+legal placement of the first ``depth`` rows of an ``n`` x ``n`` board whose row-0 queen
+stands in the left half (mirror symmetry: the host doubles those counts): these are the
 ``total_conditions`` sub-problems, each given as three occupancy bitmasks (columns, left
 and right diagonals, already shifted for row ``depth``). The kernel is launched on a grid
 of ``grid_tbs`` TBs of 96 threads, many more threads than sub-problems; thread ``idx``
@@ -10,20 +11,22 @@ counts the completions of sub-problem ``idx`` with an iterative bitmask backtrac
 search whose stack is in shared memory, threads with ``idx >= total_conditions`` skip the
 search, and every TB folds its threads' counts into one block sum.
 
-The properties the papers state, and how the stand-in meets them:
+The properties the papers state, and how the stand-in meets them (measured with
+``golden/workloads/tb_work.py``, ``paper`` size):
 
 * ILP §4.1: "NQU's TB0 dominates runtime (its ``if(idx<total_conditions)`` test)". A
-  two-row split leaves at most 96 sub-problems for ``n <= 11`` (72 for ``n = 10``), all in
-  TB0; the other TBs only run the block reduction. TB0 does about 95% of the warp
-  instructions at ``paper`` size (``golden/workloads/tb_work.py`` measures it; a test
-  pins it).
-* ILP §4.1: 15.4 kB of shared memory per TB, one TB per SM on the 16 KB-shared
+  two-row split of the left half leaves 36 sub-problems for ``n = 10`` (at most 96 for
+  ``n <= 11``), all in TB0; the other TBs only run the block reduction. TB0 executes
+  94.7% of the warp instructions (93.2% at ``small``; a test pins > 90%).
+* ILP §4.1: 15.4 kB of shared memory per TB, so one TB per SM on the 16 KB-shared
   configurations: four stacks of 10 x 96 words plus a 96-word reduction buffer are
   15,744 B.
-* ILP §4.4.3: 13.7% of TB0's instructions are branches; the search loop gives about that.
-* UV Table 3: 0.78M thread instructions; ``n = 10`` gives about that at ``paper`` size.
+* ILP §4.4.3: 13.7% of TB0's instructions are branches; ours: 13.5%.
+* UV Table 3: 0.78M thread instructions; ours: 0.91M (``n = 9`` would give 0.24M).
 
-Outputs: the completion count of every sub-problem and the sum of every TB.
+Outputs: the completion count of every sub-problem, the sum of every TB and the number of
+solutions of the whole board (host side, from the counts; the reference finds it with one
+search from the empty board, no symmetry).
 """
 
 from __future__ import annotations
