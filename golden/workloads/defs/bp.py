@@ -1,11 +1,20 @@
 """BP: backprop input->hidden layer step (Rodinia backprop structure), TB (16,16).
 
 Kernels in ``kernels/bp.cu``: ``bpnn_layerforward`` (``if (tx == 0)`` shared load, 16x16
-shared product tile, tree sum over ty with ``ty % 2^k == 0`` guards and a barrier per
+shared product tile, tree sum over ty with ``ty % stride == 0`` guards and a barrier per
 level) and ``bpnn_adjust_weights`` (momentum update with "+1" bias offsets in every
 index). Between them the host finishes the forward pass (sum of the per-block partial
 sums plus bias, sigmoid) and forms the hidden-unit deltas from a given back-propagated
 error, as the Rodinia host code does on the CPU.
+
+Special-function work (issue 66): like Rodinia's ``bpnn_layerforward_CUDA``, the tree loop
+is bounded by ``__log2f`` of the tree height and its stride is ``__powf(2, level)``, so
+the kernel runs TB-uniform ``lg2.approx`` / ``ex2.approx`` instructions (one lg2 per
+thread, hoisted by nvcc, and one ex2 per level) and a ``rem`` by the runtime stride. This
+is the scalar SFU work G-Scalar (seed 003, §5.3) credits for BP's +79% IPC/W (its BP: SFUs
+14% of instructions, >25% of power, ~60% of SFU instructions scalar). The strides are
+exact powers of two, so the partial sums are still those of :func:`reference`'s tree,
+bit for bit.
 """
 
 from __future__ import annotations
@@ -59,7 +68,8 @@ def launch(dev, module, inputs, params):
 
 
 def reference(inputs, params):
-    """Products and the ty-tree of each 16x16 block replayed in float32, then the update."""
+    """Products and the ty-tree of each 16x16 block replayed in float32, then the update.
+    (The kernel's strides come from ex2.approx of small integers, exactly 2, 4, 8, 16.)"""
     inp, w, old = inputs["input"], inputs["weights"], inputs["old_weights"]
     n_in = params["inputs"]
     blocks = n_in // HEIGHT
@@ -83,8 +93,8 @@ def reference(inputs, params):
 
 WORKLOAD = Workload(
     name="BP",
-    description="backprop input->hidden forward sums (shared tree) and momentum weight "
-                "update (Rodinia backprop structure)",
+    description="backprop input->hidden forward sums (shared tree, lg2/ex2 stride) and "
+                "momentum weight update (Rodinia backprop structure)",
     source="bp.cu",
     tb_dims=TB,
     stands_for=("DARSIE Table 1: BP Backprop [Rodinia], TB (16,16)",

@@ -8,7 +8,20 @@
 // bpnn_layerforward: thread (0, ty) stages input unit ty in shared memory (an
 //   `if (tx == 0)` load), each thread forms weight*input in a 16x16 shared tile, and the
 //   block sums the tile over ty with a log2(16)-step tree whose active threads are those
-//   with ty % 2^k == 0. The 16 column sums go to hidden_partial[by][tx].
+//   with ty % stride == 0. The 16 column sums go to hidden_partial[by][tx].
+//   The tree is driven by fast float intrinsics, as Rodinia's layerforward kernel is: the
+//   level count is __log2f of the tree height (lg2.approx) and each level's stride is
+//   __powf(2, level) (ex2.approx) truncated to int, so the tree does TB-uniform
+//   special-function (SFU) work in every level. This scalar SFU work is what G-Scalar
+//   (seed 003, section 5.3) reports for backprop (SFUs >25% of its power, ~60% of its SFU
+//   instructions scalar). The height is read from blockDim.y (16 in every launch) rather
+//   than a compile-time 16: nvcc 13 folds __log2f/__powf of constants and unrolls the loop,
+//   which would leave no SFU instruction at all. nvcc hoists the loop-invariant lg2.approx
+//   into the loop preheader and folds __powf's lg2(2) = 1, so each thread runs one
+//   lg2.approx plus one ex2.approx per level; the guard divides ty by the runtime stride
+//   (rem.s32, on the SFU pipeline in GPGPU-Sim-like configs with div_pipe: sfu), as in
+//   Rodinia. The strides are exact (2^k of a small integer, log2 of a power of two), so
+//   the sums are those of the integer-stride tree.
 // bpnn_adjust_weights: momentum update of every weight from the hidden-unit deltas and
 //   the input activations; the bias row is updated by the first row of block 0.
 
@@ -37,10 +50,12 @@ extern "C" __global__ void bpnn_layerforward(const float *input, const float *we
     __syncthreads();
     weight_matrix[ty][tx] = weight_matrix[ty][tx] * input_node[ty];
     __syncthreads();
-    for (int k = 1; (1 << k) <= HEIGHT; k++) {
-        const int power_two = 1 << k;
-        if (ty % power_two == 0)
-            weight_matrix[ty][tx] = weight_matrix[ty][tx] + weight_matrix[ty + power_two / 2][tx];
+    // tree over ty: level count from lg2.approx, stride from ex2.approx (TB-uniform SFU work)
+    const unsigned int tree_height = blockDim.y;
+    for (int level = 1; level <= __log2f(tree_height); level++) {
+        const int stride = __powf(2.0f, level);
+        if (ty % stride == 0)
+            weight_matrix[ty][tx] = weight_matrix[ty][tx] + weight_matrix[ty + stride / 2][tx];
         __syncthreads();
     }
     if (ty == 0)
