@@ -297,7 +297,7 @@ def main(argv=None) -> int:
                    help="input size (default: default; with --against-papers: paper)")
     c.add_argument("--against-papers", action="store_true",
                    help="each stand-in beside the properties its papers publish for the benchmark "
-                        "(golden/report/fidelity_facts.yaml) -> <out>/fidelity.md and .json")
+                        "(golden/report/facts/fidelity.yaml) -> <out>/fidelity.md and .json")
     c.add_argument("--simulate", action="store_true",
                    help="with --against-papers: run the timing jobs the cache lacks (slow)")
     c.add_argument("--no-cache", action="store_true",

@@ -3,7 +3,7 @@ benchmark it stands for (``simtlab characterise --against-papers``; issue 66 ite
 
 One **row** per stand-in per paper that uses it (the workload's ``stands_for`` entries
 say which), one **cell** per property that paper publishes for that benchmark. The
-published values are data (``fidelity_facts.yaml``, each with its table or section of
+published values are data (``facts/fidelity.yaml``, each with its table or section of
 paper-facts.md); the measured values are code (:data:`PROPERTIES`), taken from:
 
 * :class:`FidelityProbe` -- one functional run per workload (cheap, always run): TB shape,
@@ -39,7 +39,9 @@ from typing import Any, Callable, ClassVar
 
 from golden.report.runner import (ReportOptions, TimingJob, WorkloadProbe, succeeded)
 
-FACTS_PATH = Path(__file__).with_name("fidelity_facts.yaml")
+#: the published facts; in a folder of their own, so no report job depends on them (a YAML
+#: beside a model module is a dependency of every job that imports the module)
+FACTS_PATH = Path(__file__).parent / "facts" / "fidelity.yaml"
 #: ±5 points for percentages of a whole, ±25% for other ratios
 POINTS = 5.0
 RATIO = 0.25
@@ -343,7 +345,7 @@ def _load(path: str) -> dict:
 
 
 def load_facts(path: Path | str = FACTS_PATH) -> dict:
-    """The published facts (``fidelity_facts.yaml``), checked: every property is one of
+    """The published facts (``facts/fidelity.yaml``), checked: every property is one of
     :data:`PROPERTIES`."""
     from golden.errors import SimtlabError
     data = _load(str(path))
@@ -572,7 +574,7 @@ def render_rows(rows: list[Row], bare, size: str, seed: int) -> str:
           f"Size `{size}`, seed {seed}. Each cell: ours · paper, ✓ within tolerance, ✗ out. "
           f"Tolerances: shapes and classes exact; percentages of a whole ±{POINTS:g} points; "
           f"other ratios ±{100 * RATIO:g}%; bounds as printed. Published values from "
-          "paper-facts.md (golden/report/fidelity_facts.yaml); measured values from functional "
+          "paper-facts.md (golden/report/facts/fidelity.yaml); measured values from functional "
           "probes, and timing runs from the result cache / committed archive.", ""]
     for paper in dict.fromkeys(r.paper for r in rows):
         prs = [r for r in rows if r.paper == paper]
