@@ -34,5 +34,5 @@ def test_recorder_is_passive_and_counts_every_tb_and_warp():
     assert sum(v for k, v in m.items() if k.startswith("lifetimes.warp_insts.")) == n_warps
     assert 0 <= m["lifetimes.rtru_sum"] / n_tbs < 1
     ends = [k for k in m if k.startswith("lifetimes.tb0_warp_end.")]
-    assert len(ends) == 8   # ST: 256-thread TBs
+    assert len(ends) == 32   # ST: 1024-thread TBs
     assert 0 <= m["lifetimes.tb0_rtru"] < 1

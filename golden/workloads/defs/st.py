@@ -1,9 +1,26 @@
-"""ST: 3-D 7-point Jacobi stencil on shared-memory tiles, thread blocks of (8, 8, 4).
+"""ST: 3-D 7-point Jacobi stencil, one thread per (x, y) column walking z, TBs of (32, 32).
 
-Kernel ``stencil7`` in ``kernels/st.cu``: each TB stages its tile plus a one-point halo
-(loaded by the threads on the tile faces) in shared memory; interior points become
-``c0 * centre + c1 * (sum of the six face neighbours)``, boundary points are copied.
-One launch per time step, ping-pong buffers. The grid is stored ``[z][y][x]``.
+Kernel ``stencil7_zwalk`` in ``kernels/st.cu`` (Parboil stencil's 2-D-block register
+tiling): a thread whose column (i, j) is in the grid's interior walks z = 1 .. nz - 2
+with the points below / at / above its plane in registers and writes
+``c1 * (sum of the six face neighbours) - c0 * centre``; every other thread leaves at
+once. The boundary is never written: both ping-pong buffers start as copies of the input
+(as in Parboil), so it keeps its values. One launch per time step. The grid is stored
+``[z][y][x]``; Parboil's constants c0 = 1/6, c1 = 1/36.
+
+Why this shape (one workload for both papers that name ST):
+
+* **WarpMan Table 5 / §3.3** (dissertation ch. 3): 0 shared memory, 32 warps per TB,
+  1 TB per SM limited by threads and registers, 64 TBs; two warp types, "fewer than 50
+  instructions or about 1,250", and in TB 0 all 32 warps busy at first, then only 8
+  running for a long time (RTRU 70.1%, mean 81.7%); the chapter's Fig. 24 shows the
+  cause, the interior guard ``i > 0 && j > 0 && i < nx - 1 && j < ny - 1`` leaving
+  threads with large ids idle. Our ``paper`` input is a slab 2,048 x 10 x 50: 64 TBs
+  of 32 x 32 threads in one TB row, each warp one row y, so rows 1..8 (8 warps) walk z
+  and the other 24 warps (row 0, rows 9..31 past the grid) return after ~20 instructions;
+  nz = 50 gives the long warps about 1,250 instructions. The seeds give no input.
+* **G-Scalar Table 2** (Parboil stencil) publishes no per-benchmark property beyond the
+  name; the kernel is Parboil's algorithm (z walk, register tiling, 32-bit indices).
 """
 
 from __future__ import annotations
@@ -12,7 +29,7 @@ import numpy as np
 
 from golden.workloads.base import Tolerance, Workload
 
-TB = (8, 8, 4)
+TB = (32, 32, 1)
 
 
 def make_inputs(params, rng):
@@ -23,9 +40,10 @@ def make_inputs(params, rng):
 def launch(dev, module, inputs, params):
     grid = inputs["grid"]
     nz, ny, nx = grid.shape
-    d_src, d_dst = dev.to_device(grid), dev.empty(grid.shape, np.float32)
-    kernel = module.get_function("stencil7")
-    blocks = tuple((n + t - 1) // t for n, t in zip((nx, ny, nz), TB))
+    # both buffers start as the input: the kernel writes interior points only
+    d_src, d_dst = dev.to_device(grid), dev.to_device(grid)
+    kernel = module.get_function("stencil7_zwalk")
+    blocks = ((nx + TB[0] - 1) // TB[0], (ny + TB[1] - 1) // TB[1], 1)
     for _ in range(params["steps"]):
         kernel(blocks, TB, (d_src, d_dst, np.int32(nx), np.int32(ny), np.int32(nz),
                             np.float32(params["c0"]), np.float32(params["c1"])))
@@ -38,26 +56,29 @@ def reference(inputs, params):
     c0, c1 = np.float32(params["c0"]), np.float32(params["c1"])
     for _ in range(params["steps"]):
         out = g.copy()
-        nbr = (g[1:-1, 1:-1, :-2] + g[1:-1, 1:-1, 2:] + g[1:-1, :-2, 1:-1]
-               + g[1:-1, 2:, 1:-1] + g[:-2, 1:-1, 1:-1] + g[2:, 1:-1, 1:-1])
-        out[1:-1, 1:-1, 1:-1] = c0 * g[1:-1, 1:-1, 1:-1] + c1 * nbr
+        # the kernel's order of additions: ((x-1 + x+1) + (y-1 + y+1)) + (z-1 + z+1)
+        nbr = (((g[1:-1, 1:-1, :-2] + g[1:-1, 1:-1, 2:]) + (g[1:-1, :-2, 1:-1] + g[1:-1, 2:, 1:-1]))
+               + (g[:-2, 1:-1, 1:-1] + g[2:, 1:-1, 1:-1]))
+        out[1:-1, 1:-1, 1:-1] = c1 * nbr - c0 * g[1:-1, 1:-1, 1:-1]
         g = out
     return {"grid": g}
 
 
+_C = {"c0": 1.0 / 6.0, "c1": 1.0 / 36.0}
+
 WORKLOAD = Workload(
     name="ST",
-    description="3-D 7-point Jacobi stencil, shared-memory tile with halo, TB (8,8,4)",
+    description="3-D 7-point Jacobi stencil, one thread per column walking z, TB (32,32)",
     source="st.cu",
     tb_dims=TB,
     stands_for=("G-Scalar Table 2: stencil (ST), Parboil",
                 "WarpMan (dissertation ch. 3) Table 5: Stencil (ST)"),
-    # sizes not multiples of the tile, so edge TBs are partly outside the grid
-    sizes={"small": {"nx": 30, "ny": 24, "nz": 14, "steps": 2, "c0": 0.4, "c1": 0.1},
-           "default": {"nx": 64, "ny": 62, "nz": 30, "steps": 3, "c0": 0.4, "c1": 0.1},
-           # paper: 8 x 8 x 3 = 192 TBs = 3.2 waves on gtx480 (4 TBs/SM), 2.13 at WarpMan's
-           # 64 k-register point (6 TBs/SM); the seeds give no input.
-           "paper": {"nx": 64, "ny": 62, "nz": 12, "steps": 2, "c0": 0.4, "c1": 0.1}},
+    # every size: one TB row whose rows 1..ny-2 are interior (ny - 2 long warps per TB)
+    sizes={"small": {"nx": 62, "ny": 10, "nz": 12, "steps": 2, **_C},
+           "default": {"nx": 512, "ny": 10, "nz": 32, "steps": 2, **_C},
+           # paper: 64 TBs (WarpMan §3.3), 1 TB per SM -> 4.27 waves on 15 SMs; long warps
+           # ~1,250 instructions (nz = 50). One time step: each launch is alike.
+           "paper": {"nx": 2048, "ny": 10, "nz": 50, "steps": 1, **_C}},
     make_inputs=make_inputs,
     launch=launch,
     reference=reference,

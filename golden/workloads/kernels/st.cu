@@ -1,50 +1,43 @@
-// ST: 3-D 7-point Jacobi stencil on a shared-memory tile, 3-D thread blocks (8, 8, 4).
+// ST: 3-D 7-point Jacobi stencil, one thread per (x, y) column walking z (register tiling).
 //
-// Stands in for Stencil (ST) of G-Scalar Table 2 (Parboil stencil) and WarpMan Table 5:
-// out = c0 * in + c1 * (sum of the six face neighbours) on interior points; points on
-// the grid boundary are copied. Each TB stages its 8 x 8 x 4 tile plus a one-point halo
-// in shared memory; the threads on a tile face also fetch the halo point beyond it
-// (`if (tx == 0)` and friends: index-dependent divergence of the kind CAPRI calls
-// compaction-ineffective). A time step is one launch (ping-pong buffers).
-#define ST_BX 8
-#define ST_BY 8
-#define ST_BZ 4
-
-extern "C" __global__ void stencil7(const float* __restrict__ in,
-                                    float* __restrict__ out,
-                                    int nx, int ny, int nz,
-                                    float c0, float c1)
+// Stands in for Stencil (ST) of G-Scalar Table 2 (Parboil stencil) and of WarpMan
+// Table 5 / §3.3 (dissertation ch. 3). The algorithm is Parboil's 2-D-block register
+// tiling: a 2-D thread block covers a tile of (x, y) columns; a thread whose column is
+// inside the grid's interior (the guard of the chapter's Fig. 24:
+// i > 0 && j > 0 && i < nx - 1 && j < ny - 1) walks z from 1 to nz - 2, keeping the
+// points below, at and above its current plane in registers, so each step loads one new
+// point along z plus the four in-plane neighbours. Every other thread has nothing to do
+// and leaves at once: with (32, 32) thread blocks (32 warps, one warp per row y) and a
+// grid only a few rows high, most warps of a TB are such early finishers -- §3.3's two
+// warp types of ST (program-dependent workload imbalance).
+//
+// out = c1 * (sum of the six face neighbours) - c0 * centre on interior points. The
+// boundary is never written: the host starts both ping-pong buffers as copies of the
+// input, as Parboil does, so boundary points keep their values. A time step is one
+// launch. No shared memory; 32-bit indices and a loop that is not unrolled keep the
+// kernel register-lean, like Parboil's (Table 5: 17 registers per thread).
+extern "C" __global__ void stencil7_zwalk(const float* __restrict__ in,
+                                          float* __restrict__ out,
+                                          int nx, int ny, int nz,
+                                          float c0, float c1)
 {
-    __shared__ float tile[ST_BZ + 2][ST_BY + 2][ST_BX + 2];
-    int tx = threadIdx.x, ty = threadIdx.y, tz = threadIdx.z;
-    int x = blockIdx.x * ST_BX + tx;
-    int y = blockIdx.y * ST_BY + ty;
-    int z = blockIdx.z * ST_BZ + tz;
-    bool inside = x < nx && y < ny && z < nz;
-    size_t plane = (size_t)nx * ny;
-    size_t idx = (size_t)z * plane + (size_t)y * nx + x;
-
-    if (inside) {
-        tile[tz + 1][ty + 1][tx + 1] = in[idx];
-        // halo: face threads also load the neighbour beyond their face, if it exists
-        if (tx == 0 && x > 0) tile[tz + 1][ty + 1][0] = in[idx - 1];
-        if (tx == ST_BX - 1 && x + 1 < nx) tile[tz + 1][ty + 1][ST_BX + 1] = in[idx + 1];
-        if (ty == 0 && y > 0) tile[tz + 1][0][tx + 1] = in[idx - nx];
-        if (ty == ST_BY - 1 && y + 1 < ny) tile[tz + 1][ST_BY + 1][tx + 1] = in[idx + nx];
-        if (tz == 0 && z > 0) tile[0][ty + 1][tx + 1] = in[idx - plane];
-        if (tz == ST_BZ - 1 && z + 1 < nz) tile[ST_BZ + 1][ty + 1][tx + 1] = in[idx + plane];
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    int j = blockIdx.y * blockDim.y + threadIdx.y;
+    if (i > 0 && j > 0 && i < nx - 1 && j < ny - 1) {
+        int plane = nx * ny;                        // 32-bit indices, as Parboil's
+        int idx = j * nx + i + plane;               // (i, j, k = 1)
+        float below = in[idx - plane];
+        float centre = in[idx];
+#pragma unroll 1
+        for (int k = 1; k < nz - 1; ++k) {
+            float above = in[idx + plane];
+            // summed pairwise: two loads in flight before each first use
+            float sum = ((in[idx - 1] + in[idx + 1]) + (in[idx - nx] + in[idx + nx]))
+                      + (below + above);
+            out[idx] = c1 * sum - c0 * centre;
+            below = centre;
+            centre = above;
+            idx += plane;
+        }
     }
-    __syncthreads();
-    if (!inside) {
-        return;
-    }
-    float centre = tile[tz + 1][ty + 1][tx + 1];
-    if (x == 0 || y == 0 || z == 0 || x == nx - 1 || y == ny - 1 || z == nz - 1) {
-        out[idx] = centre;           // fixed boundary
-        return;
-    }
-    float neighbours = tile[tz + 1][ty + 1][tx] + tile[tz + 1][ty + 1][tx + 2]
-                     + tile[tz + 1][ty][tx + 1] + tile[tz + 1][ty + 2][tx + 1]
-                     + tile[tz][ty + 1][tx + 1] + tile[tz + 2][ty + 1][tx + 1];
-    out[idx] = c0 * centre + c1 * neighbours;
 }
