@@ -181,3 +181,22 @@ def test_against_papers_command_small_two_workloads(tmp_path, capsys):
     assert shape["measured"] == "8x8" and shape["within"] is True
     # no cache: the timing-derived properties are named with the job they need
     assert any("needs timing job HS/" in c["missing"] for r in data["rows"] for c in r["cells"])
+
+
+def test_warpman_report_marks_stand_ins_out_of_tolerance():
+    """The WarpMan performance table puts † on a workload whose Table 5 row fails, with
+    the footnote naming the failing property (fake probe and timing results)."""
+    from golden.report import warpman
+    from golden.report.runner import ReportOptions
+    opts = ReportOptions(size="small")
+    probe = _fake_probe()       # 8 warps, 5 TBs/SM, "both": MM fails on the limiter only
+    base = {"outputs_match": True, "output_digest": "d", "cycles": 1000, "ipc": 1.0,
+            "energy": {"total_j": 1.0, "static_j": 0.5, "dynamic_j": 0.5},
+            "timing": {"thread_instructions": 420_400, "mechanism": {}}}
+    results = {FidelityProbe("MM", "small", 0).key: probe,
+               warpman._job("MM", opts).key: base}
+    md, data = [], {}
+    warpman._performance(results, opts, ["MM"], md, data)
+    text = "\n".join(md)
+    assert "| MM† |" in text
+    assert "MM (limited by)" in text

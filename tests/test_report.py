@@ -188,7 +188,7 @@ def test_warpman_report_renders_characterisation_variants_and_sensitivity(shrink
     shrink_small.tiny("RAY")     # rendering needs rows, not a full input
     opts = ReportOptions(size="small")
     every = [j for j in warpman.jobs(opts) if j.workload == "RAY"]
-    assert {j.config for j in every} == {"gtx480_warpman"}
+    assert {j.config for j in every if hasattr(j, "config")} == {"gtx480_warpman"}
     picked = [warpman.OccupancyJob("RAY"), warpman._job("RAY", opts),
               *(warpman._job("RAY", opts, v) for v in ("temp", "dueling"))]
     assert {j.key for j in picked} <= {j.key for j in every}

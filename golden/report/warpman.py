@@ -88,9 +88,11 @@ def _job(w: str, opts: ReportOptions, variant: str | None = None, overrides=()) 
 
 
 def jobs(opts: ReportOptions) -> list[TimingJob]:
+    from golden.report.fidelity import FidelityProbe
     out = []
     for w in _workloads():
         out.append(OccupancyJob(w, size=opts.size, seed=opts.seed))
+        out.append(FidelityProbe(w, opts.size, opts.seed))  # the † of stand-ins out of tolerance
         out.append(_job(w, opts))
         out += [_job(w, opts, v) for v in VARIANTS]
         for ov, variants, _ in SENSITIVITY.values():
@@ -212,6 +214,8 @@ def _performance(results, opts, names, md, data) -> None:
            "| workload | baseline cycles | IPC | " + " | ".join(VARIANTS) + " | " +
            " | ".join(f"energy {v}" for v in VARIANTS) + " | partial | outputs |",
            "|---|--:|--:|" + "--:|" * (2 * len(VARIANTS)) + "--:|---|"]
+    from golden.report.fidelity import marks_for
+    marks = marks_for(results, opts, "WarpMan")
     sp = {v: [] for v in VARIANTS}
     en = {v: [] for v in VARIANTS}
     st_dyn = {v: {"static": [], "dynamic": []} for v in VARIANTS}
@@ -248,7 +252,7 @@ def _performance(results, opts, names, md, data) -> None:
             ecells.append(f"{100 * e:+.1f}%")
         row["outputs_identical"] = same
         rows.append(row)
-        md.append(f"| {w} | {base['cycles']:,} | {base['ipc']:.1f} | " + " | ".join(cells) +
+        md.append(f"| {marks.mark(w, w)} | {base['cycles']:,} | {base['ipc']:.1f} | " + " | ".join(cells) +
                   " | " + " | ".join(ecells) + f" | {partial} | "
                   f"{'identical' if same else 'DIFFER'} |")
     gm = {v: geomean(x) if x else None for v, x in sp.items()}
@@ -259,6 +263,8 @@ def _performance(results, opts, names, md, data) -> None:
     md.append("| paper | | | " + " | ".join(f"{1 + PAPER[v] / 100:.3f}" for v in VARIANTS) +
               " | " + " | ".join(f"{PAPER_ENERGY[v]:+.1f}%" for v in VARIANTS) + " | | |")
     md.append("| maximum | | | " + " | ".join(_fmt(mx[v]) for v in VARIANTS) + " | | | | | | |")
+    if marks.footnote():
+        md += ["", marks.footnote()]
     stat = {v: {k: (sum(x) / len(x) if x else None) for k, x in d.items()}
             for v, d in st_dyn.items()}
     md += ["", "Mean static / dynamic energy change: " + "; ".join(
