@@ -65,14 +65,22 @@ How our setup differs from the paper's:
 * **Timing model.** The +3 cycles are added to every instruction's latency (result
   write-back 3 cycles later, throughput unchanged); the special moves of §3.3 are
   injected ahead of the divergent instruction as one pass of its pipeline, a micro-op
-  without a scheduler issue slot of its own. One RF
+  without a scheduler issue slot of its own, and dropped, as the paper's compiler option
+  does, where PTX liveness shows the destination's old value dead for every thread of the
+  warp (`gscalar:special_moves=all`, the hardware-only option, is the ablation row). One RF
   access of the timing model is one PTX register (64-bit registers: the mean of their
   two 32-bit halves' costs); predicate registers live in the banked RF, as in our
   baseline timing model.
 * **ALU scalar (prior work [3])** is modelled as a scalar RF holding values written
   uniform by non-divergent instructions and one-lane execution of non-divergent ALU
-  instructions whose sources are all scalar, with no added latency and no added logic
-  power (the paper gives neither).
+  instructions whose sources are all scalar. The paper gives no latency or logic power for
+  it; we charge what its design implies (docs/gscalar-costs.md): +2 cycles (uniformity
+  comparison at write-back and the scalar/vector steering flag before the read, G-Scalar's
+  own stage accounting), a single scalar-RF bank (one read per cycle per SM, §4.1; its
+  wait is added to the result, the collector unit is not held longer), and Table 3's
+  compressor energy per register write and its leakage for the comparators (§3.1: the
+  comparison logic is "almost the same" as [3]'s). `alu-scalar:costs=free` (none of
+  these) is the ablation row.
 * **Half-register compression** is a separate variant (`gscalar-half`); `gscalar` is
   full-register compression with all-scalar and divergent-scalar execution. The paper's
   40% includes the half-warp class. Fig. 10's 64-thread warps are emulated by pairing
@@ -109,12 +117,19 @@ class ValueStatsJob(WorkloadProbe):
 #: the "before" run of the fix's before/after line.
 FREE_MOVES = "gscalar:inject_moves=false"
 
+#: Issue 67 ablations: the hardware-only special moves of §3.3 (a move for every divergent
+#: write to a compressed register; the default is the paper's compiler-assisted liveness
+#: rule) and ALU-scalar without the costs its own design implies (the model before).
+HW_MOVES = "gscalar:special_moves=all"
+ALU_FREE = "alu-scalar:costs=free"
+
 
 def jobs(opts: ReportOptions) -> list:
     """Baseline and every G-Scalar variant on each G-Scalar workload (GTX480-like GPU), the
-    free-special-move ablation, and each workload's functional value analysis."""
+    free-special-move, hardware-only-move and cost-free ALU-scalar ablations, and each
+    workload's functional value analysis."""
     return ([_job(w, opts, m) for w in _workloads()
-             for m in [()] + [(v,) for v in VARIANTS] + [(FREE_MOVES,)]]
+             for m in [()] + [(v,) for v in VARIANTS] + [(FREE_MOVES,), (HW_MOVES,), (ALU_FREE,)]]
             + [ValueStatsJob(w, opts.size, opts.seed) for w in _workloads()])
 
 
@@ -125,7 +140,8 @@ def _pct_change(new, old):
     return 100.0 * (new / old - 1.0)
 
 
-def timing_row(base: dict, runs: dict, free_moves: dict | None = None) -> dict:
+def timing_row(base: dict, runs: dict, free_moves: dict | None = None,
+               hw_moves: dict | None = None, alu_free: dict | None = None) -> dict:
     """Figure values of one workload from its baseline result and ``{variant: result}``.
 
     Keys: ``ipc`` (baseline), ``ipc_<v>`` (% change), ``rf_<v>`` (RF dynamic power change,
@@ -137,10 +153,15 @@ def timing_row(base: dict, runs: dict, free_moves: dict | None = None) -> dict:
     the baseline and equal to the reference). Before/after of issue 13's fixes:
     ``ipcw_gscalar_alwayson`` (IPC/W with Table 3's power always on, the model before)
     and, from ``free_moves`` (the :data:`FREE_MOVES` run), ``ipc_free_moves`` /
-    ``ipcw_free_moves`` / ``outputs_free_moves``.
+    ``ipcw_free_moves`` / ``outputs_free_moves``. Issue 67's ablations: from ``hw_moves``
+    (:data:`HW_MOVES`) ``ipc_hw_moves`` / ``ipcw_hw_moves`` / ``moves_hw_moves`` /
+    ``outputs_hw_moves``; from ``alu_free`` (:data:`ALU_FREE`) ``ipc_alu_free`` /
+    ``ipcw_alu_free`` / ``ipcws_alu_free`` / ``outputs_alu_free`` and ``ipcw_vs_alu_free`` /
+    ``ipcws_vs_alu_free`` (G-Scalar over the cost-free ALU-scalar).
     """
     from golden.configs import load_config
-    from golden.mechanisms.gscalar.timing import energy_report, mechanism_counters
+    from golden.mechanisms.gscalar.timing import (
+        ALU_SCALAR_FREE, energy_report, load_timing_params, mechanism_counters)
     from golden.timing.energy import EnergyModel
     from golden.timing.stats import TimingStats
 
@@ -155,22 +176,32 @@ def timing_row(base: dict, runs: dict, free_moves: dict | None = None) -> dict:
         return rf, eu, eng.total
 
     b_rf, b_eu, b_tot = parts(beng)
+    tp = load_timing_params()
+    # ALU-scalar [3]'s comparators: their part of the added logic (Table 3 areas)
+    alu_logic = SHARE_LOGIC * tp.comparator_area_share / tp.logic_area_share
     row = {"ipc": bst.ipc, "cycles": bst.cycles, "outputs_baseline": base["outputs_match"]}
+    runs = dict(runs)
+    if hw_moves is not None:
+        runs["hw_moves"] = hw_moves
+    if alu_free is not None:
+        runs["alu_free"] = alu_free
+    variant_of = {"hw_moves": "gscalar", "alu_free": ALU_SCALAR_FREE}
     for v, r in runs.items():
         if r is None or "error" in r:
             row[f"error_{v}"] = None if r is None else r["error"]
             continue
         st = TimingStats.from_dict(r["timing"])
-        eng = energy_report(st, cfg, v)
+        var = variant_of.get(v, v)
+        eng = energy_report(st, cfg, var)
         t = eng.seconds
         rf, eu, tot = parts(eng)
-        c = mechanism_counters(st, v)
+        c = mechanism_counters(st, var if isinstance(var, str) else var.name)
         n = c["instructions"] or 1
         ipc_ratio = st.ipc / bst.ipc if bst.ipc else None
         rf_pow = (rf / t) / (b_rf / bt) if b_rf else None
         eu_pow = (eu / t) / (b_eu / bt) if b_eu else None
         pow_model = (tot / t) / (b_tot / bt)
-        logic = SHARE_LOGIC if v != "alu-scalar" else 0.0
+        logic = {"alu-scalar": alu_logic, "alu_free": 0.0}.get(v, SHARE_LOGIC)
         pow_share = (1 - SHARE_EU - SHARE_RF) + SHARE_EU * (eu_pow if eu_pow is not None else 1.0) \
             + SHARE_RF * (rf_pow if rf_pow is not None else 1.0) + logic
         row.update({
@@ -200,9 +231,10 @@ def timing_row(base: dict, runs: dict, free_moves: dict | None = None) -> dict:
         row["outputs_free_moves"] = bool(free_moves["outputs_match"] and
                                          free_moves["output_digest"] == base["output_digest"])
     for k in ("ipcw", "ipcws"):
-        g, a = row.get(f"{k}_gscalar"), row.get(f"{k}_alu-scalar")
-        row[f"{k}_vs_alu"] = None if g is None or a is None else \
-            100.0 * ((1 + g / 100) / (1 + a / 100) - 1)
+        for suffix, alu in (("", "alu-scalar"), ("_free", "alu_free")):
+            g, a = row.get(f"{k}_gscalar"), row.get(f"{k}_{alu}")
+            row[f"{k}_vs_alu{suffix}"] = None if g is None or a is None else \
+                100.0 * ((1 + g / 100) / (1 + a / 100) - 1)
     return row
 
 
@@ -243,7 +275,9 @@ def render(results: dict, opts: ReportOptions) -> tuple[str, dict]:
             trows[w] = {"error": "baseline missing" if base is None else base["error"]}
             continue
         trows[w] = timing_row(base, {v: results.get(_job(w, opts, (v,)).key) for v in VARIANTS},
-                              results.get(_job(w, opts, (FREE_MOVES,)).key))
+                              results.get(_job(w, opts, (FREE_MOVES,)).key),
+                              results.get(_job(w, opts, (HW_MOVES,)).key),
+                              results.get(_job(w, opts, (ALU_FREE,)).key))
 
     md = ["# G-Scalar (seed 003): byte-wise RF compression and generalised scalar execution", "",
           f"Workloads: the {len(names)} suite kernels standing in for G-Scalar's benchmarks, "
@@ -355,6 +389,42 @@ def render(results: dict, opts: ReportOptions) -> tuple[str, dict]:
     md += ["", "Outputs of the free-move runs bit-identical to the baseline: "
            + ("yes" if not bad else "NO: " + ", ".join(bad)) + ".", ""]
 
+    # -- issue 67's ablations
+    abl = {k: _gmean_pct([r.get(k) for r in good])
+           for k in ("ipc_gscalar", "ipc_hw_moves", "ipcw_gscalar", "ipcw_hw_moves",
+                     "ipcws_gscalar", "ipcws_hw_moves", "ipc_alu-scalar", "ipc_alu_free",
+                     "ipcw_alu-scalar", "ipcw_alu_free", "ipcws_alu-scalar", "ipcws_alu_free",
+                     "ipcw_vs_alu", "ipcw_vs_alu_free", "ipcws_vs_alu", "ipcws_vs_alu_free")}
+    for k in ("moves_gscalar", "moves_hw_moves"):
+        abl[k] = _mean([r.get(k) for r in good])
+    md += ["## Ablations (issue 67): special moves and ALU-scalar's costs", "",
+           "Geomean % change vs baseline (moves: mean % of warp instructions). *paper's*: the "
+           "default model; *ours before*: the ablation run. Special moves: the paper's "
+           "compiler-assisted rule (§3.3; no move when the destination's old value is dead "
+           "for every thread of the warp, from PTX liveness at the instruction and at the "
+           "PCs where its inactive threads wait) vs the hardware-only rule (a move for every "
+           "divergent write to a compressed register). ALU-scalar: with the costs its design "
+           "implies (+2 cycles, one scalar-RF bank, comparator energy; docs/gscalar-costs.md) "
+           "vs none.", ""]
+    md += _table(["quantity", "paper's (default)", "ours before (ablation)", "paper"], [
+        ["G-Scalar special moves, % of instructions", _f(abl["moves_gscalar"], "{:.2f}"),
+         _f(abl["moves_hw_moves"], "{:.2f}"), "<2 (compiler), 2 (hardware, [4])"],
+        ["G-Scalar IPC", _f(abl["ipc_gscalar"]), _f(abl["ipc_hw_moves"]), "-1.7"],
+        ["G-Scalar IPC/W, model", _f(abl["ipcw_gscalar"]), _f(abl["ipcw_hw_moves"]), "24.0"],
+        ["G-Scalar IPC/W, shares", _f(abl["ipcws_gscalar"]), _f(abl["ipcws_hw_moves"]), "24.0"],
+        ["ALU-scalar IPC", _f(abl["ipc_alu-scalar"]), _f(abl["ipc_alu_free"]), "-"],
+        ["ALU-scalar IPC/W, model", _f(abl["ipcw_alu-scalar"]), _f(abl["ipcw_alu_free"]), "-"],
+        ["ALU-scalar IPC/W, shares", _f(abl["ipcws_alu-scalar"]), _f(abl["ipcws_alu_free"]), "-"],
+        ["G-Scalar vs ALU-scalar IPC/W, model", _f(abl["ipcw_vs_alu"]),
+         _f(abl["ipcw_vs_alu_free"]), "15.0"],
+        ["G-Scalar vs ALU-scalar IPC/W, shares", _f(abl["ipcws_vs_alu"]),
+         _f(abl["ipcws_vs_alu_free"]), "15.0"],
+    ])
+    bad = [w for w in names if "error" not in trows[w] and
+           (trows[w].get("outputs_hw_moves") is False or trows[w].get("outputs_alu_free") is False)]
+    md += ["", "Outputs of the ablation runs bit-identical to the baseline: "
+           + ("yes" if not bad else "NO: " + ", ".join(bad)) + ".", ""]
+
     # -- headline comparison
     md += ["## Headline: ours vs paper", ""]
     head = [
@@ -389,7 +459,7 @@ def render(results: dict, opts: ReportOptions) -> tuple[str, dict]:
     data = {"size": opts.size, "seed": opts.seed, "config": CONFIG,
             "functional": [{k: v for k, v in r.items() if k != "counts"} for r in frows],
             "functional_average": {k: v for k, v in favg.items() if k != "counts"},
-            "timing": trows, "timing_average": tavg, "fixes": fix,
+            "timing": trows, "timing_average": tavg, "fixes": fix, "ablations_67": abl,
             "paper": {**PAPER, **PAPER_TIMING},
             "headline": [{"quantity": h[0], "ours": h[1], "paper": h[2]} for h in head]}
     return "\n".join(md) + "\n", data

@@ -81,6 +81,7 @@ import numpy as np
 
 from golden.configs.sourced import load_sourced
 from golden.errors import ConfigError
+from golden.mechanisms.gscalar.dead_dst import move_free_destinations
 from golden.mechanisms.gscalar.regstate import HALF_LANES, WARP_LANES, RegisterEncodingTracker
 from golden.mechanisms.gscalar.rf_energy import RFEnergyParams, load_rf_energy
 from golden.ptx.ir import SpecialReg, Vec
@@ -97,6 +98,12 @@ _ARRAYS = 8                     # 128-bit arrays per 32-lane vector register
 _PER_BYTE = _ARRAYS // 4        # arrays per byte position
 _PIPES = {PIPE_ALU: "alu", PIPE_SFU: "sfu", PIPE_MEM: "mem"}
 
+#: ``special_moves`` settings (§3.3): ``liveness`` -- the paper's compiler-assisted option,
+#: no move when the destination's old value is dead for every thread of the warp
+#: (:func:`~.dead_dst.move_free_destinations`); ``all`` -- the hardware-only option, a move
+#: for every divergent write to a compressed destination.
+SPECIAL_MOVES = ("liveness", "all")
+
 #: counters (suffix after ``<variant>.``), all additive over launches
 COUNTERS = (
     "instructions",          # warp instructions seen at issue
@@ -112,6 +119,8 @@ COUNTERS = (
     "srf_reads", "srf_writes",               # scalar-RF accesses (alu-scalar)
     "rf_writes_empty",                       # writes with no active lane (baseline cost)
     "special_moves", "move_read_arrays", "move_write_arrays", "move_meta", "move_srf",
+    "moves_dead",                            # moves dropped: old value dead (liveness rule)
+    "srf_wait_cycles",                       # operand-read cycles added by the single SRF bank
     "decompressions", "compressions",        # 32-bit register passes through the Table 3 units
 )
 
@@ -138,6 +147,10 @@ class GScalarTimingParams:
     compressors_per_sm: int = 4
     table3_clock_mhz: float = 1400.0
     logic_area_share: float = 0.007
+    decompressor_area_um2: float = 7332.0
+    compressor_area_um2: float = 11624.0
+    alu_scalar_extra_latency_cycles: int = 2
+    alu_scalar_srf_ports: int = 1
 
     def __post_init__(self):
         for f in fields(self):
@@ -153,6 +166,14 @@ class GScalarTimingParams:
         cycle (Table 3 summed: the always-on upper bound)."""
         return (self.decompressor_power_mw * self.decompressors_per_sm
                 + self.compressor_power_mw * self.compressors_per_sm) / 1000.0
+
+    @property
+    def comparator_area_share(self) -> float:
+        """SM-area share of the compressors alone (the comparison logic ALU-scalar [3] also
+        needs): ``logic_area_share`` scaled by their part of Table 3's area."""
+        comp = self.compressor_area_um2 * self.compressors_per_sm
+        total = comp + self.decompressor_area_um2 * self.decompressors_per_sm
+        return self.logic_area_share * comp / total if total else 0.0
 
     @property
     def decompression_pj(self) -> float:
@@ -182,6 +203,10 @@ class GScalarVariant:
         ``scalar_rf`` (separate scalar RF of prior work [3]).
     extra_latency: pipeline cycles added; ``None`` takes ``extra_latency_cycles``.
     logic_power: charge the compressor/decompressor power of Table 3.
+    prior_costs: the costs prior work [3]'s own design implies (``scalar_rf`` only; see
+        :func:`make_alu_scalar`): ``alu_scalar_extra_latency_cycles`` of pipeline, a
+        single-bank scalar RF (``alu_scalar_srf_ports`` reads per cycle per SM), and the
+        comparators' energy and leakage; False = none of them (the model before issue 67).
     """
 
     name: str
@@ -191,12 +216,16 @@ class GScalarVariant:
     rf: str
     extra_latency: int | None
     logic_power: bool
+    prior_costs: bool = False
 
     def __post_init__(self):
         if not self.classes <= {"alu", "sfu", "mem"}:
             raise ConfigError(f"gscalar variant {self.name}: classes must be alu/sfu/mem")
         if self.rf not in ("gscalar", "gscalar_half", "scalar_rf"):
             raise ConfigError(f"gscalar variant {self.name}: unknown rf '{self.rf}'")
+        if self.prior_costs and self.rf != "scalar_rf":
+            raise ConfigError(f"gscalar variant {self.name}: prior-design costs apply to the "
+                              f"scalar-RF design only")
         if self.half and self.rf != "gscalar_half":
             raise ConfigError(f"gscalar variant {self.name}: half-warp scalar execution needs "
                               f"half-register compression (rf gscalar_half)")
@@ -210,8 +239,15 @@ VARIANTS = {
                                    divergent=True, half=True, rf="gscalar_half",
                                    extra_latency=None, logic_power=True),
     "alu-scalar": GScalarVariant("alu-scalar", frozenset({"alu"}), divergent=False, half=False,
-                                 rf="scalar_rf", extra_latency=0, logic_power=False),
+                                 rf="scalar_rf", extra_latency=None, logic_power=False,
+                                 prior_costs=True),
 }
+
+#: ALU-scalar as modelled before issue 67: no latency, no logic energy, an SRF without port
+#: limit (``alu-scalar:costs=free``).
+ALU_SCALAR_FREE = GScalarVariant("alu-scalar", frozenset({"alu"}), divergent=False, half=False,
+                                 rf="scalar_rf", extra_latency=0, logic_power=False,
+                                 prior_costs=False)
 
 
 # ----------------------------------------------------------------------------- encoding
@@ -269,8 +305,10 @@ class _Static:
     guard: str | None
     guard_negated: bool
     src_cols: tuple          # tracker columns of register/predicate sources (not the guard)
+    src_groups: tuple        # the same columns, one tuple per source register
     specials: tuple          # (name, component) of special-register sources
     dsts: tuple              # (storage key, (tracker columns...)) of register destinations
+    move_free: frozenset     # destinations whose old value is dead for the whole warp (§3.3)
 
 
 def _operand_regs(ops) -> tuple:
@@ -295,7 +333,7 @@ class GScalarMechanism(Mechanism):
 
     def __init__(self, config, variant: GScalarVariant | str = "gscalar",
                  params: GScalarTimingParams | None = None, energy: RFEnergyParams | None = None,
-                 inject_moves: bool = True):
+                 inject_moves: bool = True, special_moves: str = "liveness"):
         if isinstance(variant, str):
             if variant not in VARIANTS:
                 raise ConfigError(f"unknown G-Scalar variant '{variant}'; known: "
@@ -310,11 +348,23 @@ class GScalarMechanism(Mechanism):
         self.params = params if params is not None else load_timing_params()
         self.energy = energy if energy is not None else load_rf_energy()
         lat = variant.extra_latency
-        self.extra_latency = self.params.extra_latency_cycles if lat is None else lat
+        if lat is None:
+            lat = (self.params.alu_scalar_extra_latency_cycles if variant.rf == "scalar_rf"
+                   else self.params.extra_latency_cycles)
+        self.extra_latency = lat
+        self._srf_ports = self.params.alu_scalar_srf_ports if variant.prior_costs else 0
+        if variant.prior_costs and self._srf_ports < 1:
+            raise ConfigError(f"{variant.name}: alu_scalar_srf_ports must be at least 1")
+        self._srf_busy: dict = {}      # SM id -> {cycle: SRF reads granted} (single bank)
         if not isinstance(inject_moves, bool):
             raise ConfigError(f"{variant.name}: inject_moves must be true or false, "
                               f"not {inject_moves!r}")
         self.inject_moves = inject_moves
+        if special_moves not in SPECIAL_MOVES:
+            raise ConfigError(f"{variant.name}: special_moves must be one of "
+                              f"{', '.join(SPECIAL_MOVES)}, not {special_moves!r}")
+        self.special_moves = special_moves
+        self._dead_cache: dict = {}    # id(program) -> (program, move_free_destinations)
         self._overrides: dict = {}     # (lanes, injected cycles) -> IssueOverride
         self._reset()
 
@@ -335,6 +385,13 @@ class GScalarMechanism(Mechanism):
         self.tracker = RegisterEncodingTracker(geo.num_tbs * geo.warps_per_tb, capacity=64)
         self._keys = sorted(launch.program.reg_types)
         self._types = launch.program.reg_types
+        self._move_free = None
+        if self.special_moves == "liveness":
+            prog = launch.program
+            hit = self._dead_cache.get(id(prog))
+            if hit is None or hit[0] is not prog:
+                hit = self._dead_cache[id(prog)] = (prog, move_free_destinations(prog))
+            self._move_free = hit[1]
 
     def on_dispatch(self, sm, tb_id: int, warps_per_tb: int) -> bool:
         if sm.launch is not self._launch:
@@ -371,8 +428,10 @@ class GScalarMechanism(Mechanism):
         st = _Static(opclass=OPCODE_CLASS.get(op, "other"), pipe=pipe_of(op), guard=guard,
                      guard_negated=bool(inst.guard is not None and inst.guard.negated),
                      src_cols=tuple(c for k in src_keys for c in self._cols_of(k)),
+                     src_groups=tuple(self._cols_of(k) for k in src_keys),
                      specials=tuple(dict.fromkeys(specials)),
-                     dsts=tuple((k, self._cols_of(k)) for k in dst_keys))
+                     dsts=tuple((k, self._cols_of(k)) for k in dst_keys),
+                     move_free=self._move_free[pc >> 3] if self._move_free else frozenset())
         self._static[pc] = st
         return st
 
@@ -442,14 +501,50 @@ class GScalarMechanism(Mechanism):
                 c[f"lanes_saved_{_PIPES[st.pipe]}"] += nact - lanes
         self._cur = (warp, pc, st, active, full)
         moves = self._moves_needed(st, warp.gid, nondiv) if nact and self.inject_moves else 0
-        if lanes is None and not moves and not self.extra_latency:
+        wait = self._srf_wait(sm, warp.gid, st) if self._srf_ports else 0
+        if lanes is None and not moves and not self.extra_latency and not wait:
             return None
-        key = (lanes, sm.pipes[st.pipe].interval * moves)
+        key = (lanes, sm.pipes[st.pipe].interval * moves, self.extra_latency + wait)
         ov = self._overrides.get(key)
         if ov is None:   # a handful of distinct overrides per run: build each once
-            ov = self._overrides[key] = IssueOverride(lanes=lanes, extra_latency=self.extra_latency,
+            ov = self._overrides[key] = IssueOverride(lanes=lanes, extra_latency=key[2],
                                                       inject_interval=key[1])
         return ov
+
+    def _srf_wait(self, sm, g: int, st: _Static) -> int:
+        """Cycles the single scalar-RF bank of prior work [3] adds to this instruction's
+        operand read (seed 003 §4.1: "it always takes multiple cycles for an instruction
+        eligible for scalar execution to retrieve its register values because there is only
+        one bank for scalar values"; bursts from several warps queue at it). Each source
+        register held in the SRF takes one of the bank's ``alu_scalar_srf_ports`` read slots
+        per cycle, from the cycle the operand read starts; the wait beyond one cycle is
+        returned (added to the result latency: the collector unit is not held longer -- an
+        approximation in ALU-scalar's favour)."""
+        T = self.tracker
+        n = 0
+        for cols in st.src_groups:
+            for col in cols:
+                if not T.d[g, col] and T.nc[g, col] == 4:
+                    n += 1
+                    break
+        if not n:
+            return 0
+        busy = self._srf_busy.get(sm.id)
+        if busy is None:
+            busy = self._srf_busy[sm.id] = {}
+        first = sm.now + sm.oc.read_delay
+        t = first
+        done = first
+        for _ in range(n):
+            while busy.get(t, 0) >= self._srf_ports:
+                t += 1
+            busy[t] = busy.get(t, 0) + 1
+            done = t + 1
+        if len(busy) > 256:
+            for k in [k for k in busy if k < sm.now]:
+                del busy[k]
+        self._c["srf_wait_cycles"] += done - first - 1
+        return done - first - 1
 
     def _moves_needed(self, st: _Static, g: int, nondiv: bool) -> int:
         """Special moves (§3.3) a divergent write of ``st``'s destinations needs: one per
@@ -461,7 +556,9 @@ class GScalarMechanism(Mechanism):
         T = self.tracker
         rf = self.variant.rf
         n = 0
-        for _key, cols in st.dsts:
+        for key, cols in st.dsts:
+            if key in st.move_free:
+                continue
             for col in cols:
                 if T.d[g, col]:
                     continue
@@ -583,6 +680,7 @@ class GScalarMechanism(Mechanism):
         for key, cols in st.dsts:
             parts = parts32(wave.regs[key][lo:lo + WARP_LANES])
             w = 1.0 / len(cols)
+            dead = key in st.move_free
             if charge:
                 c["rf_writes"] += 1
                 c["compressions"] += len(cols)
@@ -608,7 +706,9 @@ class GScalarMechanism(Mechanism):
                 if rf == "gscalar":
                     c["rf_write_arrays"] += w * (_PER_BYTE * (4 - nc) if nondiv else _ARRAYS)
                     c["rf_write_meta"] += w
-                    if not nondiv and not prev_d and prev_nc > 0:     # §3.3 special move
+                    if not nondiv and not prev_d and prev_nc > 0 and dead:
+                        c["moves_dead"] += w
+                    elif not nondiv and not prev_d and prev_nc > 0:   # §3.3 special move
                         c["special_moves"] += w
                         c["decompressions"] += 1
                         c["compressions"] += 1
@@ -618,7 +718,9 @@ class GScalarMechanism(Mechanism):
                 elif half:
                     c["rf_write_arrays"] += w * (_ARRAYS - sum(ncg) if nondiv else _ARRAYS)
                     c["rf_write_meta"] += w
-                    if not nondiv and not prev_d and int(prev_ncg.max()) > 0:
+                    if not nondiv and not prev_d and int(prev_ncg.max()) > 0 and dead:
+                        c["moves_dead"] += w
+                    elif not nondiv and not prev_d and int(prev_ncg.max()) > 0:
                         c["special_moves"] += w
                         c["decompressions"] += 1
                         c["compressions"] += 1
@@ -630,28 +732,46 @@ class GScalarMechanism(Mechanism):
                         c["srf_writes"] += w
                     else:
                         c["rf_write_arrays"] += w * _ARRAYS
-                    if not nondiv and not prev_d and prev_nc == 4:   # scalar leaves the SRF
+                    if not nondiv and not prev_d and prev_nc == 4 and dead:
+                        c["moves_dead"] += w
+                    elif not nondiv and not prev_d and prev_nc == 4:  # scalar leaves the SRF
                         c["special_moves"] += w
                         c["move_srf"] += w
                         c["move_write_arrays"] += w * _ARRAYS
 
 
 # ----------------------------------------------------------------------------- factories
-def make_gscalar(config, inject_moves: bool = True) -> GScalarMechanism:
+def make_gscalar(config, inject_moves: bool = True,
+                 special_moves: str = "liveness") -> GScalarMechanism:
     """Full G-Scalar: all-scalar + divergent-scalar execution, full-register compression.
     ``gscalar:inject_moves=false`` lets the special moves of §3.3 pass without occupying
-    the pipeline (the model before issue 13; counted in energy only)."""
-    return GScalarMechanism(config, "gscalar", inject_moves=inject_moves)
+    the pipeline (the model before issue 13; counted in energy only).
+    ``gscalar:special_moves=all`` is the hardware-only option of §3.3 (a move for every
+    divergent write to a compressed destination); the default ``liveness`` is the paper's
+    compiler-assisted option (no move when the old value is dead, :mod:`.dead_dst`)."""
+    return GScalarMechanism(config, "gscalar", inject_moves=inject_moves,
+                            special_moves=special_moves)
 
 
-def make_gscalar_half(config, inject_moves: bool = True) -> GScalarMechanism:
+def make_gscalar_half(config, inject_moves: bool = True,
+                      special_moves: str = "liveness") -> GScalarMechanism:
     """G-Scalar with half-register compression and half-warp scalar execution."""
-    return GScalarMechanism(config, "gscalar-half", inject_moves=inject_moves)
+    return GScalarMechanism(config, "gscalar-half", inject_moves=inject_moves,
+                            special_moves=special_moves)
 
 
-def make_alu_scalar(config, inject_moves: bool = True) -> GScalarMechanism:
-    """Prior work: scalar RF and scalar execution of non-divergent ALU instructions only."""
-    return GScalarMechanism(config, "alu-scalar", inject_moves=inject_moves)
+def make_alu_scalar(config, inject_moves: bool = True, special_moves: str = "liveness",
+                    costs: str = "design") -> GScalarMechanism:
+    """Prior work: scalar RF and scalar execution of non-divergent ALU instructions only.
+    ``costs=design`` (default) charges what [3]'s design implies (see
+    :class:`GScalarVariant` ``prior_costs``, docs/gscalar-costs.md); ``costs=free`` is
+    the model before issue 67 (no latency, no comparator energy, unlimited SRF ports).
+    Special moves (a scalar leaving the SRF on a divergent write) follow the same
+    ``special_moves`` rule as G-Scalar."""
+    if costs not in ("design", "free"):
+        raise ConfigError(f"alu-scalar: costs must be design or free, not {costs!r}")
+    return GScalarMechanism(config, VARIANTS["alu-scalar"] if costs == "design" else ALU_SCALAR_FREE,
+                            inject_moves=inject_moves, special_moves=special_moves)
 
 
 # ----------------------------------------------------------------------------- energy
@@ -747,6 +867,25 @@ def energy_report(stats: TimingStats, config, variant: str | GScalarVariant,
                 event=f"G-Scalar logic leakage: {params.logic_area_share:.1%} of SM area",
                 constant="logic_area_share x sm_leakage", count=leak.count, per_event=watts,
                 unit="W", source="seed 003 §5.1 (timing.yaml) x " + leak.source,
+                joules=watts * leak.count),)))
+        elif comp.name == "static" and v.prior_costs:
+            # prior work [3]: the word-wise uniformity comparators at write-back (seed 003
+            # §3.1: G-Scalar's comparison logic "is almost the same as the logic depicted in
+            # prior work [3]"), charged as Table 3's compressor per 32-bit register write (an
+            # upper bound: it includes the Fig. 7 broadcast logic [3] lacks), and their leakage
+            # by area share; no decompressor (a scalar reaches the lanes by broadcast).
+            comps.append(EnergyComponent("gscalar_logic", (EnergyTerm(
+                event="uniformity comparisons (32-bit register writes, [3])",
+                constant="compressor_power_mw / table3_clock_mhz", count=c["compressions"],
+                per_event=params.compression_pj, unit="pJ", source=src3,
+                joules=c["compressions"] * params.compression_pj * PJ),)))
+            leak = base.term("sm_leakage")
+            share = params.comparator_area_share
+            watts = leak.per_event * share
+            comps.append(EnergyComponent("static", comp.terms + (EnergyTerm(
+                event=f"[3] comparator leakage: {share:.2%} of SM area",
+                constant="comparator_area_share x sm_leakage", count=leak.count, per_event=watts,
+                unit="W", source="seed 003 §5.1 + Table 3 areas (timing.yaml) x " + leak.source,
                 joules=watts * leak.count),)))
         else:
             comps.append(comp)
