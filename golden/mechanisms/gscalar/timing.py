@@ -14,8 +14,11 @@ the compressed register file stores afterwards. Variants (:data:`VARIANTS`, by n
                 scalar execution (§4.3); its larger metadata entry costs more per access.
 ``alu-scalar``  prior work ([3] in the paper, the "ALU scalar" bar of Fig. 9/11): a separate
                 scalar RF holds values written uniform by non-divergent instructions, and only
-                non-divergent ALU instructions with every source scalar run on one lane; no
-                extra latency (the paper gives none for [3]).
+                non-divergent ALU instructions with every source scalar run on one lane. The
+                paper gives no costs for [3]; ``costs=design`` (default) charges what its
+                design implies: +2 cycles, one scalar-RF bank, comparator energy and leakage
+                (:class:`GScalarVariant` ``prior_costs``; docs/gscalar-costs.md);
+                ``costs=free`` none of them (the model before issue 67).
 ============== =============================================================================
 
 What the hooks do
@@ -33,7 +36,10 @@ What the hooks do
   compressed value first needs the **special move** of §3.3: it is injected ahead of the
   instruction as one pass of the instruction's pipeline (``inject_interval``), delaying it
   and its dependants and spending the unit's throughput (``inject_moves=false``: moves
-  are counted in energy only, the model before issue 13).
+  are counted in energy only, the model before issue 13). ``special_moves=liveness``
+  (default) is the paper's compiler-assisted option: no move where the destination's old
+  value is dead for every thread of the warp (:mod:`.dead_dst`, counted as
+  ``moves_dead``); ``special_moves=all`` is the hardware-only option.
 * ``on_issue`` (before the functional step): the instruction's active mask (SIMT TOS mask
   AND guard) and the warp's launched threads give divergence; the sources' metadata
   (``nc`` = common MSB bytes, D bit, stored mask, per-half ``ncg``) give the scalar class:
