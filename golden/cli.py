@@ -34,6 +34,7 @@ from golden.cli_args import (
     jobs as jobs_arg, output_dir, output_file, positive_count, pow2_list, seed as seed_arg,
 )
 from golden.errors import SimtlabError
+from golden.fileio import write_output
 
 #: input sizes every workload defines (golden/workloads/defs): ``small`` for tests and the
 #: main job, ``default`` larger, ``paper`` at least two full waves of TBs on every GPU the
@@ -119,7 +120,7 @@ def cmd_list_occupancy(args) -> int:
           "launches of >= w waves do 80% of the warp instructions\n")
     print(format_table(rows))
     if args.json:
-        _atomic_write(Path(args.json), json.dumps([r.to_dict() for r in rows], indent=1))
+        write_output(Path(args.json), json.dumps([r.to_dict() for r in rows], indent=1))
     for b in bad:
         print(f"simtlab: outputs differ from the numpy reference: {b}", file=sys.stderr)
     return 1 if bad else 0
@@ -154,28 +155,13 @@ def cmd_run(args) -> int:
         print(format_timing_summary(d))
         print(_cpu_line(d, d["timing"]["instructions_executed"]))  # the wall line's numerator
         if args.json:
-            _atomic_write(Path(args.json), json.dumps(d, indent=2))
+            write_output(Path(args.json), json.dumps(d, indent=2))
         return 0 if d["outputs_match"] else 1
     d = _summarise(args.workload, args.size, args.seed, args.max_instructions)
     _print_run(d)
     if args.json:
-        _atomic_write(Path(args.json), json.dumps(d, indent=2))
+        write_output(Path(args.json), json.dumps(d, indent=2))
     return 0 if d["outputs_match"] else 1
-
-
-def _atomic_write(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file (removed again on failure)."""
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp.write_text(text)
-        os.replace(tmp, path)
-    except OSError as exc:
-        try:
-            tmp.unlink()
-        except OSError:
-            pass
-        raise SimtlabError(f"cannot write {path}: {exc.strerror or exc}") from None
 
 
 def cmd_characterise(args) -> int:
@@ -215,8 +201,8 @@ def cmd_characterise(args) -> int:
                   f"{d['divergent_branches']:,} | {d['mem_thread_accesses'].get('global', 0):,} | "
                   f"{d['mem_thread_accesses'].get('shared', 0):,} | {'yes' if d['outputs_match'] else 'NO'} |")
     out = Path(args.out)
-    _atomic_write(out / "characterisation.md", "\n".join(md) + "\n")
-    _atomic_write(out / "characterisation.json", json.dumps(rows, indent=2))
+    write_output(out / "characterisation.md", "\n".join(md) + "\n")
+    write_output(out / "characterisation.json", json.dumps(rows, indent=2))
     print("\n".join(md))
     print(f"\nwrote {out / 'characterisation.md'} and .json")
     return 0 if all(d["outputs_match"] for d in rows) else 1
@@ -227,7 +213,7 @@ def cmd_gscalar_stats(args) -> int:
     rows = analyse_suite(args.workloads or None, size=args.size, seed=args.seed, jobs=args.jobs)
     print(render_tables(rows))
     if args.json:
-        _atomic_write(Path(args.json), json.dumps(
+        write_output(Path(args.json), json.dumps(
             {"rows": rows, "average": average_row(rows), "paper": PAPER}, indent=2))
     return 0 if all(r["outputs_match"] for r in rows) else 1
 
@@ -256,7 +242,7 @@ def cmd_locality(args) -> int:
     if args.json:
         out = {k: v for k, v in d.items() if k != "table"}
         out.update(t.to_dict())
-        _atomic_write(Path(args.json), json.dumps(out, indent=1))
+        write_output(Path(args.json), json.dumps(out, indent=1))
     return 0 if d["outputs_match"] else 1
 
 

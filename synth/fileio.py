@@ -1,29 +1,11 @@
-"""Atomic file output for build products: a reader never sees a half-written file."""
+"""Atomic file output for build products: a reader never sees a half-written file.
+
+The one implementation is :func:`golden.fileio.write_atomic` (a temporary name unique to
+each write, then a rename); synth re-exports it under its own module name.
+"""
 
 from __future__ import annotations
 
-import os
-import tempfile
-from pathlib import Path
+from golden.fileio import write_atomic
 
-
-def write_atomic(path: str | os.PathLike, text: str) -> Path:
-    """Write ``text`` to ``path`` through a temporary file in the same folder and a rename.
-
-    Creates the parent folder. If anything fails before the rename, ``path`` keeps its old
-    content (or stays absent) and the temporary file is removed.
-    """
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
-    return path
+__all__ = ["write_atomic"]

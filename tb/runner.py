@@ -77,6 +77,7 @@ from typing import Any
 from xml.etree import ElementTree
 
 from golden.errors import ConfigError
+from golden.fileio import write_atomic
 
 __all__ = [
     "ENV_PARAMS",
@@ -178,9 +179,7 @@ def export_verilog(component: Any, toplevel: str, path: Path) -> Path:
     text = verilog.convert(component, name=toplevel, emit_src=False)
     path.parent.mkdir(parents=True, exist_ok=True)
     if not path.exists() or path.read_text() != text:
-        tmp = path.with_name(path.name + ".tmp")
-        tmp.write_text(text)
-        tmp.replace(path)          # never a half-written design for Icarus
+        write_atomic(path, text)   # never a half-written design for Icarus
     return path
 
 

@@ -116,14 +116,16 @@ def test_bad_output_paths_are_refused_before_simulating(tmp_path, capsys, make, 
 def test_failed_write_leaves_no_temp_file(tmp_path, monkeypatch):
     """Issue 19 item 9: a write that fails at the end removes its temporary file and is a
     SimtlabError (a clean 'simtlab: error:'), not an OSError traceback."""
-    import golden.cli as cli
+    import os
+
     from golden.errors import SimtlabError
+    from golden.fileio import write_output
 
     def refuse(src, dst):
         raise PermissionError(13, "Permission denied")
-    monkeypatch.setattr(cli.os, "replace", refuse)
+    monkeypatch.setattr(os, "replace", refuse)
     with pytest.raises(SimtlabError, match="cannot write .*out.json: Permission denied"):
-        cli._atomic_write(tmp_path / "out.json", "{}")
+        write_output(tmp_path / "out.json", "{}")
     assert list(tmp_path.iterdir()) == []
 
 

@@ -31,14 +31,18 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import shutil
+import re
 import subprocess
-import threading
+import sys
+import tempfile
 from functools import lru_cache
 from pathlib import Path
 
+from golden.errors import SimtlabError
+from golden.fileio import write_atomic
 from golden.report.deps import NOT_MODEL, PACKAGE_DIR, DependencyFinder, _is_model_file, holds, \
     default_finder
+from golden.report.entries import entry_name, entry_problem, is_entry_name, load_entry
 
 #: default cache root, relative to the working directory (inside ``build/``)
 DEFAULT_ROOT = Path("build/cache/runs")
@@ -49,8 +53,13 @@ DEFAULT_WITNESSES = Path("build/cache/rekey-witnesses")
 
 _SOURCE_SUFFIXES = (".py", ".pyx", ".pxd", ".yaml", ".ptx", ".cu")
 
-__all__ = ["DEFAULT_ARCHIVE", "DEFAULT_ROOT", "DEFAULT_WITNESSES", "NOT_MODEL", "ResultCache",
-           "archive_results", "cache_info", "clear_cache", "model_fingerprint"]
+#: sub-directory of a cache root that invalid entries are moved to (never read again)
+QUARANTINE = "quarantine"
+
+__all__ = ["DEFAULT_ARCHIVE", "DEFAULT_ROOT", "DEFAULT_WITNESSES", "NOT_MODEL", "QUARANTINE",
+           "ResultCache", "archive_results", "cache_info", "clear_cache", "entries_of",
+           "entry_name", "is_committed_archive", "model_fingerprint", "read_entry",
+           "require_writable"]
 
 
 def model_fingerprint(package_dir: Path | None = None) -> str:
@@ -84,16 +93,68 @@ def source_commit() -> str:
     return rev + ("+dirty" if dirty else "")
 
 
-def _entry_name(key: str) -> str:
-    return hashlib.sha256(key.encode()).hexdigest()[:24] + ".json"
+def read_entry(p: Path) -> dict | None:
+    """The JSON object stored at ``p``, or None (no file, unreadable, not an object);
+    not checked against the schema (:func:`checked_entry` does that)."""
+    return load_entry(p)[0]
 
 
-def _read(p: Path) -> dict | None:
+def _is_timing_job(job) -> bool:
+    from golden.report.runner import TimingJob
+    return isinstance(job, TimingJob)
+
+
+def checked_entry(p: Path, job=None) -> tuple[dict | None, str | None]:
+    """``(entry, None)`` for a valid entry at ``p`` (:func:`entry_problem`), ``(None,
+    None)`` when there is none, ``(None, problem)`` for an invalid one. ``job``: the job
+    the entry should belong to (else rebuilt from the entry, :func:`golden.report.rekey.job_of`)."""
+    data, problem = load_entry(p)
+    if data is None:
+        return None, problem
+    if job is None:
+        from golden.report.rekey import job_of
+        job = job_of(data)
+    problem = entry_problem(data, p.name, timing_job=_is_timing_job(job))
+    return (None, problem) if problem else (data, None)
+
+
+def require_writable(d: Path | str, what: str = "result cache") -> Path:
+    """Create directory ``d`` if needed and prove a file can be created in it; a
+    :class:`SimtlabError` (one line) when ``d`` is a file or cannot be written."""
+    d = Path(d)
+    if d.exists() and not d.is_dir():
+        raise SimtlabError(f"{what} {d} is a file, not a directory")
     try:
-        data = json.loads(p.read_text())
-    except (OSError, ValueError):
-        return None
-    return data if isinstance(data, dict) else None
+        d.mkdir(parents=True, exist_ok=True)
+        fd, probe = tempfile.mkstemp(prefix=".simtlab-write-probe.", dir=d)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as e:
+        raise SimtlabError(f"{what} {d} is not writable ({e.strerror or e})") from None
+    return d
+
+
+@lru_cache(maxsize=64)
+def _tracked_by_git(d: str) -> bool:
+    try:
+        out = subprocess.run(["git", "ls-files", "--", "."], cwd=d, text=True,
+                             capture_output=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return out.returncode == 0 and any("/" not in line and is_entry_name(line)
+                                       for line in out.stdout.splitlines())
+
+
+def is_committed_archive(d: Path | str) -> bool:
+    """True when ``d`` is the committed archive: the repository's ``results/runs``, the
+    default archive of the working directory, or any directory whose entries git tracks."""
+    d = Path(d)
+    if not d.is_dir():
+        return False
+    r = d.resolve()
+    if r in {(PACKAGE_DIR.parent / DEFAULT_ARCHIVE).resolve(), DEFAULT_ARCHIVE.resolve()}:
+        return True
+    return _tracked_by_git(str(r))
 
 
 class ResultCache:
@@ -105,6 +166,8 @@ class ResultCache:
 
     def __init__(self, root: Path | str = DEFAULT_ROOT, archive=None,
                  finder: DependencyFinder | None = None):
+        if Path(root).exists() and not Path(root).is_dir():
+            raise SimtlabError(f"result cache {root} is a file, not a directory")
         self.root = Path(root).resolve()
         self.dir = self.root
         if archive is None:
@@ -112,6 +175,46 @@ class ResultCache:
         self.archive = [Path(a).resolve() for a in archive]
         self.finder = finder or default_finder()
         self._fingerprint: str | None = None
+        #: ``(path, problem)`` of every invalid entry met (moved to ``<root>/quarantine``
+        #: when it was in this cache's own root, only skipped in an archive)
+        self.quarantined: list[tuple[Path, str]] = []
+
+    def require_writable(self) -> None:
+        """Fail with one line, before any simulation starts, when results could not be
+        stored (the root is a file or cannot be written)."""
+        require_writable(self.root)
+
+    def _lookup(self, key: str, job=None):
+        """The valid entry of job ``key`` in the cache or, failing that, an archive (None
+        when there is none); invalid entries met on the way are quarantined."""
+        name = entry_name(key)
+        for d in (self.root, *self.archive):
+            p = d / name
+            data, problem = checked_entry(p, job)
+            if problem is not None:
+                self._quarantine(p, problem)
+                continue
+            if data is not None and data.get("key") == key:
+                return data
+        return None
+
+    def _quarantine(self, p: Path, problem: str) -> None:
+        """Move invalid entry ``p`` out of the way (only from this cache's own root, never
+        from an archive or the committed archive) and say so on stderr, once per file."""
+        if any(q == p for q, _ in self.quarantined):
+            return
+        self.quarantined.append((p, problem))
+        where = "left in place (an archive is read-only here)"
+        if p.parent == self.root and not is_committed_archive(self.root):
+            dest = self.root / QUARANTINE / p.name
+            try:
+                dest.parent.mkdir(exist_ok=True)
+                os.replace(p, dest)
+                where = f"moved to {dest}"
+            except OSError as e:
+                where = f"could not be moved aside ({e.strerror or e})"
+        print(f"simtlab: invalid result entry {p} ({problem}): not used, {where}",
+              file=sys.stderr)
 
     @property
     def fingerprint(self) -> str:
@@ -134,22 +237,22 @@ class ResultCache:
         deps = deps if deps is not None else self.dependencies(job)
         if deps is None:
             return None
-        name = _entry_name(job.key)
+        name = entry_name(job.key)
         for d in (self.root, *self.archive):
-            data = _read(d / name)
-            if data is not None and data.get("key") == job.key \
-                    and isinstance(data.get("deps"), dict) and holds(data["deps"], deps):
+            p = d / name
+            data, problem = checked_entry(p, job)
+            if problem is not None:
+                self._quarantine(p, problem)
+                continue
+            if data is not None and data.get("key") == job.key and holds(data["deps"], deps):
                 return {k: v for k, v in data.items() if k != "deps"}
         return None
 
     def get_unverified(self, key: str) -> dict | None:
         """The stored result of job ``key`` whatever the source now is (presentation of a
         report's own results, ``simtlab publish``)."""
-        for d in (self.root, *self.archive):
-            data = _read(d / _entry_name(key))
-            if data is not None and data.get("key") == key:
-                return {k: v for k, v in data.items() if k != "deps"}
-        return None
+        data = self._lookup(key)
+        return None if data is None else {k: v for k, v in data.items() if k != "deps"}
 
     def put(self, result: dict, deps: dict[str, str] | None) -> None:
         """Store one result with its dependency map (atomically). Results that carry an
@@ -159,7 +262,7 @@ class ResultCache:
         entry = {k: v for k, v in result.items() if k not in ("from_cache", "deps")}
         entry.setdefault("simulated_at", source_commit())
         entry["deps"] = deps
-        _write_atomic(self.root / _entry_name(result["key"]), json.dumps(entry, default=str))
+        write_atomic(self.root / entry_name(result["key"]), json.dumps(entry, default=str))
 
 
 class CpuEstimator:
@@ -176,8 +279,8 @@ class CpuEstimator:
         self.cache = cache
         runs: dict[tuple[str, str], list[float]] = {}
         for d in (cache.root, *cache.archive):
-            for p in _entries(d):
-                data = _read(p)
+            for p in entries_of(d):
+                data = read_entry(p)
                 key, cpu = (data or {}).get("key"), (data or {}).get("cpu_seconds")
                 if isinstance(key, str) and isinstance(cpu, (int, float)) and key.count("/") >= 4:
                     # a timing job's key: workload/config/mechanisms/size/seed (TimingJob.key)
@@ -195,25 +298,33 @@ class CpuEstimator:
         return (m, "workload") if m is not None else (None, "none")
 
 
-def _write_atomic(p: Path, text: str) -> None:
-    p.parent.mkdir(parents=True, exist_ok=True)
-    # unique temporary name per process and thread, then an atomic rename: a reader (or a
-    # worker on another host sharing the directory) sees the old file or the whole new one
-    tmp = p.with_name(f"{p.stem}.{os.getpid()}.{threading.get_ident()}.tmp")
-    try:
-        tmp.write_text(text)
-        os.replace(tmp, p)
-    finally:
-        tmp.unlink(missing_ok=True)
+def entries_of(root: Path) -> list[Path]:
+    """Files of ``root`` named like entries (``<24 hex digits>.json``; symbolic links are
+    not the cache's own files and are left out), sorted."""
+    if not root.is_dir():
+        return []
+    return sorted(p for p in root.glob("*.json")
+                  if is_entry_name(p.name) and not p.is_symlink() and p.is_file())
 
 
-def _entries(root: Path):
-    return sorted(root.glob("*.json")) if root.is_dir() else []
+#: an old per-fingerprint directory was named after fingerprint[:16] (16 hex digits)
+_OLD_LAYOUT = re.compile(r"[0-9a-f]{16}")
 
 
 def _old_layout_dirs(root: Path) -> list[Path]:
-    """Directories of the earlier per-fingerprint layout (never read any more)."""
-    return [d for d in root.iterdir() if d.is_dir()] if root.is_dir() else []
+    """Directories of the earlier per-fingerprint layout (never read any more): named by
+    16 hex digits, real directories (not symbolic links)."""
+    if not root.is_dir():
+        return []
+    return sorted(d for d in root.iterdir()
+                  if _OLD_LAYOUT.fullmatch(d.name) and d.is_dir() and not d.is_symlink())
+
+
+def _own_entry(p: Path) -> dict | None:
+    """The entry at ``p`` when it is one the cache wrote: its name is the checksum of the
+    key it holds and it meets the schema (:func:`checked_entry`); else None."""
+    data, problem = checked_entry(p)
+    return data if problem is None else None
 
 
 def entry_valid(data, finder: DependencyFinder) -> bool:
@@ -224,6 +335,8 @@ def entry_valid(data, finder: DependencyFinder) -> bool:
         return False
     from golden.report.rekey import job_of
     job = job_of(data)     # None, or the job whose key the entry carries
+    if entry_problem(data, timing_job=_is_timing_job(job)) is not None:
+        return False
     if job is not None:
         try:
             today = finder.job_dependencies(job)
@@ -235,37 +348,60 @@ def entry_valid(data, finder: DependencyFinder) -> bool:
 
 def cache_info(root: Path | str = DEFAULT_ROOT, finder: DependencyFinder | None = None) -> dict:
     """Entries of a cache (or archive) directory: ``entries``, ``valid`` (dependencies
-    unchanged today), ``stale``, ``bytes``, and ``old_layout`` (files in directories of the
-    earlier per-fingerprint layout)."""
+    unchanged today), ``stale``, ``invalid`` (named like an entry but failing the schema,
+    :mod:`golden.report.entries`), ``other`` (other JSON files, never counted as results),
+    ``bytes``, and ``old_layout`` (entries in directories of the earlier per-fingerprint
+    layout)."""
     root, finder = Path(root), finder or default_finder()
-    valid = stale = size = 0
-    for p in _entries(root):
+    valid = stale = invalid = size = 0
+    for p in entries_of(root):
+        data = _own_entry(p)
+        if data is None:
+            invalid += 1
+            continue
         size += p.stat().st_size
-        data = _read(p)
         if entry_valid(data, finder):
             valid += 1
         else:
             stale += 1
-    old = sum(1 for d in _old_layout_dirs(root) for _ in d.glob("*.json"))
+    other = sum(1 for p in root.glob("*.json") if not is_entry_name(p.name) or p.is_symlink()) \
+        if root.is_dir() else 0
+    old = sum(1 for d in _old_layout_dirs(root) for p in entries_of(d) if _own_entry(p))
     return {"dir": str(root), "entries": valid + stale, "valid": valid, "stale": stale,
-            "bytes": size, "old_layout": old}
+            "invalid": invalid, "other": other, "bytes": size, "old_layout": old}
 
 
 def clear_cache(root: Path | str = DEFAULT_ROOT, stale_only: bool = False,
-                finder: DependencyFinder | None = None) -> int:
+                finder: DependencyFinder | None = None, archive_ok: bool = False) -> int:
     """Remove cached results under ``root`` (with ``stale_only``: only those whose
-    dependencies changed, and the earlier layout's directories); return how many."""
+    dependencies changed, and the entries of the earlier layout's directories); return how
+    many. Only files the cache wrote are touched: named ``<sha256(key)[:24]>.json`` after
+    the key they hold and meeting the schema (:mod:`golden.report.entries`); in an old
+    layout's directory (16 hex digits) the same, the directory itself removed only once
+    empty. Every other file or directory, and symbolic links, are left alone. The
+    committed archive (:func:`is_committed_archive`) is refused unless ``archive_ok``."""
     root, finder = Path(root), finder or default_finder()
+    if root.exists() and not root.is_dir():
+        raise SimtlabError(f"{root} is a file, not a cache directory")
+    if is_committed_archive(root) and not archive_ok:
+        raise SimtlabError(f"{root} is the committed archive of results; `cache clear` leaves "
+                           f"it alone unless asked with --cache-dir naming it and --archive-too")
     n = 0
-    for p in _entries(root):
-        data = _read(p)
-        if stale_only and entry_valid(data, finder):
+    for p in entries_of(root):
+        data = _own_entry(p)
+        if data is None or (stale_only and entry_valid(data, finder)):
             continue
         p.unlink(missing_ok=True)
         n += 1
     for d in _old_layout_dirs(root):
-        n += sum(1 for _ in d.glob("*.json"))
-        shutil.rmtree(d, ignore_errors=True)
+        for p in entries_of(d):
+            if _own_entry(p) is not None:
+                p.unlink(missing_ok=True)
+                n += 1
+        try:
+            d.rmdir()          # only when nothing else is in it
+        except OSError:
+            pass
     return n
 
 
@@ -273,12 +409,16 @@ def archive_results(root: Path | str = DEFAULT_ROOT, to: Path | str = DEFAULT_AR
                     size: str | None = "paper", finder: DependencyFinder | None = None) -> int:
     """Copy the cache entries of ``root`` that are valid today (and of input ``size``, all
     sizes when None) into the archive directory ``to`` as sorted, compact JSON; return
-    how many were written. An archived entry is replaced only by a newer valid one."""
+    how many were written. An archived entry is replaced only by a newer valid one. An
+    entry failing the schema is never copied."""
     root, to, finder = Path(root), Path(to), finder or default_finder()
+    if not root.is_dir():
+        raise SimtlabError(f"cache archive: no cache directory {root}")
+    require_writable(to, "archive directory")
     n = 0
-    for p in _entries(root):
-        data = _read(p)
-        if not entry_valid(data, finder):
+    for p in entries_of(root):
+        data = _own_entry(p)
+        if data is None or not entry_valid(data, finder):
             continue
         if size is not None and data.get("size") != size:
             continue
@@ -286,6 +426,6 @@ def archive_results(root: Path | str = DEFAULT_ROOT, to: Path | str = DEFAULT_AR
         dest = to / p.name
         if dest.is_file() and dest.read_text() == text:
             continue
-        _write_atomic(dest, text)
+        write_atomic(dest, text)
         n += 1
     return n

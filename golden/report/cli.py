@@ -22,7 +22,7 @@ import sys
 import time
 from pathlib import Path
 
-from golden.cli import _atomic_write as _write
+from golden.fileio import write_output
 from golden.cli_args import jobs as jobs_arg, output_dir, seed as seed_arg
 from golden.errors import SimtlabError
 from golden.report import REPORTS, available_reports
@@ -89,6 +89,9 @@ def add_subcommand(sub) -> None:
     c.add_argument("--stale", action="store_true",
                    help="clear: only results whose dependency files changed (keep valid ones)")
     c.add_argument("--cache-dir", default=str(DEFAULT_ROOT))
+    c.add_argument("--archive-too", action="store_true",
+                   help="clear: allow --cache-dir to name the committed archive "
+                        f"({DEFAULT_ARCHIVE}); without it that directory is never cleared")
     c.add_argument("--to", default=str(DEFAULT_ARCHIVE),
                    help="archive: directory the valid results are copied to (default: "
                         "%(default)s, committed with the repository)")
@@ -129,6 +132,9 @@ def cmd_report(args) -> int:
     opts = ReportOptions(size="default" if args.full else args.size, seed=args.seed,
                          jobs=args.jobs, all_configs=args.all_configs or args.full)
     all_jobs = [j for n in names for j in avail[n].jobs(opts)]
+    for a in args.archive or ():
+        if not Path(a).is_dir():
+            raise SimtlabError(f"--archive {a}: no such directory")
     if args.plan:
         return _plan(names, avail, opts, ResultCache(args.cache_dir, archive=args.archive))
     t0 = time.perf_counter()
@@ -151,8 +157,8 @@ def cmd_report(args) -> int:
         data = {"report": n, "wall_seconds_all_reports": wall, "all_configs": opts.all_configs,
                 "model_fingerprint": cache.fingerprint if cache is not None else None, **data}
         text = json.dumps(data, indent=1, default=str)
-        _write(out / f"{n}.md", md)
-        _write(out / f"{n}.json", text)
+        write_output(out / f"{n}.md", md)
+        write_output(out / f"{n}.json", text)
         datas[n] = json.loads(text)  # the document as publish reads it back
         docs.append(md)
         print(md)
@@ -168,7 +174,7 @@ def cmd_report(args) -> int:
                   f"result cache) in {wall:.0f} s wall on {opts.jobs} worker(s); the "
                   f"{len(fresh)} simulated issued {winst:,} warp instructions, "
                   f"{winst / max(cpu, 1e-9):,.0f} warp-inst per CPU-second.\n")
-    _write(out / "speedups.md", "\n".join(docs) + footer)
+    write_output(out / "speedups.md", "\n".join(docs) + footer)
     print(footer)
     print(f"wrote {out}/speedups.md and {', '.join(f'{n}.md/.json' for n in names)}", file=sys.stderr)
     jobs_of = {n: [j for j in avail[n].jobs(opts)] for n in names}
@@ -276,7 +282,10 @@ def cmd_publish(args) -> int:
 def cmd_cache(args) -> int:
     from golden.report.cache import archive_results, cache_info, clear_cache
     if args.action == "clear":
-        n = clear_cache(args.cache_dir, stale_only=args.stale)
+        if not Path(args.cache_dir).exists():
+            print(f"nothing to clear: {args.cache_dir} does not exist")
+            return 0
+        n = clear_cache(args.cache_dir, stale_only=args.stale, archive_ok=args.archive_too)
         print(f"removed {n} cached result(s) from {args.cache_dir}"
               + (" (only those whose dependency files changed)" if args.stale else ""))
         return 0
@@ -295,7 +304,9 @@ def cmd_cache(args) -> int:
         print(f"{d:<{wd}} {e['entries']:>8} {e['valid']:>7} {e['stale']:>7} "
               f"{e['bytes'] / 1e6:>7.1f} MB"
               + (f"  (+{e['old_layout']} in the old per-fingerprint layout, never read; "
-                 f"`simtlab cache clear --stale` removes them)" if e["old_layout"] else ""))
+                 f"`simtlab cache clear --stale` removes them)" if e["old_layout"] else "")
+              + (f"  ({e['invalid']} invalid, never used)" if e["invalid"] else "")
+              + (f"  ({e['other']} other JSON file(s), not results)" if e["other"] else ""))
     print("valid = every file the job depends on is unchanged (reused by `simtlab report`)")
     return 0
 

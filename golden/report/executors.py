@@ -117,6 +117,8 @@ def run_jobs(jobs, workers: int = 1, progress: bool = True, cache=None, executor
             results[j.key] = {**hit, "from_cache": True}
         else:
             todo.append(j)
+    if cache is not None and todo and not cached_only:
+        cache.require_writable()    # before any simulation starts, not after the first one
     # plain runs whose passive observer run is in the batch are derived from it
     waiting: dict[str, list] = {}
 

@@ -44,7 +44,8 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from golden.report.cache import ResultCache, _entries, _entry_name, _read, _write_atomic, \
+from golden.fileio import write_atomic
+from golden.report.cache import ResultCache, checked_entry, entries_of, entry_name, read_entry, \
     source_commit
 from golden.report.deps import DependencyFinder, default_finder, holds, stale_files
 from golden.report.runner import TimingJob
@@ -207,8 +208,7 @@ def _cost(directory: Path, entry: dict) -> float:
     observer run, the observer's (from the same directory when it is there)."""
     src = entry.get("derived_from")
     if src:
-        from golden.report.cache import _entry_name
-        obs = _read(directory / _entry_name(src))
+        obs = read_entry(directory / entry_name(src))
         return float((obs or {}).get("cpu_seconds") or 1e9)
     return float(entry.get("cpu_seconds") or 0.0)
 
@@ -278,8 +278,8 @@ def plan_rekey(directory: Path | str, per_group: int = 1,
     plan = RekeyPlan(directory)
     groups: dict[tuple, RekeyGroup] = {}
     kinds = job_kinds()
-    for p in _entries(directory):
-        entry = _read(p)
+    for p in entries_of(directory):
+        entry = checked_entry(p)[0]       # an invalid entry is never carried over
         job = job_of(entry, kinds) if entry is not None else None
         if job is None or not isinstance(entry.get("deps"), dict) \
                 or (configs and getattr(job, "config", None) not in configs):
@@ -358,10 +358,10 @@ def rekey(plan: RekeyPlan, workers: int = 1, progress: bool = True,
                 entry = dict(m.entry)
                 entry["rekeyed"] = [*entry.get("rekeyed", []), record]
             entry["deps"] = m.deps
-            _write_atomic(m.path, json.dumps(entry, sort_keys=True, separators=(",", ":"),
-                                             default=str) + "\n")
+            write_atomic(m.path, json.dumps(entry, sort_keys=True, separators=(",", ":"),
+                                            default=str) + "\n")
             done += 1
         if store is not None:
             for w in g.witnesses:
-                (store.dir / _entry_name(w.job.key)).unlink(missing_ok=True)
+                (store.dir / entry_name(w.job.key)).unlink(missing_ok=True)
     return done, problems

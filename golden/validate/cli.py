@@ -34,7 +34,7 @@ def add_subcommand(sub) -> None:
 
 
 def cmd_validate(args) -> int:
-    from golden.cli import _atomic_write
+    from golden.fileio import write_output
     from golden.configs import load_config
     from golden.report.runner import run_jobs
     from golden.validate import correlation, microbench
@@ -78,7 +78,7 @@ def cmd_validate(args) -> int:
     md.append(f"_{wall:.0f} s wall._")
     text = "\n".join(md)
     out = Path(args.out)
-    _atomic_write(out / "validate.md", text + "\n")
-    _atomic_write(out / "validate.json", json.dumps(out_json, indent=2))
+    write_output(out / "validate.md", text + "\n")
+    write_output(out / "validate.json", json.dumps(out_json, indent=2))
     print(text)
     return 0 if ok else 1

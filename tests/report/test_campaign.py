@@ -49,16 +49,21 @@ def test_a_second_campaign_in_the_same_directory_is_refused(tmp_path):
     assert "campaign running" in campaign.status(tmp_path)
 
 
+def _stored(job) -> dict:
+    """A result of ``job`` with every field the store's schema asks for."""
+    return {"key": job.key, "workload": job.workload, "size": job.size, "cycles": 1,
+            "outputs_match": True, "ipc": 1.0, "launches": 1, "output_digest": "0" * 64,
+            "timing": {"cycles": 1}, "energy": {}, "stall_fractions": {}}
+
+
 def test_archive_copies_the_valid_paper_results_only(tmp_path):
     cache = ResultCache(tmp_path / "cache", archive=[])
     for seed, edit in ((0, {}), (1, {"timing/sm.py": "0" * 20})):
         job = TimingJob("VA", "gtx285", "paper", seed)
         deps = cache.dependencies(job)
-        cache.put({"key": job.key, "workload": "VA", "size": "paper", "cycles": 1},
-                  {**deps, **edit})
+        cache.put(_stored(job), {**deps, **edit})
     small = TimingJob("VA", "gtx285", "small")
-    cache.put({"key": small.key, "workload": "VA", "size": "small", "cycles": 1},
-              cache.dependencies(small))
+    cache.put(_stored(small), cache.dependencies(small))
     assert campaign.archive(tmp_path, to=tmp_path / "arch") == 1      # valid, paper
     (entry,) = (tmp_path / "arch").glob("*.json")
     assert json.loads(entry.read_text())["key"] == TimingJob("VA", "gtx285", "paper").key

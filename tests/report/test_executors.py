@@ -22,6 +22,14 @@ SWEEP = [TimingJob("VA", "gtx285"), TimingJob("FFT", "fx5800"), TimingJob("MC", 
 HOST = {"wall_seconds", "cpu_seconds", "from_cache"}
 
 
+def _stored(key: str, cycles: int = 1, **fields) -> dict:
+    """A timing job's result with every field the store's schema asks for
+    (golden/report/entries.py), ``cycles`` consistent with its timing record."""
+    return {"key": key, "outputs_match": True, "cycles": cycles, "ipc": 1.0, "launches": 1,
+            "output_digest": "0" * 64, "timing": {"cycles": cycles}, "energy": {},
+            "stall_fractions": {}, **fields}
+
+
 def _sim(results: dict) -> dict:
     """The simulation part of results, as the cache stores it (JSON: tuples become lists)."""
     import json
@@ -95,8 +103,8 @@ def test_cache_info_clear_and_archive_follow_the_dependency_files(tmp_path):
     deps_c = {"c.py": finder.digest(pkg / "c.py")}
     job_a, job_c = TimingJob("A", "x", size="paper"), TimingJob("C", "x", size="paper")
     cache = ResultCache(tmp_path / "cache", archive=[], finder=finder)
-    cache.put({"key": job_a.key, "size": "paper", "cycles": 1}, deps_a)
-    cache.put({"key": job_c.key, "size": "paper", "cycles": 2}, deps_c)
+    cache.put(_stored(job_a.key, size="paper"), deps_a)
+    cache.put(_stored(job_c.key, 2, size="paper"), deps_c)
     cache.put({"key": "err", "error": "boom"}, deps_c)           # errors are never stored
     assert not list(tmp_path.rglob("*.tmp"))                     # atomic writes
     assert cache.get(job_a, deps_a)["cycles"] == 1 and cache.get(job_c, deps_c)["cycles"] == 2
@@ -113,11 +121,17 @@ def test_cache_info_clear_and_archive_follow_the_dependency_files(tmp_path):
     assert clear_cache(tmp_path / "cache", finder=finder) == 1
     from_archive = ResultCache(tmp_path / "cache", archive=[tmp_path / "arch"], finder=finder)
     assert from_archive.get(job_c, deps_c)["cycles"] == 2 and from_archive.get(job_a, deps_a) is None
-    # the earlier per-fingerprint directories are counted and removed by clear --stale
-    (tmp_path / "cache" / "0123456789abcdef").mkdir()
-    (tmp_path / "cache" / "0123456789abcdef" / "x.json").write_text("{}")
+    # the earlier per-fingerprint directories' entries are counted and removed by clear
+    # --stale; a stray JSON file there is not an entry and stays (tests/report/test_store_safety.py)
+    import json
+    from golden.report.cache import entry_name
+    old = tmp_path / "cache" / "0123456789abcdef"
+    old.mkdir()
+    (old / entry_name(job_a.key)).write_text(json.dumps({**_stored(job_a.key), "deps": deps_a}))
+    (old / "x.json").write_text("{}")
     assert cache_info(tmp_path / "cache", finder=finder)["old_layout"] == 1
     assert clear_cache(tmp_path / "cache", stale_only=True, finder=finder) == 1
+    assert [p.name for p in old.iterdir()] == ["x.json"]
 
 
 def test_a_jobs_dependencies_are_its_own_mechanism_and_the_shared_model(tmp_path):
@@ -172,10 +186,11 @@ def test_report_plan_counts_reusable_simulations_without_running_any(tmp_path, c
     jobs = {j.key: j for j in baseline.jobs(ReportOptions(size="small"))}
     job = next(j for j in jobs.values() if isinstance(j, TimingJob))
     cache = ResultCache(tmp_path, archive=[])
-    cache.put({"key": job.key, "cycles": 1, "cpu_seconds": 3600.0}, cache.dependencies(job))
+    cache.put(_stored(job.key, cpu_seconds=3600.0), cache.dependencies(job))
     # a stale result (its source changed since) is not reusable but tells what it cost
     other = next(j for j in jobs.values() if isinstance(j, TimingJob) and j.workload != job.workload)
-    cache.put({"key": other.key, "cycles": 1, "cpu_seconds": 7200.0}, {"timing/sm.py": "0" * 20})
+    cache.put(_stored(other.key, cpu_seconds=7200.0), {"timing/sm.py": "0" * 20})
+    (tmp_path / "none").mkdir()                          # an empty archive
     assert main(["report", "baseline", "--size", "small", "--plan", "--cache-dir",
                  str(tmp_path), "--archive", str(tmp_path / "none")]) == 0
     out = capsys.readouterr().out
@@ -197,7 +212,7 @@ def test_cache_and_dask_slurm_commands(tmp_path, capsys):
     from golden.cli import main
     job = TimingJob("VA", "gtx285")
     cache = ResultCache(tmp_path, archive=[])
-    cache.put({"key": job.key, "cycles": 1}, cache.dependencies(job))
+    cache.put(_stored(job.key), cache.dependencies(job))
     assert main(["cache", "info", "--cache-dir", str(tmp_path)]) == 0
     assert f"{tmp_path}" in (out := capsys.readouterr().out) and "       1       1       0" in out
     assert main(["cache", "clear", "--cache-dir", str(tmp_path)]) == 0
@@ -223,6 +238,7 @@ def test_report_cached_only_renders_what_the_cache_holds_and_simulates_nothing(t
     assert all("error" not in r for r in ran.values())
     before = sorted(p.name for p in (tmp_path / "c").glob("*.json"))
     out = tmp_path / "out"
+    (tmp_path / "none").mkdir()                          # an empty archive
     assert main(["report", "capri", "--size", "small", "--cached-only", "--no-figures",
                  "--cache-dir", str(tmp_path / "c"), "--archive", str(tmp_path / "none"),
                  "--out", str(out)]) == 0
@@ -250,9 +266,9 @@ def test_cheap_first_submits_by_stored_cpu_time(tmp_path, monkeypatch):
     a, b, c = TimingJob("VA", "gtx285"), TimingJob("FFT", "fx5800"), TimingJob("MC", "gtx480")
     b2 = TimingJob("FFT", "gtx285")
     stale = {"timing/sm.py": "0" * 20}            # stored runs whatever their source
-    cache.put({"key": a.key, "cycles": 1, "cpu_seconds": 50.0}, stale)
-    cache.put({"key": b.key, "cycles": 1, "cpu_seconds": 8.0}, stale)
-    cache.put({"key": TimingJob("FFT", "gtx480").key, "cycles": 1, "cpu_seconds": 12.0}, stale)
+    cache.put(_stored(a.key, cpu_seconds=50.0), stale)
+    cache.put(_stored(b.key, cpu_seconds=8.0), stale)
+    cache.put(_stored(TimingJob("FFT", "gtx480").key, cpu_seconds=12.0), stale)
     est = CpuEstimator(cache)
     assert est.estimate(a) == (50.0, "same")
     assert est.estimate(b2) == (10.0, "workload")       # median of FFT's two small runs
@@ -283,16 +299,14 @@ def test_a_result_stored_with_a_coarser_dependency_map_stays_valid(tmp_path):
     today = cache.dependencies(job)
     assert "configs/pascal_1080ti.yaml" in today and "configs/gtx480.yaml" not in today
     coarser = {**today, "configs/gtx480.yaml": "f" * 20}      # an unrelated file, since edited
-    cache.put({"key": job.key, "workload": "MM", "config": "pascal", "size": "small",
-               "seed": 0, "cycles": 7}, coarser)
+    cache.put(_stored(job.key, 7, workload="MM", config="pascal", size="small", seed=0), coarser)
     assert cache.get(job)["cycles"] == 7
     assert holds(coarser, today) and stale_files(coarser, today) == ()
     assert cache_info(tmp_path)["valid"] == 1
     one = next(iter(sorted(today)))
     edited = {**coarser, one: "0" * 20}
     assert not holds(edited, today) and stale_files(edited, today) == (one,)
-    cache.put({"key": job.key, "workload": "MM", "config": "pascal", "size": "small",
-               "seed": 0, "cycles": 7}, edited)
+    cache.put(_stored(job.key, 7, workload="MM", config="pascal", size="small", seed=0), edited)
     assert cache.get(job) is None
     assert not entry_valid({"key": job.key, "workload": "MM", "config": "pascal",
                             "size": "small", "seed": 0, "deps": edited}, cache.finder)

@@ -28,7 +28,8 @@ def test_rekey_moves_a_group_on_a_matching_witness_and_keeps_a_differing_one_sta
     a = run_job(TimingJob("VA", "gtx285"))                      # the witness (cheapest)
     b = {**run_job(TimingJob("VA", "gtx285", seed=1)), "cpu_seconds": 1e6}
     c = run_job(TimingJob("VA", "gtx285", seed=2))
-    c = {**c, "cycles": c["cycles"] + 1}                          # not what today's model gives
+    c = {**c, "cycles": c["cycles"] + 1,                          # not what today's model gives
+         "timing": {**c["timing"], "cycles": c["cycles"] + 1}}    # (consistent: a valid entry)
     edit_core = {"timing/sm.py": "0" * 20}
     _store(cache, a, edit_core)
     _store(cache, b, edit_core)

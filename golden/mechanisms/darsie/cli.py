@@ -92,8 +92,8 @@ def cmd_darsie_limit(args) -> int:
                                "promotion": lr.marking.decision.reason, "counts": lr.counts.to_dict()}
                               for lr in r.launches],
                  "violations": r.violation_notes} for r in results]
-        from golden.cli import _atomic_write
-        _atomic_write(Path(args.json), json.dumps(rows, indent=2))
+        from golden.fileio import write_output
+        write_output(Path(args.json), json.dumps(rows, indent=2))
     return 1 if notes or bad else 0
 
 

@@ -22,6 +22,8 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+from golden.fileio import atomic_path  # noqa: E402
+
 #: legible at the page's width: 10-11 pt text on a ~9-inch-wide figure
 STYLE = {"font.size": 10, "axes.titlesize": 11, "axes.labelsize": 10, "xtick.labelsize": 9,
          "ytick.labelsize": 9, "legend.fontsize": 9, "svg.hashsalt": "simtlab",
@@ -175,10 +177,9 @@ def save(plot: Plot, out_dir: Path) -> dict:
     with plt.rc_context(STYLE):
         for ext in ("svg", "png"):
             p = out_dir / f"{plot.name}.{ext}"
-            tmp = p.with_name(p.name + ".tmp")
-            plot.figure.savefig(tmp, format=ext, bbox_inches="tight",
-                                metadata={"Date": None} if ext == "svg" else {"Software": None})
-            tmp.replace(p)
+            with atomic_path(p) as tmp:
+                plot.figure.savefig(tmp, format=ext, bbox_inches="tight",
+                                    metadata={"Date": None} if ext == "svg" else {"Software": None})
             paths[ext] = p
     plt.close(plot.figure)
     return {"name": plot.name, "title": plot.title, "caption": plot.caption,

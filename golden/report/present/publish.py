@@ -12,14 +12,10 @@ import sys
 import traceback
 from pathlib import Path
 
+from golden.fileio import write_output
 from golden.report.present.meta import run_meta
 
 
-def _write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text)
-    tmp.replace(path)
 
 
 def draw_figures(out: Path, name: str, data: dict, meta) -> tuple[list[dict], list[str]]:
@@ -51,9 +47,9 @@ def publish(out: Path, datas: dict, markdowns: dict, results: dict, jobs_of: dic
     out = Path(out)
     meta = run_meta(size, seed, fingerprint)
     rows = tidy_rows(results, jobs_of)
-    _write(out / "results.csv", to_csv(rows))
+    write_output(out / "results.csv", to_csv(rows))
     for name in jobs_of:  # and one tidy table per report
-        _write(out / f"{name}.csv", to_csv([r for r in rows if r["report"] == name]))
+        write_output(out / f"{name}.csv", to_csv([r for r in rows if r["report"] == name]))
     sections = []
     extra = {}
     vj, vm = out / "validate.json", out / "validate.md"
@@ -70,5 +66,5 @@ def publish(out: Path, datas: dict, markdowns: dict, results: dict, jobs_of: dic
         files = [f"{name}.md", f"{name}.json"] + ([] if name in extra else [f"{name}.csv"])
         sections.append({"name": name, "markdown": md, "figures": figs, "files": files})
     index = out / "index.html"
-    _write(index, page(out, meta, sections))
+    write_output(index, page(out, meta, sections))
     return index
