@@ -4,6 +4,8 @@ its benchmarks (dissertation ch. 3, Table 5 and §3.3; paper-facts §3.4-§3.5).
 import dataclasses
 import math
 
+import numpy as np
+
 from golden.configs import load_config
 from golden.mechanisms.warpman.lifetimes import WarpLifetimes
 from golden.timing.timing_device import TimingDevice
@@ -76,3 +78,55 @@ def test_st_long_warps_run_about_1250_instructions_at_the_paper_depth():
     long = [n for n in counts if n >= 50]
     assert long and all(1150 <= n <= 1350 for n in long)
     assert all(n < 50 for n in counts if n not in long)
+
+
+class _WarpInstructions:
+    """Functional observer: warp instructions per global warp id, and active lanes."""
+
+    def __init__(self):
+        self.per_warp, self.lanes, self.issued = None, 0, 0
+
+    def on_launch_begin(self, launch):
+        self.per_warp = np.zeros(launch.geo.num_tbs * 6, np.int64)
+
+    def on_launch_end(self, stats):
+        pass
+
+    def on_exec(self, ev):
+        np.add.at(self.per_warp, ev.warps, 1)
+        self.lanes += int(ev.active.sum())
+        self.issued += len(ev.warps)
+
+
+def test_ray_occupancy_six_warp_tbs_limited_by_registers():
+    k = _main_kernel("RAY")
+    assert k.threads_per_tb == 192 and k.shared_per_tb == 0 and k.regs_clamped_from == 0
+    assert "registers" in k.limiters
+    ilp = max(occupancy_of(probe_workload("RAY", "small"), load_config("gtx280_ilp")).kernels,
+              key=lambda r: r.warp_instructions)
+    assert ilp.tbs_per_sm * 6 <= 16            # ILP chapter: RAY runs <= 16 warps per SM
+    assert 192 * k.regs_per_thread > 8192      # and cannot launch with 8 k registers
+
+
+def test_ray_paper_input_is_512_tbs():
+    w = registry.get("RAY")
+    p = w.sizes["paper"]
+    assert math.ceil(p["width"] / 16) * math.ceil(p["height"] / 12) == 512
+
+
+def test_ray_warp_work_depends_on_what_the_warp_sees():
+    from golden.mechanisms.darsie.observed import run_observed
+    obs = _WarpInstructions()
+    run = run_observed("RAY", [obs], size="small")
+    assert run.mismatches() == []
+    n = obs.per_warp
+    # §3.3's histogram: most warps cheap (one pass: sky through a gap), many at
+    # 1,000-1,500 (a slat: shade, bounce, sky), a few bouncing between mirror spheres
+    assert np.mean(n < 500) > 0.4
+    assert np.mean((n >= 1000) & (n < 1500)) > 0.25
+    assert np.any(n >= 2500)
+    # slats and gaps are a few rows high: most TBs mix cheap and expensive warps
+    tbs = n.reshape(-1, 6)
+    assert np.mean((tbs.min(axis=1) < 500) & (tbs.max(axis=1) >= 1000)) > 0.5
+    # CAPRI Table 2 puts RAY in its non-divergent class (91% SIMD utilisation)
+    assert obs.lanes / (32 * obs.issued) > 0.85
