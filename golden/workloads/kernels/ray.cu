@@ -24,7 +24,7 @@
 #define RAY_SPHERE_FLOATS 8     // centre x, y, z, radius, colour r, g, b, reflectivity
 #define RAY_EPS 1.0e-3f
 
-#define RAY_SCREEN_FLOATS 8     // depth z, 1 / slat pitch, slat duty, slat reflectivity, colour r, g, b
+#define RAY_SCREEN_FLOATS 8     // depth z, 1 / slat pitch, slat duty, reflectivity, colour r, g, b
 
 __constant__ float c_spheres[RAY_MAX_SPHERES * RAY_SPHERE_FLOATS];
 __constant__ float c_screen[RAY_SCREEN_FLOATS];
