@@ -17,7 +17,11 @@
 #   make mutate    inject the RTL bugs of tb/mutate/mutants.yaml one by one; each must be
 #                  caught by its structure's tests -> build/mutate/report.md
 #   make ptx       regenerate the committed PTX next to each .cu: workloads, PTX samples,
-#                  SIMT test kernels (needs nvcc; tests/simt/kernels/sm80 with -arch=sm_80)
+#                  SIMT test kernels (needs nvcc; tests/simt/kernels/sm80 with -arch=sm_80),
+#                  then `make registers`
+#   make registers ptxas -v on every workload kernel vs the PTX register estimate ->
+#                  docs/registers.md, and golden/workloads/kernels/<stem>.ptxas.yaml for the
+#                  kernels whose ptxas figure changes a reported occupancy (needs ptxas)
 #   make speedups  THE MAIN JOB: every report (baseline, DARSIE, G-Scalar, ILP, hetero, UV,
 #                  WarpMan, coarse L1, CAPRI) in timing mode over the workload suite at paper
 #                  sizes -> build/results/index.html (tables + figures), speedups.md,
@@ -40,7 +44,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.simtlab-installed
 JOBS   ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: setup yosys native test test-sweep cosim verilog synth synth-quick macros mutate osu018 ptx bench bench-ir clean iverilog chromium reproduce speedups validate publish campaign campaign-status campaign-stop campaign-archive
+.PHONY: setup yosys native test test-sweep cosim verilog synth synth-quick macros mutate osu018 ptx registers bench bench-ir clean iverilog chromium reproduce speedups validate publish campaign campaign-status campaign-stop campaign-archive
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -185,6 +189,10 @@ ptx: setup
 	cd tests/simt/kernels/sm80 && for f in *.cu; do \
 	    echo "nvcc -ptx -arch=sm_80 -o $${f%.cu}.ptx $$f"; nvcc -ptx -arch=sm_80 -o "$${f%.cu}.ptx" "$$f" || exit 1; done
 	cd tests/bad_inputs/kernels && nvcc -ptx -arch=sm_75 -o launch.ptx launch.cu
+	$(MAKE) registers
+
+registers: setup
+	$(PY) -m golden.workloads.ptxas_registers
 
 bench: setup
 	$(PY) -m golden.bench

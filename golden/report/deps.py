@@ -17,7 +17,9 @@ dependency set, found statically:
   constants), ``*.pxd`` (the compiled core's type declarations) and ``*.pyx`` in the
   directory of every module in the set, except :data:`NOT_DATA`.
 * **Kernels**: the ``.ptx`` of every workload the job names (the model reads the PTX,
-  never the ``.cu``).
+  never the ``.cu``), and the ptxas register file beside it (``<stem>.ptxas.yaml``,
+  :mod:`golden.timing.ptxas_file`) when one is committed: only that workload's results
+  depend on it.
 * **GPU configurations**: a job that names the one configuration it loads (a
   :class:`~golden.report.runner.TimingJob`: ``config``) depends only on that file and the
   files it ``inherits`` from, not on every ``*.yaml`` beside :mod:`golden.configs.loader`;
@@ -43,6 +45,8 @@ import functools
 import hashlib
 import os
 from pathlib import Path
+
+from golden.timing.ptxas_file import ptxas_file_for
 
 #: the golden package directory
 PACKAGE_DIR = Path(__file__).resolve().parents[1]
@@ -244,19 +248,20 @@ class DependencyFinder:
                 hit = self._workloads[w] = (wl.make_inputs.__module__, self.root / wl.ptx_path
                                             .resolve().relative_to(PACKAGE_DIR))
             mods.add(hit[0])
-            if hit[1].is_file():
-                files.add(hit[1])
+            files.update(p for p in (hit[1], ptxas_file_for(hit[1])) if p.is_file())
         if hasattr(job, "dependency_roots"):
             mods.update(job.dependency_roots())
         return mods, files
 
     def workload_files(self, name: str) -> set[str]:
         """The files (relative paths) that belong to workload ``name`` alone: its
-        definition module and its PTX."""
+        definition module, its PTX and the ptxas register file beside the PTX (whether or
+        not it exists today: adding or removing it changes only this workload)."""
         from golden.report.runner import TimingJob
         self.job_roots(TimingJob(name, "-"))
         mod, ptx = self._workloads[name]
-        out = {ptx.relative_to(self.root).as_posix()}
+        out = {ptx.relative_to(self.root).as_posix(),
+               ptxas_file_for(ptx).relative_to(self.root).as_posix()}
         f = self.module_file(mod)
         if f is not None:
             out.add(f.relative_to(self.root).as_posix())

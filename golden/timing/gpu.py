@@ -18,14 +18,22 @@
 * **done** -- when every TB retired and the register writes still in flight have
   been written back (:meth:`GPU._drain`). ``cycles`` is the last simulated cycle + 1.
 
-Registers per thread: nvcc's PTX declares virtual registers (often hundreds), far more
-than ptxas allocates, so the count comes from a linear-scan liveness estimate of the
-PTX (:func:`ptx_registers_per_thread`: peak number of simultaneously live 32-bit
-register slots), capped at the ISA limit of 255, unless the caller overrides it
-(``regs_per_thread``). Simplification: this approximates, not reproduces, ptxas. When the
-estimate is more than one TB may use on the SM (e.g. 1024-thread TBs on a 16K-register
+Registers per thread, in this order: the caller's override (``regs_per_thread``); else
+the figure ``ptxas -v -arch=sm_75`` reported for the kernel, when a register file
+``<stem>.ptxas.yaml`` is committed beside its PTX (:mod:`golden.timing.ptxas_file`; read,
+never regenerated at run time, so users without nvcc get the same numbers; a stale,
+malformed or incomplete file is an error naming it); else a linear-scan liveness
+estimate of the PTX (:func:`ptx_registers_per_thread`: peak number of simultaneously
+live 32-bit register slots, capped at the ISA limit of 255), since nvcc's PTX declares
+virtual registers (often hundreds), far more than ptxas allocates. Register files are
+committed only for kernels where ptxas and the estimate give different TBs per SM on a
+configuration their workload is reported on (issue 66 item 3; the comparison of every
+kernel is ``docs/registers.md``, written by :mod:`golden.workloads.ptxas_registers`).
+Simplification: the estimate approximates, not reproduces, ptxas; and ptxas's figure is
+Turing's (sm_75, the oldest target CUDA 13 has), not that of the papers' GPUs. When the
+count is more than one TB may use on the SM (e.g. 1024-thread TBs on a 16K-register
 GTX 285), it is lowered to ``registers_per_sm / threads_per_tb`` as if the kernel were
-compiled with ``__launch_bounds__``; spill code is not modelled, and the original estimate
+compiled with ``__launch_bounds__``; spill code is not modelled, and the original count
 is reported as the counter ``baseline.registers_clamped_from``.
 
 L2 across launches: the L2's tags (valid and dirty sectors, LRU order) carry over from
@@ -47,6 +55,7 @@ from golden.simt.engine import DEFAULT_MAX_CYCLES
 from golden.timing.hooks import Mechanism
 from golden.timing.memory.hierarchy import MemoryHierarchy
 from golden.timing.occupancy import Occupancy, tb_occupancy
+from golden.timing.ptxas_file import PtxasLookup
 from golden.timing.scheduler import NEVER
 from golden.timing.sm import SM, _regs_of, decode_program
 from golden.timing.stats import TimingStats
@@ -301,16 +310,25 @@ class GPU:
         #: L1 observers attached to the memory hierarchy of every later launch
         #: (:mod:`golden.timing.memory.l1_trace`); empty = no observation cost
         self.memory_observers: list = []
+        #: ptxas register files beside the kernels' PTX (:mod:`golden.timing.ptxas_file`)
+        self.ptxas = PtxasLookup()
 
     def occupancy(self, launch, config=None) -> Occupancy:
         """Resources of one TB of ``launch`` and TBs per SM (:mod:`golden.timing.occupancy`)
-        on ``config`` (default: the GPU's): registers per thread from the override or the
-        PTX estimate, clamped to what one TB may use when estimated (``__launch_bounds__``,
-        spill code not modelled)."""
+        on ``config`` (default: the GPU's): registers per thread from the override, else
+        from the committed ptxas figure, else the PTX estimate (:meth:`registers_per_thread`),
+        clamped to what one TB may use unless overridden (``__launch_bounds__``, spill code
+        not modelled)."""
         core = (config or self.config).core
-        rpt = self.regs_per_thread or ptx_registers_per_thread(launch.program)
+        rpt = self.regs_per_thread or self.registers_per_thread(launch.program)
         return tb_occupancy(core, launch.geo.threads_per_tb, launch.geo.warps_per_tb,
                             rpt, launch.shared_bytes, clamp=self.regs_per_thread is None)
+
+    def registers_per_thread(self, program) -> int:
+        """Registers per thread of ``program``'s kernel before any clamp: the ptxas figure
+        committed beside its PTX when there is one, else :func:`ptx_registers_per_thread`."""
+        committed = self.ptxas.registers(program)
+        return committed if committed is not None else ptx_registers_per_thread(program)
 
     def _memory(self) -> MemoryHierarchy:
         """A memory hierarchy for the next simulation, with the L2 carried over and warmed."""

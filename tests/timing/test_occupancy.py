@@ -134,8 +134,13 @@ def test_gpu_occupancy_matches_dispatcher_and_error():
 
     cfg = load_config("gtx285")
     launch = _mm_launch(Device(), cfg)
-    o = GPU(cfg).occupancy(launch)
-    est = ptx_registers_per_thread(launch.program)
+    gpu = GPU(cfg)
+    o = gpu.occupancy(launch)
+    # MM's register count: ptxas's committed figure when mm.ptxas.yaml exists, else the
+    # PTX estimate; either is clamped to what a 1024-thread TB may use on a 16K-register SM
+    committed = gpu.ptxas.registers(launch.program)
+    est = gpu.registers_per_thread(launch.program)
+    assert est == (committed if committed is not None else ptx_registers_per_thread(launch.program))
     assert o.regs_clamped_from == est > o.regs_per_thread == 16384 // 1024
     assert o.shared_per_tb == launch.shared_bytes and o.tbs_per_sm == 1
     # the clamp GPU.run reports is the one the occupancy function computed
