@@ -93,6 +93,15 @@ def _paper_configs(w) -> dict:
     return out
 
 
+#: workloads whose paper input follows what a seed states about the benchmark's input or
+#: occupancy, even though that is fewer than two waves (the two-wave rule is for benchmarks
+#: whose papers are silent); each names the statement it follows
+STATED_BY_PAPER = {
+    "NQU": "ILP chapter §4.1: NQU's TB0 dominates runtime (its idx < total_conditions test), "
+           "so one TB does the work whatever the grid",
+}
+
+
 # A functional run of every workload at its paper input (about 2 CPU-minutes in all):
 # part of `make test-sweep`, not `make test`. The paper inputs are fixed (changing one
 # re-keys the archived results) and `make speedups` runs them, checking every output.
@@ -107,6 +116,9 @@ def test_paper_size_fills_every_reported_gpu(name):
     assert not probe.mismatches, f"{where}:\n  " + "\n  ".join(probe.mismatches)
     configs = _paper_configs(w)
     assert configs, f"{name}: stands for no seed with a configuration"
+    if name in STATED_BY_PAPER:
+        pytest.skip(f"{name}: paper input follows the seed, not the two-wave rule: "
+                    f"{STATED_BY_PAPER[name]}")
     for (cfg, ov), why in configs.items():
         o = occupancy_of(probe, load_config(cfg, dict(ov) or None))
         detail = "; ".join(f"{k.kernel}: {k.tbs_per_sm} TBs/SM ({','.join(k.limiters)}), "
