@@ -108,6 +108,10 @@ def add_subcommand(sub) -> None:
                    help="rekey: show the groups and witnesses, simulate nothing")
     c.add_argument("--config", action="append", default=None, metavar="NAME",
                    help="rekey: only results of this GPU config (repeatable; default: all)")
+    c.add_argument("--shared-only", action="store_true",
+                   help="rekey: only results whose changed files are all shared source (a "
+                        "result whose own workload's PTX, module or register file changed is "
+                        "left for a report to simulate again)")
     c.add_argument("-j", "--jobs", type=jobs_arg, default=os.cpu_count() or 1,
                    help="rekey: worker processes for the witnesses")
     c.add_argument("--witness-cache", default=str(DEFAULT_WITNESSES), metavar="DIR",
@@ -318,7 +322,7 @@ def _rekey(args) -> int:
     if not Path(args.dir).is_dir():
         raise SimtlabError(f"cache rekey: no directory {args.dir}")
     plan = plan_rekey(args.dir, per_group=0 if args.all else args.per_group,
-                      configs=args.config)
+                      configs=args.config, shared_only=args.shared_only)
     print(f"{args.dir}: {plan.valid} valid, {plan.stale} stale result(s) in "
           f"{len(plan.groups)} group(s)"
           + (f", {plan.other} other result(s) left alone" if plan.other else ""))

@@ -266,12 +266,15 @@ def _own_files(finder: DependencyFinder, job) -> set:
 def plan_rekey(directory: Path | str, per_group: int = 1,
                finder: DependencyFinder | None = None,
                configs: list[str] | None = None,
-               rerun_below: float = RERUN_BELOW_CPU_S) -> RekeyPlan:
+               rerun_below: float = RERUN_BELOW_CPU_S,
+               shared_only: bool = False) -> RekeyPlan:
     """Group the stale results of ``directory`` (every report job kind) and choose each
     group's witnesses (every member when ``per_group`` is 0, or when the whole group took
     less than ``rerun_below`` CPU-seconds). ``configs`` keeps only the results of those
     GPU configs (the others, and jobs without a config, count as ``other`` and are left
-    alone)."""
+    alone). ``shared_only`` keeps only the groups whose changed files are all shared source:
+    a result whose own workload files changed (its PTX, module or register file) changed
+    for real and is left to a report to simulate again (counted in ``other``)."""
     from golden.report.cache import ResultCache
     directory, finder = Path(directory), finder or default_finder()
     cache = ResultCache(directory, archive=[], finder=finder)
@@ -294,8 +297,11 @@ def plan_rekey(directory: Path | str, per_group: int = 1,
             continue
         changed = stale_files(entry["deps"], today)
         label = _label(job)
-        gkey = (label, changed) if not _own_files(finder, job) & set(changed) \
-            else (job.key, changed)
+        own_changed = bool(_own_files(finder, job) & set(changed))
+        if shared_only and own_changed:
+            plan.other += 1
+            continue
+        gkey = (job.key, changed) if own_changed else (label, changed)
         g = groups.get(gkey)
         if g is None:
             g = groups[gkey] = RekeyGroup(label=gkey[0], changed=changed)

@@ -68,6 +68,18 @@ def test_a_changed_kernel_makes_each_result_its_own_witness(tmp_path):
     assert len(plan.groups) == 2 and all(len(g.witnesses) == 1 for g in plan.groups)
 
 
+def test_shared_only_leaves_results_whose_own_workload_files_changed(tmp_path):
+    d = tmp_path / "arch"
+    cache = ResultCache(d, archive=[])
+    ptx = sorted(cache.finder.workload_files("VA"))
+    _store(cache, run_job(TimingJob("VA", "gtx285")), {p: "2" * 20 for p in ptx})
+    _store(cache, run_job(TimingJob("VA", "gtx285", seed=1)), {"timing/sm.py": "0" * 20})
+    assert plan_rekey(d).stale == 2
+    plan = plan_rekey(d, shared_only=True)
+    assert plan.stale == 1 and plan.other == 1
+    assert [g.changed for g in plan.groups] == [("timing/sm.py",)]
+
+
 def test_first_differences_names_the_leaves():
     old = {"cycles": 10, "timing": {"a": 1, "b": [1, 2]}}
     new = {"cycles": 10, "timing": {"a": 2, "b": [1, 3]}}
