@@ -34,7 +34,7 @@ FORMAT = 1
 KERNEL_FIELDS = ("registers", "barriers", "shared_bytes", "const_bytes", "stack_frame",
                  "spill_stores", "spill_loads")
 #: the command that rewrites one kernel source's file (``{stem}``: the PTX stem)
-REGENERATE = "python -m golden.workloads.ptxas_registers --write {stem}"
+REGENERATE = "python -m golden.workloads.ptxas_registers {stem}"
 
 
 class PtxasFileError(SimtlabError):
