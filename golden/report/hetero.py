@@ -109,16 +109,25 @@ def steer(w: str, size: str, seed: int = 0) -> dict:
 @dataclass(frozen=True)
 class ConcurrentJob:
     """Kernels run at once on one of the equal-area GPUs (see module docstring): a mix
-    ``(k1, k2)``, or one kernel alone on its steered partition of GPU-H."""
+    ``(k1, k2)``, or one kernel alone on GPU-H.
+
+    ``mixed``: SMs shared by the two kernels of a mix hold TBs of both at once (the
+    chapter's kernels "merged to run on the simulator", §4.5; GPGPU-Sim's
+    ``-gpgpu_concurrent_kernel_sm``), else one kernel's TBs at a time (GPGPU-Sim's
+    default). ``confine``: a kernel alone on GPU-H runs on its steered side only, else on
+    every SM of both sides (the chapter's single-kernel GPU-H ~ GPU-I)."""
 
     kernels: tuple
     gpu: str
     size: str = "small"
     seed: int = 0
+    mixed: bool = True
+    confine: bool = False
 
     @property
     def key(self) -> str:
-        return f"concurrent/{'+'.join(self.kernels)}/GPU-{self.gpu}/{self.size}/s{self.seed}"
+        tag = ("" if self.mixed else "/one-kernel-per-sm") + ("/confined" if self.confine else "")
+        return f"concurrent/{'+'.join(self.kernels)}/GPU-{self.gpu}/{self.size}/s{self.seed}{tag}"
 
     def dependency_roots(self) -> set:
         """The modules of the mechanisms its partitions attach by name (the result cache's
@@ -139,6 +148,8 @@ class ConcurrentJob:
         ilp_cfg = load_config(BASE, dict(_overrides(self.gpu, True)))
         if tlp_n and ilp_n:
             tlp, ilp = split_sms(tlp_n + ilp_n, tlp_n, ilp_n)
+            if len(sides) == 1 and not self.confine:   # alone: every SM of both sides
+                return [Partition(tlp, tlp_cfg, (), also=(Partition(ilp, ilp_cfg, ILP_MECHANISMS),))], tlp_cfg
             return [Partition(ilp, ilp_cfg, ILP_MECHANISMS) if s == "ILP" else Partition(tlp, tlp_cfg)
                     for s in sides], tlp_cfg
         every = tuple(range(tlp_n + ilp_n))
@@ -160,13 +171,15 @@ class ConcurrentJob:
 
         t0, c0 = time.perf_counter(), time.process_time()
         r = run_concurrent(cfg, [(k, program(k)) for k in self.kernels], parts,
-                           repeat=len(self.kernels) > 1)
+                           repeat=len(self.kernels) > 1, mixed_sms=self.mixed)
         wall, cpu = time.perf_counter() - t0, time.process_time() - c0
         energy = EnergyModel(cfg.energy).compute(r.session, cfg)
         streams = []
         for k, side, s in zip(self.kernels, sides, r.streams):
             first = s.results[0]
-            streams.append({"kernel": k, "side": side, "sms": len(parts[len(streams)].sms),
+            p = parts[len(streams)]
+            streams.append({"kernel": k, "side": side if not p.also else "all",
+                            "sms": len(p.sms) + sum(len(q.sms) for q in p.also),
                             **{f: steering[len(streams)][f] for f in ("warps_per_sm", "threads")},
                             "policy_side": steering[len(streams)]["side"],
                             "runs": len(s.results), "launches": len(s.launches),
@@ -189,7 +202,51 @@ def jobs(opts: ReportOptions) -> list:
         out += [ConcurrentJob((k,), h, opts.size, opts.seed) for k in kernels]
         out += [ConcurrentJob((a, b), g, opts.size, opts.seed) for a in K1 for b in K2
                 for g in (t, i, h)]
+        # ablation (issue 67.1): one kernel's TBs per SM at a time; single kernels confined
+        out += [ConcurrentJob((k,), h, opts.size, opts.seed, confine=True) for k in kernels]
+        out += [ConcurrentJob((a, b), g, opts.size, opts.seed, mixed=False) for a in K1
+                for b in K2 for g in (t, i, h)]
     return out
+
+
+def ablation(results: dict, opts: ReportOptions, gpus: tuple) -> list:
+    """GPU-H vs GPU-T and GPU-I (geomeans) for each modelling variant (issue 67 point 1):
+    single kernels (IPC ratio) with GPU-H using every SM / confined to its steered side;
+    mixes (weighted-speedup ratio) with mixed SMs / one kernel's TBs per SM."""
+    T, I, H = gpus
+    rows = []
+    alone = {}
+    for k in K1 + K2:
+        t, i = results.get(alone_job(k, T, opts).key), results.get(alone_job(k, I, opts).key)
+        if succeeded(t) and succeeded(i):
+            alone[k] = {"T": t["ipc"], "I": i["ipc"]}
+    for confine in (False, True):
+        hv_t, hv_i = [], []
+        for k in alone:
+            h = results.get(ConcurrentJob((k,), H, opts.size, opts.seed, confine=confine).key)
+            if succeeded(h):
+                ipc = h["streams"][0]["ipc"]
+                hv_t.append(ipc / alone[k]["T"])
+                hv_i.append(ipc / alone[k]["I"])
+        rows.append({"scenario": "single kernel", "variant": "confined to steered side" if confine
+                     else "every SM of both sides (chapter)", "n": len(hv_t),
+                     "vs_T": geomean(hv_t) if hv_t else None, "vs_I": geomean(hv_i) if hv_i else None})
+    for mixed in (True, False):
+        hv_t, hv_i = [], []
+        for a in K1:
+            for b in K2:
+                rs = {g: results.get(ConcurrentJob((a, b), gg, opts.size, opts.seed, mixed=mixed).key)
+                      for g, gg in zip("TIH", gpus)}
+                if not all(succeeded(r) for r in rs.values()) or a not in alone or b not in alone:
+                    continue
+                ws = {g: 0.5 * (r["streams"][0]["ipc"] / alone[a]["I"]
+                                + r["streams"][1]["ipc"] / alone[b]["T"]) for g, r in rs.items()}
+                hv_t.append(ws["H"] / ws["T"])
+                hv_i.append(ws["H"] / ws["I"])
+        rows.append({"scenario": "12 mixes (WS)", "variant": "mixed SMs, kernels merged (chapter)"
+                     if mixed else "one kernel's TBs per SM (GPGPU-Sim default)", "n": len(hv_t),
+                     "vs_T": geomean(hv_t) if hv_t else None, "vs_I": geomean(hv_i) if hv_i else None})
+    return rows
 
 
 def render(results: dict, opts: ReportOptions) -> tuple[str, dict]:
@@ -212,7 +269,7 @@ def _group(results: dict, opts: ReportOptions, gpus: tuple, md: list) -> dict:
     T, I, H = gpus
     paper = PAPER if T == "T" else PAPER_30
     md += ["Single kernels: IPC (warp instructions per cycle) alone on each GPU; GPU-H runs "
-           "the kernel on its steered partition only.", "",
+           "the kernel on every SM of both sides (the confined variant is in the ablation).", "",
            "| kernel | warps/SM | threads | steered to | GPU-T | GPU-I | GPU-H | best | outputs |",
            "|---|--:|--:|---|--:|--:|--:|---|---|"]
     data = {"gpus": gpus, "single": [], "mixes": []}
@@ -275,19 +332,32 @@ def _group(results: dict, opts: ReportOptions, gpus: tuple, md: list) -> dict:
            f"| GPU-I | {100 * (gm['perf_vs_I'] - 1):+.1f}% | +{paper['perf_vs_I']}% | "
            f"{100 * (gm['energy_vs_I'] - 1):+.1f}% | {paper['energy_vs_I']}% |", ""]
     data["geomean"] = gm
+    data["ablation"] = ablation(results, opts, gpus)
+    md += ["Ablation (issue 67 point 1): GPU-H vs GPU-T / GPU-I, geomeans; the first row of "
+           "each scenario is the report's default.", "",
+           "| scenario | variant | n | GPU-H / GPU-T | GPU-H / GPU-I |", "|---|---|--:|--:|--:|"]
+    for r in data["ablation"]:
+        f = (lambda v: "missing" if v is None else f"{v:.3f}")
+        md.append(f"| {r['scenario']} | {r['variant']} | {r['n']} | {f(r['vs_T'])} | {f(r['vs_I'])} |")
+    md.append("")
     return data
 
 
 DIFFERENCES = """\
 How our setup differs from the chapter's:
 
-* **Shared SMs hold one kernel at a time.** GPU-T and GPU-I run both kernels of a mix on
-  all their SMs, and on GPU-H two kernels the policy steers to the same side share that
-  side's SMs; a shared SM takes a kernel's TBs only while it holds none of the other's
-  (GPGPU-Sim's default; with ``-gpgpu_concurrent_kernel_sm`` its SMs could mix kernels,
-  which the chapter does not say it used). Freed SMs go first to the kernel that placed a
-  TB last (GPGPU-Sim's ``select_kernel``), so on a homogeneous GPU the kernels mostly take
-  turns rather than run side by side.
+* **Shared SMs.** By default an SM shared by the two kernels of a mix holds TBs of both
+  at once (the chapter "merged" its kernels to run them on GPGPU-Sim 3.0.1, which had no
+  concurrent kernels: a merged kernel's TBs of either program share every SM;
+  ``golden/timing/shared_sm.py``, GPGPU-Sim's ``-gpgpu_concurrent_kernel_sm``). The
+  ablation's other variant holds one kernel's TBs per SM at a time (GPGPU-Sim's default).
+* **Single kernels on GPU-H** use every SM of both sides by default (the chapter's GPU-H ~
+  GPU-I); the ablation confines them to the steered side.
+* **Weighted speedup**: seed 002 §4.5, the paragraph after Figs. 50-51 ("We adopt the
+  weighted speedups [55]"; the formula's glyphs are garbled in the seed text,
+  paper-facts §4.6 gives the reconstruction used here).
+* **Steering at `small` size**: every kernel has at most 32,768 threads, so the policy
+  sends every kernel (and both kernels of every mix) to the ILP side; the TLP SMs idle.
 * **Memory.** 24 DRAM channels stand for "3 memory modules per controller instead of 2";
   the L2 keeps the 16 slices of gtx280_ilp. The chapter's McPAT energy differs from our
   component model; the ILP SM's extra area and power (9.6%) are not added to our energy.

@@ -18,13 +18,19 @@ order of allocations, launches and results is fixed by the simulation, not by th
 run -- the heterogeneous-GPU chapter's method for kernel mixes ("each kernel loops until
 the longer one completes a run", seed 002 §4.5).
 
-Partitions may overlap: an SM in several partitions is shared, and holds one kernel's
-TBs at a time, as GPGPU-Sim does without ``-gpgpu_concurrent_kernel_sm``; freed shared
-SMs go first to the kernel that placed a TB last (:class:`golden.timing.gpu.SMSharing`).
-Simplifications: a partition runs one kernel at a time, and no SM holds TBs of two
-kernels at once; a launch's statistics hold its own core counters and its duration (from
-its start, waiting for shared SMs included), the memory system's counters are the
-session's (kernels share the L2 and DRAM).
+Partitions may overlap: an SM in several partitions is shared. By default it holds one
+kernel's TBs at a time, as GPGPU-Sim does without ``-gpgpu_concurrent_kernel_sm``; freed
+shared SMs go first to the kernel that placed a TB last (:class:`golden.timing.gpu.SMSharing`).
+With ``mixed_sms=True`` a shared SM holds TBs of several kernels at once, which share its
+TB slots, threads, warp slots, registers, shared memory, pipelines, operand collector and
+issue slots (GPGPU-Sim's ``-gpgpu_concurrent_kernel_sm``; :mod:`golden.timing.shared_sm`).
+
+A partition may span SMs of several configurations (``Partition.also``): its launches
+spread over all of them, e.g. one kernel on both sides of a heterogeneous GPU.
+
+Simplifications: a partition runs one kernel at a time; a launch's statistics hold its own
+core counters and its duration (from its start, waiting for shared SMs included), the
+memory system's counters are the session's (kernels share the L2 and DRAM).
 """
 
 from __future__ import annotations
@@ -49,6 +55,9 @@ class Partition:
     sms: tuple
     config: Any = None
     mechanisms: tuple = ()
+    #: further SM groups of other configurations the same launches run on: Partitions
+    #: whose own ``also`` is empty (e.g. the ILP side of a heterogeneous GPU)
+    also: tuple = ()
 
 
 @dataclass
@@ -146,10 +155,12 @@ class _StreamPort:
 
 
 def run_concurrent(config, programs, partitions, *, repeat: bool = False,
-                   regs_per_thread: int | None = None) -> ConcurrentResult:
+                   regs_per_thread: int | None = None,
+                   mixed_sms: bool = False) -> ConcurrentResult:
     """Run ``programs`` (``[(name, program), ...]``) at once, program ``i`` on
-    ``partitions[i]``; see the module docstring. Raises the first host program's error
-    (with its name) or the simulator's (deadlock, launch errors)."""
+    ``partitions[i]``; see the module docstring (``mixed_sms``: shared SMs hold TBs of
+    several kernels at once). Raises the first host program's error (with its name) or the
+    simulator's (deadlock, launch errors)."""
     from golden.mechanisms.registry import make_mechanisms
     from golden.timing.timing_device import TimingDevice
 
@@ -159,7 +170,13 @@ def run_concurrent(config, programs, partitions, *, repeat: bool = False,
     parts = []
     for p in partitions:
         cfg = p.config or config
-        parts.append((tuple(p.sms), cfg, tuple(make_mechanisms(p.mechanisms, cfg))))
+        also = []
+        for q in p.also:
+            if q.also:
+                raise LaunchError("run_concurrent: a Partition's 'also' groups cannot have their own")
+            qc = q.config or config
+            also.append((tuple(q.sms), qc, tuple(make_mechanisms(q.mechanisms, qc))))
+        parts.append((tuple(p.sms), cfg, tuple(make_mechanisms(p.mechanisms, cfg)), tuple(also)))
     shared_memory = None
     streams: list[_Stream] = []
     for name, program in programs:
@@ -211,7 +228,7 @@ def run_concurrent(config, programs, partitions, *, repeat: bool = False,
 
     try:
         first = [hand_over(st) for st in streams]
-        session = gpu.run_partitions(parts, first, next_launch)
+        session = gpu.run_partitions(parts, first, next_launch, mixed_sms=mixed_sms)
     finally:
         for st in streams:
             if not st.finished and st.thread is not None:

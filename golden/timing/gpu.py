@@ -122,6 +122,9 @@ class SMSharing:
     before; ``last_issued``: the launch that placed a TB last.
     """
 
+    #: SMs hold one launch's TBs at a time (see golden.timing.shared_sm for the other kind)
+    mixed = False
+
     def __init__(self, memory):
         self.memory = memory
         self.owner: dict = {}
@@ -151,6 +154,9 @@ class SMSharing:
                 freed = True
         return freed
 
+    def detach(self, kr) -> None:
+        """``kr`` finished (nothing to undo: its SMs were freed as its TBs retired)."""
+
     def dispatch_order(self, runs: list) -> list:
         """``runs`` in select_kernel order: the last issuer first, then the rest after it."""
         last = self.last_issued
@@ -171,7 +177,7 @@ class KernelRun:
     """
 
     def __init__(self, gpu: "GPU", launch, sm_ids, config, mechanisms, memory, start: int = 0,
-                 partition: int = 0, sharing: SMSharing | None = None):
+                 partition: int = 0, sharing: SMSharing | None = None, groups=()):
         core = config.core
         self.launch = launch
         self.partition = partition
@@ -183,17 +189,38 @@ class KernelRun:
         # defer_registers) unless a mechanism may read wave registers itself
         launch.defer_registers = gpu.defer_registers and not any(
             getattr(m, "reads_wave_registers", True) for m in self.mechanisms)
-        self.sm_ids = tuple(sm_ids)
         self.start = start
         self.stats = TimingStats.for_config(config)
         decoded = decode_program(launch.program, config.pipelines)
         self.sms = [SM(i, config, launch, decoded, memory, self.stats, self.mechanisms)
-                    for i in self.sm_ids]
+                    for i in sm_ids]
         occ = gpu.occupancy(launch, config)
         occ.check(launch.name, config.name, core)
         for sm in self.sms:
             sm.occupancy = occ   # what one TB of the launch needs (for mechanisms)
         self.regs, self.shared = occ.regs_per_tb, occ.shared_per_tb
+        #: SM id -> the mechanisms of that SM, when the run spans SMs of several kinds
+        #: (``groups``: more ``(sm_ids, config, mechanisms)`` the launch also runs on, e.g.
+        #: both sides of a heterogeneous GPU); None: every SM has ``self.mechanisms``
+        self._sm_mechs = None
+        if groups:
+            self._sm_mechs = {sm.id: self.mechanisms for sm in self.sms}
+            for ids, cfg, mechs in groups:
+                mechs = tuple(mechs)
+                dec = decode_program(launch.program, cfg.pipelines)
+                o = gpu.occupancy(launch, cfg)
+                o.check(launch.name, cfg.name, cfg.core)
+                if (o.regs_per_tb, o.shared_per_tb) != (self.regs, self.shared):
+                    raise LaunchError(f"kernel {launch.name}: its TBs need different resources "
+                                      f"on {config.name} and {cfg.name} SMs")
+                for i in ids:
+                    sm = SM(i, cfg, launch, dec, memory, self.stats, mechs)
+                    sm.occupancy = o
+                    self.sms.append(sm)
+                    self._sm_mechs[i] = mechs
+                self.mechanisms += tuple(m for m in mechs if m not in self.mechanisms)
+            self.sms.sort(key=lambda sm: sm.id)
+        self.sm_ids = tuple(sm.id for sm in self.sms)
         self.threads = launch.geo.threads_per_tb
         self.wpt = launch.geo.warps_per_tb
         self.n_tbs = launch.geo.num_tbs
@@ -206,6 +233,20 @@ class KernelRun:
                               if type(m).partial_dispatch is not Mechanism.partial_dispatch)
         if occ.regs_clamped_from:
             self.stats.count_mechanism("baseline.registers_clamped_from", occ.regs_clamped_from)
+        if sharing is not None and getattr(sharing, "mixed", False):
+            sharing.attach(self)   # SMs shared with other kernels' TBs (timing/shared_sm.py)
+            self._fits = lambda sm: sharing.fits(self, sm)
+        elif groups:
+            self._fits = self._fits_own_core
+
+    def _fits_own_core(self, sm: SM) -> bool:
+        """:meth:`_fits` against the SM's own core limits (a run over SMs of several kinds)."""
+        core = sm.cfg.core
+        return (len(sm.tbs) < core.max_tbs_per_sm
+                and sm.used_threads + self.threads <= core.max_threads_per_sm
+                and sm.used_warps + self.wpt <= core.max_warps_per_sm
+                and sm.used_regs + self.regs <= core.registers_per_sm
+                and sm.used_shared + self.shared <= core.shared_mem_per_sm)
 
     def _fits(self, sm: SM) -> bool:
         core = self._core
@@ -237,6 +278,9 @@ class KernelRun:
         sms = self.sms
         partial = self._partial
         sharing = self.sharing
+        sm_mechs = self._sm_mechs
+        if sharing is not None and sharing.mixed and not sharing.may_dispatch(self):
+            return
         while self.next_tb < self.n_tbs:
             placed = False
             for k in range(len(sms)):
@@ -253,7 +297,8 @@ class KernelRun:
                             or n == 0:
                         continue
                     n_warps = n
-                if all(m.on_dispatch(sm, self.next_tb, self.wpt) for m in self.mechanisms):
+                mechs = self.mechanisms if sm_mechs is None else sm_mechs[sm.id]
+                if all(m.on_dispatch(sm, self.next_tb, self.wpt) for m in mechs):
                     if sharing is not None:
                         sharing.take(self, sm.id, now)
                     if sm.sleep_since is not None:
@@ -278,6 +323,8 @@ class KernelRun:
         if self.next_tb or not self.n_tbs:
             return False
         sh = self.sharing
+        if sh is not None and sh.mixed:
+            return False   # waits for the dispatcher or for room beside other kernels' TBs
         return sh is None or all(sh.may_use(self, sm.id) for sm in self.sms)
 
 
@@ -356,7 +403,8 @@ class GPU:
         self._l2_state = memory.l2_snapshot()
         return stats
 
-    def run_partitions(self, partitions, first_launches, next_launch) -> TimingStats:
+    def run_partitions(self, partitions, first_launches, next_launch,
+                       mixed_sms: bool = False) -> TimingStats:
         """Run several kernels at once, each stream of launches on its own set of SMs,
         sharing the memory hierarchy (concurrent kernel execution; see
         :mod:`golden.timing.concurrent` for the host side).
@@ -372,10 +420,22 @@ class GPU:
         counters) and returns the partition's next launch or None. Returns the session's
         :class:`TimingStats`: ``cycles`` from the first cycle to the last, the memory
         system's counters, the merge of every launch's core counters.
+
+        A partition may list further SM groups of other configurations as a fourth item,
+        ``(sm_ids, config, mechanisms, ((sm_ids2, config2, mechanisms2), ...))``: its
+        launches spread over all of them (a kernel on both sides of a heterogeneous GPU).
+        ``mixed_sms``: shared SMs hold TBs of several launches at once
+        (:mod:`golden.timing.shared_sm`, GPGPU-Sim's ``-gpgpu_concurrent_kernel_sm``).
         """
+        partitions = [tuple(p) if len(p) == 4 else (*p, ()) for p in partitions]
         seen: dict = {}
         overlap = False
-        for sm_ids, cfg, _ in partitions:
+        flat = [(ids, cfg, m) for p in partitions for ids, cfg, m in ((p[0], p[1], p[2]), *p[3])]
+        for pi, p in enumerate(partitions):
+            ids = [i for g in ((p[0], p[1], p[2]), *p[3]) for i in g[0]]
+            if len(set(ids)) != len(ids):
+                raise LaunchError(f"run_partitions: partition {pi} lists an SM twice")
+        for sm_ids, cfg, _ in flat:
             if len(set(sm_ids)) != len(tuple(sm_ids)):
                 raise LaunchError(f"run_partitions: a partition lists an SM twice: {tuple(sm_ids)}")
             for i in sm_ids:
@@ -390,8 +450,8 @@ class GPU:
                                           f"{cfg.name}); shared SMs need one configuration")
                 seen[i] = cfg
         owners: dict = {}
-        for i, (_, _, mechs) in enumerate(partitions):
-            for m in mechs:
+        for i, p in enumerate(partitions):
+            for m in (*p[2], *(m for g in p[3] for m in g[2])):
                 if owners.setdefault(id(m), i) != i:
                     raise LaunchError("run_partitions: a mechanism object is attached to two "
                                       "partitions; give each partition its own instances "
@@ -399,16 +459,20 @@ class GPU:
         memory = self._memory()
         session = TimingStats.for_config(self.config)
         finished: list = []
-        sharing = SMSharing(memory) if overlap else None
+        if overlap and mixed_sms:
+            from golden.timing.shared_sm import MixedSMSharing
+            sharing = MixedSMSharing(memory)
+        else:
+            sharing = SMSharing(memory) if overlap else None
 
         def start(i, launch, now):
-            sm_ids, cfg, mechs = partitions[i]
+            sm_ids, cfg, mechs, groups = partitions[i]
             if now and sharing is None:
-                for sm in sm_ids:   # a launch starts with empty L1s, as a lone launch does
-                    memory.reset_sm_caches(sm)
+                for sm in (*sm_ids, *(j for g in groups for j in g[0])):
+                    memory.reset_sm_caches(sm)   # a launch starts with empty L1s, as alone
             # (shared SMs: emptied when a launch takes an SM another launch ran on)
             return KernelRun(self, launch, sm_ids, cfg, mechs, memory, start=now, partition=i,
-                             sharing=sharing)
+                             sharing=sharing, groups=groups)
 
         def on_done(kr, now):
             finished.append(kr.stats)
@@ -492,6 +556,8 @@ class GPU:
                     last = max(now, self._drain(kr.sms, now))
                     end = max(end, last)
                     kr.stats.cycles = last + 1 - kr.start
+                    if kr.sharing is not None:
+                        kr.sharing.detach(kr)
                     for m in kr.mechanisms:
                         m.on_complete(kr.stats)
                     nxt = on_done(kr, now)

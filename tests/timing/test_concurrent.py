@@ -171,3 +171,84 @@ def test_split_sms():
     assert split_sms(38, 20, 18) == [tuple(range(20)), tuple(range(20, 38))]
     with pytest.raises(LaunchError):
         split_sms(10, 6, 6)
+
+
+def test_mixed_sms_hold_two_kernels_tbs_at_once_without_overcommitting(monkeypatch):
+    """``mixed_sms`` (GPGPU-Sim's -gpgpu_concurrent_kernel_sm, golden/timing/shared_sm.py):
+    TBs of both kernels are resident on one SM at the same time, the SM's TB slots,
+    threads, warps, registers and shared memory are never over-committed by their sum, at
+    most one warp instruction issues per SM per cycle (gtx280: one scheduler, issue width
+    1), outputs equal the lone runs' and the session is deterministic."""
+    from golden.timing import shared_sm
+    cfg = load_config(CFG)
+    core = cfg.core
+    every = tuple(range(30))
+    both, issues = set(), {}
+    take, issued = shared_sm.MixedSMSharing.take, shared_sm.IssueGate.issued
+
+    def checked_take(self, kr, sm_id, now):
+        occ = self.occupancy_now(sm_id)
+        assert occ["tbs"] + 1 <= core.max_tbs_per_sm
+        assert occ["threads"] + kr.threads <= core.max_threads_per_sm
+        assert occ["warps"] + kr.wpt <= core.max_warps_per_sm
+        assert occ["regs"] + kr.regs <= core.registers_per_sm
+        assert occ["shared"] + kr.shared <= core.shared_mem_per_sm
+        if occ["kernels"] - {kr.launch.name}:
+            both.add(sm_id)
+        return take(self, kr, sm_id, now)
+
+    def checked_issued(self, key, now):
+        issued(self, key, now)
+        assert self.count <= 1
+        issues[(id(self), now)] = issues.get((id(self), now), 0) + 1
+    monkeypatch.setattr(shared_sm.MixedSMSharing, "take", checked_take)
+    monkeypatch.setattr(shared_sm.IssueGate, "issued", checked_issued)
+
+    def run():
+        return run_concurrent(cfg, [("SCAN", _prog("SCAN")), ("FFT", _prog("FFT"))],
+                              [Partition(every), Partition(every)], repeat=True, mixed_sms=True)
+    r1 = run()
+    for s in r1.streams:
+        assert all(not x.mismatches() for x in s.results)
+        assert output_digest(s.results[0].outputs) == output_digest(_alone(s.name).outputs)
+    assert both, "no SM ever held TBs of both kernels"
+    assert issues and max(issues.values()) == 1
+    r2 = run()
+    assert r1.session.to_dict() == r2.session.to_dict()
+    assert [s.cycles for s in r1.streams] == [s.cycles for s in r2.streams]
+
+
+def test_issue_gate_caps_issues_and_alternates_between_waiting_kernels():
+    from golden.timing.shared_sm import IssueGate
+    g = IssueGate(1)
+    a, b = object(), object()
+    assert g.may_issue(a, 10)
+    g.issued(a, 10)
+    assert not g.may_issue(b, 10)          # the slot of cycle 10 is taken
+    assert not g.may_issue(a, 11)          # a issued last while b waited: a yields
+    assert g.may_issue(b, 11)
+    g.issued(b, 11)
+    assert g.may_issue(a, 12)              # nobody waited in 11: no yielding
+    g2 = IssueGate(2)
+    g2.issued(a, 5)
+    assert g2.may_issue(b, 5)
+
+
+def test_a_partition_spanning_two_configurations_runs_one_kernel_on_all_its_sms():
+    """``Partition.also``: a single kernel on both sides of a heterogeneous GPU uses every
+    SM of both groups (each SM with its own configuration and mechanisms), keeps its
+    outputs, and is faster than confined to the small group."""
+    cfg = load_config(CFG)
+    ilp = load_config(CFG, {"pipelines.bypass": True})
+    a, b = split_sms(30, 4, 26)
+    both = run_concurrent(cfg, [("SCAN", _prog("SCAN"))],
+                          [Partition(a, cfg, (), also=(Partition(b, ilp, ("ilp-sc",)),))])
+    alone = run_concurrent(cfg, [("SCAN", _prog("SCAN"))], [Partition(a, cfg)])
+    (s,), (t,) = both.streams, alone.streams
+    assert output_digest(s.results[0].outputs) == output_digest(_alone("SCAN").outputs)
+    assert s.warp_instructions == t.warp_instructions
+    assert s.cycles < 0.8 * t.cycles   # (SCAN small has few TBs per launch)
+    assert any(k.startswith("ilp") for k in both.session.to_dict().get("mechanism", {}))
+    again = run_concurrent(cfg, [("SCAN", _prog("SCAN"))],
+                           [Partition(a, cfg, (), also=(Partition(b, ilp, ("ilp-sc",)),))])
+    assert again.session.to_dict() == both.session.to_dict()
