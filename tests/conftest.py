@@ -91,7 +91,7 @@ TINY = {
     "NQU": {"n": 8},
     "CP": {"atoms": 32},
     "SP": {"n_vectors": 32, "grid": 16},
-    "MUM": {"n_queries": 512},
+    "MUM": {"n_reads": 256},
     "RAY": {"width": 64, "height": 48},
     "SCAN": {"n": 2500},
     "DT": {"width": 256, "height": 48},
