@@ -8,9 +8,12 @@ Sections, all on ``gtx280_ilp`` (Table 6: one instruction in flight per warp):
    ``ilp-sc`` (8 entries); BP+SC; speedup over the baseline.
 2. **Branch prediction** (§4.4.3, Figs. 45, 47): over BP+SC with the branch latency lowered
    to 1 (``pipelines.control_latency`` 1, the chapter's change to its simulator), the
-   predictors ``ilp-bp-static`` (BTFN), ``ilp-bp-gshare`` (1 k bits, one history register
+   predictors ``ilp-bp-static`` (BTFN on the PTX ``bra``; ``static/folded``: PTX
+   branch-over-jump pairs read as one negated branch), ``ilp-bp-gshare`` (1 k bits, one history register
    per SM), ``ilp-bp-gshare-warp`` (one history per warp) and ``ilp-bp-perfect``; accuracy
-   over non-divergent conditional branches that were predicted.
+   over non-divergent conditional branches that were predicted, overall and per static
+   branch class (loop-end / loop-exit / data, :mod:`golden.mechanisms.ilp.branch_class`)
+   with the share of divergent branches in each.
 3. **Scoreboard size** (§4.4.4): BP+SC with 2 to 32 entries (``ilp-sc:entries=N``).
 4. **ILP vs TLP** (§4.4.4, Fig. 46): baseline and BP+SC with 4 k, 8 k, 12 k and 16 k
    registers per SM, normalised to the 16 k baseline.
@@ -41,8 +44,9 @@ PAPER = {"BP": 6.6, "SC": 11.4, "BP+SC": 13.4}
 
 #: branch-prediction study: BP+SC with branch latency 1 (§4.4.4), then each predictor
 BP_STUDY = (("ilp-sc",), BYPASS + (("pipelines.control_latency", 1),))
-PREDICTORS = {"static": "ilp-bp-static", "gshare": "ilp-bp-gshare",
-              "gshare/warp": "ilp-bp-gshare-warp", "perfect": "ilp-bp-perfect"}
+PREDICTORS = {"static": "ilp-bp-static", "static/folded": "ilp-bp-static:layout=folded",
+              "gshare": "ilp-bp-gshare", "gshare/warp": "ilp-bp-gshare-warp",
+              "perfect": "ilp-bp-perfect"}
 #: the chapter's gains over BP+SC and accuracies (§4.4.4, Figs. 45, 47), %
 PAPER_BP = {"static": 2.7, "gshare": 3.1}
 PAPER_ACCURACY = {"static": 94.4, "gshare": 93.7}
@@ -263,6 +267,58 @@ def _branch(results, opts, names, md, data) -> None:
     data["branch_prediction"] = {"rows": data_rows, "geomean_speedup": gm,
                                  "mean_accuracy": acc_mean, "paper_gain_percent": PAPER_BP,
                                  "paper_accuracy_percent": PAPER_ACCURACY}
+    _branch_classes(results, opts, names, md, data["branch_prediction"])
+
+
+def class_accuracy(m: dict, cls: str) -> tuple[float | None, int, int]:
+    """(accuracy over the uniform predicted branches of class ``cls``, uniform predicted
+    branches, divergent branches) from one run's mechanism counters (``bp_class.*``)."""
+    get = lambda o: m.get(f"bp_class.{cls}.{o}", 0)  # noqa: E731
+    ok, bad, div = get("correct"), get("mispredict"), get("divergent")
+    return (ok / (ok + bad) if ok + bad else None), ok + bad, div
+
+
+def _branch_classes(results, opts, names, md, data) -> None:
+    """Accuracy per static branch class (golden/mechanisms/ilp/branch_class.py): loop-end
+    (backward), loop-exit (forward out of a loop), data (other forward: if/else)."""
+    from golden.mechanisms.ilp.branch_class import BRANCH_CLASSES
+    preds = [p for p in PREDICTORS if p != "perfect"]
+    md += ["### Accuracy per branch class", "",
+           "Conditional branches by static class: **loop-end** = backward (closes a loop), "
+           "**loop-exit** = forward out of an enclosing loop, **data** = any other forward "
+           "branch (if/else on data). Per class: uniform = non-divergent predicted branches "
+           "(the accuracy's denominator), div = share of the class's branches that diverged "
+           "(never mispredicted, not in the accuracy); counts from the static run; accuracy "
+           "per predictor.", "",
+           "| workload | " + " | ".join(
+               f"{c}: uniform / div | " + " | ".join(f"{c} {p}" for p in preds)
+               for c in BRANCH_CLASSES) + " |",
+           "|---|" + ("--:|" * (1 + len(preds))) * len(BRANCH_CLASSES)]
+    sums = {(c, p): [] for c in BRANCH_CLASSES for p in preds}
+    rows = []
+    for w in names:
+        runs = {p: results.get(_bp_job(w, opts, p).key) for p in preds}
+        if not all(succeeded(r) for r in runs.values()):
+            continue
+        cells, row = [], {"workload": w}
+        for c in BRANCH_CLASSES:
+            _, n, div = class_accuracy(runs["static"]["timing"]["mechanism"], c)
+            cells.append(f"{n:,} / {100 * div / (n + div):.0f}%" if n + div else "–")
+            row[c] = {"uniform": n, "divergent": div}
+            for p in preds:
+                acc, _, _ = class_accuracy(runs[p]["timing"]["mechanism"], c)
+                row[c][p] = acc
+                if acc is not None:
+                    sums[(c, p)].append(acc)
+                cells.append("–" if acc is None else f"{100 * acc:.1f}%")
+        rows.append(row)
+        md.append(f"| {w} | " + " | ".join(cells) + " |")
+    mean = {f"{c}/{p}": (sum(v) / len(v) if v else None) for (c, p), v in sums.items()}
+    md.append("| **mean** | " + " | ".join(
+        " | ".join([""] + ["–" if mean[f"{c}/{p}"] is None else f"**{100 * mean[f'{c}/{p}']:.1f}%**"
+                           for p in preds]) for c in BRANCH_CLASSES) + " |")
+    md.append("")
+    data["per_class"] = {"rows": rows, "mean_accuracy": mean}
 
 
 def _sc_sizes(results, opts, names, md, data) -> None:

@@ -121,3 +121,76 @@ def test_deterministic(shrink_small):
     shrink_small.tiny("SCAN")
     job = TimingJob("SCAN", "gtx280", mechanisms=("ilp-sc", "ilp-bp-gshare-warp"), overrides=STUDY)
     assert run_job(job)["timing"] == run_job(job)["timing"]
+
+
+def _program(spec):
+    """A linked-program stand-in: ``spec`` = [(opcode, conditional, target index)...]."""
+    from types import SimpleNamespace
+    slots = []
+    for i, (op, cond, tgt) in enumerate(spec):
+        inst = SimpleNamespace(opcode=op, guard=object() if cond else None)
+        slots.append(SimpleNamespace(inst=inst, pc=8 * i,
+                                     target=None if tgt is None else 8 * tgt))
+    return SimpleNamespace(slots=slots)
+
+
+#: 0 @p bra 2 (pair with 1) | 1 bra.uni 9 | 2 add | 3 add | 4 @p bra 8 (leaves the loop
+#: 3..6) | 5 @p bra 6 (if inside the loop) | 6 @p bra 3 (loop end) | 7 add | 8 add | 9 exit
+LAYOUT = [("bra", True, 2), ("bra", False, 9), ("add", False, None), ("add", False, None),
+          ("bra", True, 8), ("bra", True, 6), ("bra", True, 3), ("add", False, None),
+          ("add", False, None), ("exit", False, None)]
+
+
+def test_branch_classes_loop_end_loop_exit_and_data():
+    from golden.mechanisms.ilp.branch_class import branch_classes
+    prog = _program(LAYOUT)
+    assert branch_classes(prog) == {0: "data", 32: "loop-exit", 40: "data", 48: "loop-end"}
+
+
+def test_branch_over_jump_pairs_are_found_and_classed_by_the_jump_target():
+    from golden.mechanisms.ilp.branch_class import branch_classes, folded_branches
+    prog = _program(LAYOUT)
+    assert folded_branches(prog) == {0: 72}
+    # the same pair jumping backward (bra.uni to 0's own loop) is a loop end
+    back = _program([("add", False, None), ("bra", True, 3), ("bra", False, 0),
+                     ("exit", False, None)])
+    assert folded_branches(back) == {8: 0}
+    assert branch_classes(back) == {8: "loop-end"}
+
+
+def test_static_layouts_read_a_branch_over_jump_pair():
+    """ptx (default): BTFN on the PTX target; folded: on the pair's jump target."""
+    from types import SimpleNamespace
+    from golden.configs import load_config
+    cfg = load_config("gtx280")
+    prog = _program(LAYOUT)
+    sm = SimpleNamespace(launch=SimpleNamespace(program=prog), id=0)
+    warp = SimpleNamespace(slot=0)
+    cond = SimpleNamespace(guard=object())
+    ptx = BranchPredictionMechanism(cfg, "static")
+    folded = BranchPredictionMechanism(cfg, "static", layout="folded")
+    assert ptx.predict_fetch(sm, warp, 0, cond) is None        # forward: not taken
+    assert folded.predict_fetch(sm, warp, 0, cond) == 16       # @!p bra 9 (forward): falls to 2
+    for m in (ptx, folded):                                    # no pair: same rule
+        assert m.predict_fetch(sm, warp, 48, cond) == 24
+        assert m.predict_fetch(sm, warp, 32, cond) is None
+
+
+def test_unknown_layout_is_a_config_error():
+    from golden.configs import load_config
+    from golden.errors import ConfigError
+    from golden.mechanisms.registry import make_mechanisms
+    with pytest.raises(ConfigError, match="layout"):
+        make_mechanisms(["ilp-bp-static:layout=sideways"], load_config("gtx280"))
+
+
+def test_per_class_counts_add_up_to_the_totals(shrink_small):
+    shrink_small.tiny("SCAN")
+    for bp in ("ilp-bp-static", "ilp-bp-gshare", "ilp-bp-perfect"):
+        m = run_job(TimingJob("SCAN", "gtx280", mechanisms=("ilp-sc", bp),
+                              overrides=STUDY))["timing"]["mechanism"]
+        for outcome in ("correct", "mispredict", "divergent", "not_predicted"):
+            per_class = sum(v for k, v in m.items()
+                            if k.startswith("bp_class.") and k.endswith("." + outcome))
+            assert per_class == m.get("bp." + outcome, 0), (bp, outcome)
+        assert any(k.startswith("bp_class.") for k in m), bp

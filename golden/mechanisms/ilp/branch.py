@@ -20,7 +20,9 @@ waiting for the branch to resolve. The chapter's rules:
   (``warp.mem_wait``) waits to resolve like the baseline, does not update the predictor
   and is left out of the accuracy;
 * predictors: **static** backward-taken / forward-not-taken (BTFN, target compared with
-  the PC: no table), **gshare** with 1 k bits shared by all warps of the SM
+  the PC: no table; on the PTX ``bra`` as written; ``ilp-bp-static:layout=folded`` reads
+  a PTX branch-over-jump pair ``@p bra A; bra.uni B; A:`` as one ``@!p bra B``, see
+  :mod:`golden.mechanisms.ilp.branch_class`), **gshare** with 1 k bits shared by all warps of the SM
   (:class:`golden.structures.ilp.Gshare`, the class the RTL is checked against; one
   history register shared by the SM, or per warp with ``ilp-bp-gshare-warp``), and
   **perfect** (an oracle for reference: the warp never waits; fetch follows BTFN and a
@@ -29,7 +31,11 @@ waiting for the branch to resolve. The chapter's rules:
 Counters (``mechanism_counters``): ``bp.correct`` / ``bp.mispredict`` (non-divergent
 conditional branches: the chapter's accuracy), ``bp.divergent``, ``bp.unconditional``,
 ``bp.not_predicted`` (long-latency dependence, or a prediction the front end lost when the
-same branch sat twice in one I-buffer).
+same branch sat twice in one I-buffer). Each conditional branch is counted a second time
+under its static class (:mod:`golden.mechanisms.ilp.branch_class`: ``loop-end``,
+``loop-exit``, ``data``) as ``bp_class.<class>.<outcome>`` with the same outcomes
+(``correct``, ``mispredict``, ``divergent``, ``not_predicted``), so the accuracy of
+loop and data-dependent branches, and the share of divergent ones, can be read apart.
 
 Simplification: gshare predicts at fetch with the history as it stands and is updated
 when the branch issues (in program order per warp, interleaved across warps); the index a
@@ -39,6 +45,9 @@ I-buffer.
 
 from __future__ import annotations
 
+from golden.mechanisms.claims import FETCH
+from golden.errors import ConfigError
+from golden.mechanisms.ilp.branch_class import branch_classes, folded_branches
 from golden.structures.ilp import Gshare, GshareOps, GshareParams
 from golden.timing.hooks import Mechanism
 
@@ -47,6 +56,11 @@ __all__ = ["BranchPredictionMechanism", "PREDICTORS", "make_ilp_bp_static",
 
 #: predictor kinds
 PREDICTORS = ("static", "gshare", "perfect")
+#: how BTFN reads a PTX branch-over-jump pair (branch_class.py): ``ptx`` = the PTX ``bra``
+#: as written (default: the chapter's simulator also ran PTX), ``folded`` = as one
+#: ``@!p bra B`` falling through to ``A`` (a guess at ptxas's layout: unverified, no SASS
+#: disassembler here; it helps MM's loop guard and hurts NQU's ``d == last`` test)
+LAYOUTS = ("ptx", "folded")
 
 
 class _SMState:
@@ -65,16 +79,48 @@ class BranchPredictionMechanism(Mechanism):
     name = "bp"
     #: reads no register value (register-only work may run deferred)
     reads_wave_registers = False
+    #: steers fetch past branches by prediction
+    claims = frozenset({FETCH})
 
     def __init__(self, config, kind: str = "static", params: GshareParams | None = None,
-                 recorder_factory=None):
+                 recorder_factory=None, layout: str = "ptx"):
         if kind not in PREDICTORS:
             raise ValueError(f"branch predictor must be one of {PREDICTORS}, not {kind!r}")
+        if layout not in LAYOUTS:
+            raise ConfigError(f"ilp-bp-{kind}: layout must be one of {', '.join(LAYOUTS)}, "
+                              f"not {layout!r}")
         self.config = config
+        self.layout = layout
         self.kind = kind
         self.params = params or GshareParams()
         self.recorder_factory = recorder_factory   # (sm_id, params) -> recorder | None
         self.states: dict = {}
+        self.classes: dict = {}     # id(program) -> {pc: class} (branch_class.py)
+        self.folded: dict = {}      # id(program) -> {pc: B} branch-over-jump pairs
+
+    def btfn(self, program, pc: int) -> bool:
+        """Backward-taken / forward-not-taken for the conditional ``bra`` at ``pc``: the
+        PTX target compared with the PC, or with ``layout`` ``folded`` a branch-over-jump
+        pair ``@p bra A; bra.uni B; A:`` read as ``@!p bra B`` (taken to ``A`` exactly
+        when ``B`` is forward)."""
+        if self.layout == "folded":
+            folded = self.folded.get(id(program))
+            if folded is None:
+                folded = self.folded[id(program)] = folded_branches(program)
+            b = folded.get(pc)
+            if b is not None:
+                return b > pc
+        return program.slots[pc >> 3].target <= pc
+
+    def _count(self, sm, pc: int, outcome: str) -> None:
+        """Count ``outcome`` of the conditional branch at ``pc`` in total and per class."""
+        count = sm.stats.count_mechanism
+        count("bp." + outcome)
+        prog = sm.launch.program
+        cls = self.classes.get(id(prog))
+        if cls is None:
+            cls = self.classes[id(prog)] = branch_classes(prog)
+        count(f"bp_class.{cls[pc]}.{outcome}")
 
     def _state(self, sm) -> _SMState:
         key = (id(sm.launch), sm.id)
@@ -99,38 +145,37 @@ class BranchPredictionMechanism(Mechanism):
                 pr_warp=self._history(warp)))
             taken, idx = bool(out.pr_taken), out.pr_idx
         else:                              # static BTFN (perfect fetches the same way)
-            taken, idx = target <= pc, 0
+            taken, idx = self.btfn(sm.launch.program, pc), 0
         st.pending[(warp.slot, pc)] = (taken, idx)
         return target if taken else None
 
     # ------------------------------------------------------------------ issue
     def speculate_branch(self, sm, warp, pc, record, fetched_next, next_pc):
-        count = sm.stats.count_mechanism
         slot = sm.launch.program.slots[pc >> 3]
         if slot.inst.guard is None:
-            count("bp.unconditional")
+            sm.stats.count_mechanism("bp.unconditional")
             return True
         st = self._state(sm)
         taken, idx = st.pending.pop((warp.slot, pc), (None, 0))
         if self.kind == "perfect":
-            count("bp.divergent" if record.diverged else "bp.correct")
+            self._count(sm, pc, "divergent" if record.diverged else "correct")
             return True
         if taken is None or warp.mem_wait:
             # fetched before an earlier prediction was flushed, or waiting on a long-latency
             # operand: not predicted, the warp waits for the branch (chapter §4.4.3)
-            count("bp.not_predicted")
+            self._count(sm, pc, "not_predicted")
             return False
         if record.diverged:
-            count("bp.divergent")
+            self._count(sm, pc, "divergent")
             self._update(st, warp, idx, taken)   # as if the prediction were right
             return True
         # a branch to the next instruction goes the same way taken or not
         actual = taken if slot.target == pc + 8 else next_pc == slot.target
         self._update(st, warp, idx, actual)
         if actual == taken:
-            count("bp.correct")
+            self._count(sm, pc, "correct")
             return True
-        count("bp.mispredict")
+        self._count(sm, pc, "mispredict")
         return False
 
     def _history(self, warp) -> int:
@@ -144,11 +189,14 @@ class BranchPredictionMechanism(Mechanism):
 
     def on_complete(self, stats) -> None:
         self.states.clear()
+        self.classes.clear()
+        self.folded.clear()
 
 
-def make_ilp_bp_static(config) -> BranchPredictionMechanism:
-    """``ilp-bp-static``: backward-taken / forward-not-taken."""
-    return BranchPredictionMechanism(config, "static")
+def make_ilp_bp_static(config, layout: str = "ptx") -> BranchPredictionMechanism:
+    """``ilp-bp-static``: backward-taken / forward-not-taken on the PTX ``bra`` as written
+    (``ilp-bp-static:layout=folded``: branch-over-jump pairs read as one negated branch)."""
+    return BranchPredictionMechanism(config, "static", layout=layout)
 
 
 def make_ilp_bp_gshare(config) -> BranchPredictionMechanism:
@@ -163,6 +211,7 @@ def make_ilp_bp_gshare_warp(config) -> BranchPredictionMechanism:
         config, "gshare", GshareParams(histories=config.core.max_warps_per_sm))
 
 
-def make_ilp_bp_perfect(config) -> BranchPredictionMechanism:
-    """``ilp-bp-perfect``: oracle reference (a warp never waits for a branch)."""
-    return BranchPredictionMechanism(config, "perfect")
+def make_ilp_bp_perfect(config, layout: str = "ptx") -> BranchPredictionMechanism:
+    """``ilp-bp-perfect``: oracle reference (a warp never waits for a branch; its fetch
+    guesses like ``ilp-bp-static``)."""
+    return BranchPredictionMechanism(config, "perfect", layout=layout)
