@@ -97,10 +97,11 @@ WORKLOAD = Workload(
                 "CAPRI Table 2: LIB LIBOR Monte Carlo (non-divergent)"),
     sizes={"small": {"paths": 1024, "N": 16, "Nmat": 8, "Nopt": 6},
            "default": {"paths": 16384, "N": 24, "Nmat": 12, "Nopt": 8},
-           # paper: 280 TBs = 2.00 waves on pascal_1080ti (5 TBs/SM), 9.33 on quadro_fx5800.
+           # paper: 448 TBs = 2.00 waves on pascal_1080ti (ptxas: 31 registers, 8 TBs/SM),
+           # 7.47 on quadro_fx5800 (2 TBs/SM); the smallest input with 2 full waves on both.
            # Per-path loops are N x Nmat long: half of small's N and Nmat keep a run at 2.2M warp
            # instructions (the seeds give no input).
-           "paper": {"paths": 71680, "N": 8, "Nmat": 4, "Nopt": 4}},
+           "paper": {"paths": 448 * 256, "N": 8, "Nmat": 4, "Nopt": 4}},
     make_inputs=make_inputs,
     launch=launch,
     reference=reference,

@@ -78,9 +78,9 @@ WORKLOAD = Workload(
                      "min_deg": 0.5, "max_deg": 150.0},
            "default": {"n_points": 1280, "n_clusters": 24, "n_edges": 20,
                        "min_deg": 0.5, "max_deg": 150.0},
-           # paper: 18 x 18 = 324 TBs: 2.70 waves on gtx480 (8 TBs/SM), 2.16 on quadro_fx5800
-           # (5 TBs/SM); the seeds give no input. ~21k warp instructions per TB (128 x 128 pairs).
-           "paper": {"n_points": 2304, "n_clusters": 8, "n_edges": 20,
+           # paper: 21 x 21 = 441 TBs: 2.10 waves on quadro_fx5800 (ptxas: 17 registers, 7
+           # TBs/SM; 20 x 20 would be 1.90), 3.68 on gtx480 (8 TBs/SM); the seeds give no input. ~21k warp instructions per TB (128 x 128 pairs).
+           "paper": {"n_points": 21 * TB, "n_clusters": 8, "n_edges": 20,
                      "min_deg": 0.5, "max_deg": 150.0}},
     make_inputs=make_inputs,
     launch=launch,
