@@ -120,3 +120,46 @@ def test_limit_study_counting_rules():
     assert d["outputs_match"]
     assert 0 < d["inter_tb_instances"] <= d["inter_instances"] <= d["intra_instances"]
     assert d["intra"] <= d["combined"] < 1
+
+
+def test_param_constants_frees_the_srf_of_parameter_registers(gtx285, shrink_small):
+    """uv-srf:param_constants=true: parameter-derived registers hold no SRF entry (the census
+    sees none), so fewer uniform instructions find the SRF full; every mapping is still
+    checked against the lanes' values and the outputs match."""
+    from golden.mechanisms.uv.census import UVCensus
+    shrink_small.tiny("MM")
+    runs = {}
+    for pc in (False, True):
+        census = UVCensus()
+        mech = UVMechanism(gtx285, UVParams(design="srf", mode="combined", srf_entries=32,
+                                            check=True, param_constants=pc), census=census)
+        run = registry.run_workload("MM", "small", device=TimingDevice(gtx285, mechanisms=[mech]))
+        assert run.mismatches() == []
+        t = run.stats[0].timing.mechanism
+        runs[pc] = (t.get("uv.srf_full", 0), t["uv.uniform"], census.summary()["srf"])
+    (full_ptx, uni_ptx, srf_ptx), (full_c, uni_c, srf_c) = runs[False], runs[True]
+    assert srf_ptx["peak"]["param"] > 0 and srf_c["peak"]["param"] == 0
+    assert full_c < full_ptx
+    assert uni_c >= uni_ptx
+
+
+def test_census_does_not_change_the_run(gtx285, shrink_small):
+    from golden.mechanisms.uv.census import UVCensus
+    shrink_small.tiny("BFS")
+    plain = _run(gtx285, "BFS", design="srf", mode="combined")
+    census = UVCensus()
+    mech = UVMechanism(gtx285, UVParams(design="srf", check=True), census=census)
+    run = registry.run_workload("BFS", "small", device=TimingDevice(gtx285, mechanisms=[mech]))
+    t = run.stats[0].timing
+    assert sum(s.cycles for s in run.stats) == plain[0]
+    assert {k[3:]: v for k, v in t.mechanism.items() if k.startswith("uv.")} == plain[1]
+    s = census.summary()   # every lookup of every launch, counted once
+    lookups = sum(x.timing.mechanism.get("uv.irb_lookups", 0) for x in run.stats)
+    assert s["irb"]["tuple_new"] + sum(s["irb"]["tuple_distance"].values()) == lookups > 0
+
+
+def test_param_constants_is_an_srf_argument(gtx285):
+    m = make_mechanisms(["uv-srf:param_constants=true"], gtx285)[0]
+    assert m.p.param_constants and m.p.design == "srf"
+    with pytest.raises(ConfigError, match="SRF design"):
+        make_mechanisms(["uv-token:param_constants=true"], gtx285)

@@ -28,6 +28,12 @@ SRF design
     (:func:`golden.simt.liveness.dying_registers`; ``free_dead=False`` frees only on
     redefinition and warp exit) -- what the chapter's register-allocated code does by
     redefining physical registers.
+    ``param_constants=True`` (issue 67.4): parameter-derived registers
+    (:mod:`golden.mechanisms.uv.register_class`: ``ld.param`` results and pure functions
+    of them and of launch-constant special registers) are constant operands, as an
+    SASS-level design reads kernel parameters from a constant bank: once marked uniform
+    (by the same rules as every register) they hold no SRF entry, so they never fill the
+    SRF. Their instructions still issue and execute as before.
 Copy-on-write (§2.4.1-§2.4.2, with the safe rule of paper-facts §2.4)
     An instruction with a partial mask that writes a uniform register is preceded by an
     injected copy that writes the scalar to all 32 lanes (one vector-pipeline slot ahead
@@ -93,7 +99,9 @@ class UVParams:
     mappings at register death; check: verify uniformity and IRB hits against values;
     eliminate: a uniform instruction is removed at issue instead of scalarised (no
     operand read, pipeline or writeback), as DARSIE §5 models UV for its comparison
-    (registry name ``uv``; with ``mode="intra"``).
+    (registry name ``uv``; with ``mode="intra"``); param_constants: SRF design only --
+    parameter-derived registers are constant operands that hold no SRF entry (see the
+    module docstring).
     """
 
     design: str = "token"
@@ -105,12 +113,15 @@ class UVParams:
     free_dead: bool = True
     check: bool = False
     eliminate: bool = False
+    param_constants: bool = False
 
     def __post_init__(self):
         if self.design not in DESIGNS:
             raise ConfigError(f"uv: design must be one of {DESIGNS}, not {self.design!r}")
         if self.mode not in MODES:
             raise ConfigError(f"uv: mode must be one of {MODES}, not {self.mode!r}")
+        if self.param_constants and self.design != "srf":
+            raise ConfigError("uv: param_constants applies to the SRF design (uv-srf*) only")
         for name in ("irb_entries", "srf_entries", "irb_value_bits"):
             v = getattr(self, name)
             if not isinstance(v, int) or isinstance(v, bool) or v < 1:
@@ -142,11 +153,14 @@ class UVMechanism(Mechanism):
 
     name = "uv"
 
-    def __init__(self, config, params: UVParams | None = None, *, recorder_factory=None):
+    def __init__(self, config, params: UVParams | None = None, *, recorder_factory=None,
+                 census=None):
         self.config = config
         self.p = params or UVParams()
         #: (structure name, SM id, params) -> trace recorder or None (golden/mechanisms/uv/trace.py)
         self.recorder_factory = recorder_factory
+        #: observer of SRF occupancy and IRB lookups, or None (golden/mechanisms/uv/census.py)
+        self.census = census
         self._launch = None
 
     def _recorder(self, name, sm, params):
@@ -166,6 +180,13 @@ class UVMechanism(Mechanism):
             d = dying_registers(prog)
             if d is not None:
                 self.dying = [tuple(self.index[k] for k in s) for s in d]
+        self.classes = None           # register class (register_class.py), SRF design
+        self.pconst = frozenset()     # registers that are constant operands
+        if self.p.param_constants or self.census is not None:
+            from golden.mechanisms.uv.register_class import PARAM, register_classes
+            self.classes = register_classes(prog, self.dec)
+            if self.p.param_constants:
+                self.pconst = frozenset(i for i, c in enumerate(self.classes) if c == PARAM)
         self.live = None              # reliability: registers live at each PC (coverage)
         if self.p.reliability:
             from golden.simt.liveness import live_registers
@@ -197,7 +218,10 @@ class UVMechanism(Mechanism):
             vregs = self.config.core.max_warps_per_sm * max(1, self.nregs)
             params = SRFMapParams(vregs=vregs, srf_entries=self.p.srf_entries)
             rec = self._recorder("uv_srf_map", sm, params)
-            srf = self.srfs[sm.id] = SRFMap(params, recorder=rec, check=rec is not None)
+            srf = SRFMap(params, recorder=rec, check=rec is not None)
+            if self.census is not None:
+                srf = self.census.wrap_srf(sm, srf, self.nregs, self.classes)
+            self.srfs[sm.id] = srf
         return srf
 
     def _uset(self, w) -> set:
@@ -273,6 +297,8 @@ class UVMechanism(Mechanism):
             iss.srcs = tuple(self._value(sm, w, s, k, leaf) & vmask for k, leaf in u.leaves)
             out = self._irb(sm).lookup(u.tag, u.opcode, iss.srcs)
             mech("uv.irb_lookups")
+            if self.census is not None:
+                self.census.irb_lookup(sm, w, pc, inst, u, iss.srcs, out, self.classes)
             if out.hit and out.match:
                 iss.irb, iss.way, iss.stored, run = "hit", out.hit_way, out.value, "hit"
                 mech("uv.irb_hits")
@@ -285,13 +311,17 @@ class UVMechanism(Mechanism):
         if p.design == "srf" and run != "vector":
             srf = self._srf(sm)
             base = w.slot * self.nregs
-            need = sum(1 for r in u.dsts if srf.lookup(base + r) is None)
-            if need > srf.free_count:
+            pconst = self.pconst
+            need = [r for r in u.dsts if r not in pconst and srf.lookup(base + r) is None]
+            if len(need) > srf.free_count:
                 mech("uv.srf_full")
+                if self.census is not None:
+                    self.census.srf_full(sm, need, self.classes)
                 run = "vector"
             else:
                 for r in u.dsts:
-                    srf.define(base + r, True)
+                    if r not in pconst:
+                        srf.define(base + r, True)
         iss.run = run
         if run == "hit":
             return IssueOverride(interval=1, latency=1, lanes=0, inject_interval=inject)
@@ -355,7 +385,8 @@ class UVMechanism(Mechanism):
             for r in u.dsts:
                 if uniform_result:
                     uset.add(r)
-                elif broadcast and (srf is None or srf.define(base + r, True)[0]):
+                elif broadcast and (srf is None or r in self.pconst
+                                    or srf.define(base + r, True)[0]):
                     uset.add(r)
                     mech("uv.broadcast")
                     if srf is not None:
