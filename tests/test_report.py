@@ -183,6 +183,21 @@ def test_uv_report_renders_designs_sweeps_and_reliability():
     assert 0 < lim["intra"] <= lim["combined"] < 1 and "41.5%" in md
 
 
+def test_uv_report_shows_srf_with_and_without_param_constants(shrink_small):
+    from golden.report import uv
+    shrink_small.tiny("MM")
+    opts = ReportOptions(size="small")
+    picked = [uv._job("MM", opts), uv._job("MM", opts, "uv-srf"),
+              uv._job("MM", opts, uv.PARAM_CONSTANTS)]
+    assert {j.key for j in picked} <= {j.key for j in uv.jobs(opts)}
+    results = {j.key: run_job(j) for j in picked}
+    md, data = uv.render(results, opts)
+    (row,) = data["param_constants"]["rows"]
+    assert row["outputs_identical"]
+    assert row["const"]["srf_full"] <= row["ptx"]["srf_full"]
+    assert "## SRF: PTX registers vs parameter constants" in md and "| MM |" in md
+
+
 def test_warpman_report_renders_characterisation_variants_and_sensitivity(shrink_small):
     from golden.report import warpman
     shrink_small.tiny("RAY")     # rendering needs rows, not a full input

@@ -13,6 +13,10 @@ Sections, all on ``gtx285`` (UV Table 1: 30 SMs, NumSP = 8, one scheduler):
 4. **NumSP = 16** (§2.6.3): 15 SMs of 16 SPs, token combined over its own baseline.
 5. **Reliability** (§2.6.4): ALU coverage and the energy overhead of dual-lane
    execution, the second copy and IRB parity; copy-on-write frequency.
+6. **SRF: PTX registers vs parameter constants** (issue 67.4): ``uv-srf`` as PTX sees it
+   (every ``ld.param`` result and pointer derived from it takes an SRF entry) beside
+   ``uv-srf:param_constants=true`` (those are constant operands, as SASS reads kernel
+   parameters from a constant bank), with the structural hazards of each.
 
 Energy = the baseline model's energy of the run (which already sees fewer RF accesses and
 ALU lanes) + the UV structures' terms (:mod:`golden.mechanisms.uv.energy`).
@@ -137,7 +141,46 @@ def jobs(opts: ReportOptions) -> list[TimingJob]:
         out += [_srf_job(w, opts, n) for n in SRF_SIZES]
         out += [_job(w, opts, None, SP16), _job(w, opts, "uv-token", SP16)]
         out += [_rel_job(w, opts, d) for d in ("token", "SRF")]
+        out.append(_job(w, opts, PARAM_CONSTANTS))
     return out
+
+
+#: the SRF design with parameter-derived registers as constant operands (issue 67.4)
+PARAM_CONSTANTS = "uv-srf:param_constants=true"
+
+
+def _param_constants(results, opts, names, md, data) -> None:
+    md += ["## SRF: PTX registers vs parameter constants (issue 67.4)", "",
+           "`uv-srf` keeps every uniform register in the SRF, including what our PTX loads "
+           "with `ld.param` and computes from parameters and launch constants alone; "
+           "`param_constants` treats those as constant operands that hold no SRF entry "
+           "(golden/mechanisms/uv/register_class.py), as a design reading SASS would. SRF "
+           "full = uniform instructions that found the free list too short.", "",
+           "| workload | SRF (PTX) | SRF (param constants) | SRF full (PTX) | "
+           "SRF full (param constants) | outputs |", "|---|--:|--:|--:|--:|---|"]
+    cols = {"ptx": [], "const": []}
+    rows = []
+    for w in names:
+        base = results.get(_job(w, opts).key)
+        runs = {"ptx": results.get(_job(w, opts, "uv-srf").key),
+                "const": results.get(_job(w, opts, PARAM_CONSTANTS).key)}
+        if not succeeded(base) or not all(succeeded(r) for r in runs.values()):
+            md.append(f"| {w} | missing or error | | | | |")
+            continue
+        same = all(same_outputs(r, base) for r in runs.values())
+        row = {"workload": w, "outputs_identical": same}
+        for k, r in runs.items():
+            row[k] = {"speedup": base["cycles"] / r["cycles"],
+                      "srf_full": _mech(r).get("uv.srf_full", 0)}
+            cols[k].append(row[k]["speedup"])
+        rows.append(row)
+        md.append(f"| {w} | {row['ptx']['speedup']:.3f} | {row['const']['speedup']:.3f} | "
+                  f"{row['ptx']['srf_full']:,} | {row['const']['srf_full']:,} | "
+                  f"{'match' if same else 'DIFFER'} |")
+    gm = {k: geomean(v) for k, v in cols.items()}
+    md += [f"| **geomean** | **{gm['ptx']:.3f}** | **{gm['const']:.3f}** | | | |",
+           f"| paper (SRF combined) | {1 + PAPER_PERF['SRF combined'] / 100:.3f} | | | | |", ""]
+    data["param_constants"] = {"rows": rows, "geomean_speedup": gm}
 
 
 def _mech(r) -> dict:
@@ -389,5 +432,6 @@ def render(results: dict, opts: ReportOptions) -> tuple[str, dict]:
            "in a figure only)", SRF_SIZES, _srf_job, None, "srf_sizes")
     _sp16(results, opts, names, md, data)
     _reliability(results, opts, names, md, data)
+    _param_constants(results, opts, names, md, data)
     md += [DIFFERENCES]
     return "\n".join(md) + "\n", data
