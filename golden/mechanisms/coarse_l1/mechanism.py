@@ -12,8 +12,10 @@ This mechanism decides, per SM and over time, which SMs use the coarse groups:
 * static (``duel=False``): every SM, for the whole run;
 * set-dueling (``duel=True``, §5.1 step 5): SM ``leader_base`` always uses the baseline
   128 B blocks, SM ``leader_coarse`` always the coarse groups, and every other SM follows
-  the leader with the higher IPC so far (:class:`golden.mechanisms.dueling.SMDuel`; ties,
-  e.g. before either leader issued, keep the baseline). Followers switch as the winner
+  the leader with the higher IPC as set-dueling's saturating policy selector reads it
+  (``duel_rule=cumulative``: instruction counts since the launch started;
+  :class:`golden.mechanisms.dueling.SMDuel`; ties, e.g. before either leader issued, keep
+  the baseline). Followers switch as the winner
   changes; lines already in their L1 stay.
 
 Counters (``coarse.*``): ``switches`` (times the followers changed group size);
@@ -28,24 +30,31 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from golden.errors import ConfigError
-from golden.mechanisms.dueling import SMDuel
+from golden.mechanisms.dueling import PSEL_BITS, SMDuel, check_rule
 from golden.timing.hooks import Mechanism
 
 
 @dataclass(frozen=True)
 class CoarseL1Params:
     """group: L1 lines fetched together (2 = coarse2, 4 = coarse4); duel: SM set-dueling
-    between the baseline (SM ``leader_base``) and the coarse L1 (SM ``leader_coarse``)."""
+    between the baseline (SM ``leader_base``) and the coarse L1 (SM ``leader_coarse``).
+    duel_rule: how followers read the leaders' IPC (:mod:`golden.mechanisms.dueling`):
+    ``"psel"`` (default; set-dueling's saturating policy selector, the technique §5.1
+    names) or ``"cumulative"`` (ablation: instruction counts since the launch started);
+    duel_psel_bits: the selector's width (10, the cited technique's; not tuned)."""
 
     group: int = 2
     duel: bool = False
     leader_base: int = 0
     leader_coarse: int = 1
+    duel_rule: str = "psel"
+    duel_psel_bits: int = PSEL_BITS
 
     def __post_init__(self):
         if not isinstance(self.group, int) or self.group < 2 or self.group & (self.group - 1):
             raise ConfigError(f"coarse-l1: group must be a power of two >= 2, "
                               f"not {self.group!r}")
+        check_rule(self.duel_rule, self.duel_psel_bits, "coarse-l1", "duel_")
 
 
 class CoarseL1Mechanism(Mechanism):
@@ -63,7 +72,8 @@ class CoarseL1Mechanism(Mechanism):
                 if not 0 <= s < n:
                     raise ConfigError(f"coarse-l1: duel leader SM {s} does not exist "
                                       f"({config.name} has {n} SMs)")
-        self.duel = SMDuel(p.leader_coarse, p.leader_base, tie="b") if p.duel else None
+        self.duel = (SMDuel(p.leader_coarse, p.leader_base, tie="b", rule=p.duel_rule,
+                            psel_bits=p.duel_psel_bits) if p.duel else None)
         self._launch = None
         self._memory = None
         self._sm_ids: set = set()

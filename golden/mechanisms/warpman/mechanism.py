@@ -18,7 +18,9 @@ finishes. WarpMan adds, on top of the timing model's general warp-granular hooks
 * **contention control** (§3.3 step 6): ``spatial="duel"`` -- SM set-dueling
   (:class:`golden.mechanisms.dueling.SMDuel`: SM ``duel_leaders[0]`` always allocates
   at warp level, SM ``duel_leaders[1]`` always at TB level, the others follow the one
-  with the higher IPC; temp stays on everywhere); ``spatial="threshold"`` -- no new
+  with the higher IPC as set-dueling's saturating policy selector reads it, or, with
+  ``duel_rule=cumulative``, from instruction counts since the launch started; temp stays
+  on everywhere); ``spatial="threshold"`` -- no new
   partial TB once ``threshold_warps`` (36) warps are resident on the SM.
 
 The golden structures of the RTL are driven from here: the per-SM workload buffer
@@ -42,7 +44,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from golden.errors import ConfigError, SimtlabError
-from golden.mechanisms.dueling import SMDuel
+from golden.mechanisms.dueling import PSEL_BITS, SMDuel, check_rule
 from golden.timing.hooks import Mechanism
 
 #: the spatial-reclamation policies
@@ -56,9 +58,13 @@ class WarpManParams:
     temp: free a finished warp's registers and scheduler entry at once.
     spatial: ``"off"``, ``"on"`` (always dispatch partial TBs), ``"duel"`` (SM
     set-dueling) or ``"threshold"`` (no new partial TB at >= ``threshold_warps``
-    resident warps). duel_leaders: the SM that always allocates at warp level and the SM
-    that always allocates at TB level. check: compare the golden structures with the
-    timing model at every event.
+    resident warps). duel_leader_warp / duel_leader_tb: the SM that always allocates at
+    warp level and the SM that always allocates at TB level. duel_rule: how the followers
+    read the leaders' IPC (:mod:`golden.mechanisms.dueling`): ``"psel"`` (default;
+    set-dueling's saturating policy selector, as in the technique the chapter cites) or
+    ``"cumulative"`` (ablation: instruction counts since the launch started).
+    duel_psel_bits: the selector's width (10, the cited technique's; not tuned).
+    check: compare the golden structures with the timing model at every event.
     """
 
     temp: bool = True
@@ -66,6 +72,8 @@ class WarpManParams:
     threshold_warps: int = 36
     duel_leader_warp: int = 0
     duel_leader_tb: int = 1
+    duel_rule: str = "psel"
+    duel_psel_bits: int = PSEL_BITS
     check: bool = True
 
     def __post_init__(self):
@@ -75,6 +83,7 @@ class WarpManParams:
         if not isinstance(self.threshold_warps, int) or self.threshold_warps < 1:
             raise ConfigError(f"warpman: threshold_warps must be a positive integer, "
                               f"not {self.threshold_warps!r}")
+        check_rule(self.duel_rule, self.duel_psel_bits, "warpman", "duel_")
 
 
 class WarpManMechanism(Mechanism):
@@ -94,7 +103,8 @@ class WarpManMechanism(Mechanism):
                 if not 0 <= s < n:
                     raise ConfigError(f"warpman: duel leader SM {s} does not exist "
                                       f"({config.name} has {n} SMs)")
-        self.duel = (SMDuel(p.duel_leader_warp, p.duel_leader_tb, tie="b")
+        self.duel = (SMDuel(p.duel_leader_warp, p.duel_leader_tb, tie="b", rule=p.duel_rule,
+                            psel_bits=p.duel_psel_bits)
                      if p.spatial == "duel" else None)
         self._recorder_factory = recorder_factory
         self._sms: dict = {}
