@@ -188,7 +188,7 @@ def test_uv_report_shows_srf_with_and_without_param_constants(shrink_small):
     shrink_small.tiny("MM")
     opts = ReportOptions(size="small")
     picked = [uv._job("MM", opts), uv._job("MM", opts, "uv-srf"),
-              uv._job("MM", opts, uv.PARAM_CONSTANTS)]
+              uv._job("MM", opts, uv.PTX_REGISTERS)]
     assert {j.key for j in picked} <= {j.key for j in uv.jobs(opts)}
     results = {j.key: run_job(j) for j in picked}
     md, data = uv.render(results, opts)

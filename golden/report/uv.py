@@ -13,10 +13,11 @@ Sections, all on ``gtx285`` (UV Table 1: 30 SMs, NumSP = 8, one scheduler):
 4. **NumSP = 16** (§2.6.3): 15 SMs of 16 SPs, token combined over its own baseline.
 5. **Reliability** (§2.6.4): ALU coverage and the energy overhead of dual-lane
    execution, the second copy and IRB parity; copy-on-write frequency.
-6. **SRF: PTX registers vs parameter constants** (issue 67.4): ``uv-srf`` as PTX sees it
-   (every ``ld.param`` result and pointer derived from it takes an SRF entry) beside
-   ``uv-srf:param_constants=true`` (those are constant operands, as SASS reads kernel
-   parameters from a constant bank), with the structural hazards of each.
+6. **SRF: PTX registers vs parameter constants** (issue 67.4): ``uv-srf`` (parameter-
+   derived registers are constant operands, as SASS reads kernel parameters from a
+   constant bank: the default) beside ``uv-srf:param_constants=false`` (as PTX sees it:
+   every ``ld.param`` result and pointer derived from it takes an SRF entry), with the
+   structural hazards of each.
 
 Energy = the baseline model's energy of the run (which already sees fewer RF accesses and
 ALU lanes) + the UV structures' terms (:mod:`golden.mechanisms.uv.energy`).
@@ -141,29 +142,31 @@ def jobs(opts: ReportOptions) -> list[TimingJob]:
         out += [_srf_job(w, opts, n) for n in SRF_SIZES]
         out += [_job(w, opts, None, SP16), _job(w, opts, "uv-token", SP16)]
         out += [_rel_job(w, opts, d) for d in ("token", "SRF")]
-        out.append(_job(w, opts, PARAM_CONSTANTS))
+        out.append(_job(w, opts, PTX_REGISTERS))
     return out
 
 
-#: the SRF design with parameter-derived registers as constant operands (issue 67.4)
-PARAM_CONSTANTS = "uv-srf:param_constants=true"
+#: the SRF design with parameter-derived registers in the SRF, as PTX has them (issue 67.4;
+#: ``uv-srf`` treats them as constant operands)
+PTX_REGISTERS = "uv-srf:param_constants=false"
 
 
 def _param_constants(results, opts, names, md, data) -> None:
     md += ["## SRF: PTX registers vs parameter constants (issue 67.4)", "",
-           "`uv-srf` keeps every uniform register in the SRF, including what our PTX loads "
-           "with `ld.param` and computes from parameters and launch constants alone; "
-           "`param_constants` treats those as constant operands that hold no SRF entry "
-           "(golden/mechanisms/uv/register_class.py), as a design reading SASS would. SRF "
-           "full = uniform instructions that found the free list too short.", "",
+           f"`{PTX_REGISTERS}` keeps every uniform register in the SRF, including what our "
+           "PTX loads with `ld.param` and computes from parameters and launch constants "
+           "alone; `uv-srf` (the default, `param_constants`) treats those as constant "
+           "operands that hold no SRF entry (golden/mechanisms/uv/register_class.py), as a "
+           "design reading SASS would. SRF full = uniform instructions that found the free "
+           "list too short.", "",
            "| workload | SRF (PTX) | SRF (param constants) | SRF full (PTX) | "
            "SRF full (param constants) | outputs |", "|---|--:|--:|--:|--:|---|"]
     cols = {"ptx": [], "const": []}
     rows = []
     for w in names:
         base = results.get(_job(w, opts).key)
-        runs = {"ptx": results.get(_job(w, opts, "uv-srf").key),
-                "const": results.get(_job(w, opts, PARAM_CONSTANTS).key)}
+        runs = {"ptx": results.get(_job(w, opts, PTX_REGISTERS).key),
+                "const": results.get(_job(w, opts, "uv-srf").key)}
         if not succeeded(base) or not all(succeeded(r) for r in runs.values()):
             md.append(f"| {w} | missing or error | | | | |")
             continue

@@ -62,8 +62,11 @@ def test_inter_only_runs_misses_as_vectors(gtx285):
 
 def test_srf_size_limits_the_srf_design(gtx285, shrink_small):
     shrink_small.tiny("MM")
-    _, small, _ = _run(gtx285, "MM", design="srf", mode="intra", srf_entries=16)
-    _, big, _ = _run(gtx285, "MM", design="srf", mode="intra", srf_entries=4096)
+    # parameter registers in the SRF (the PTX ablation), so that 16 entries overflow
+    _, small, _ = _run(gtx285, "MM", design="srf", mode="intra", srf_entries=16,
+                       param_constants=False)
+    _, big, _ = _run(gtx285, "MM", design="srf", mode="intra", srf_entries=4096,
+                     param_constants=False)
     _, tok, _ = _run(gtx285, "MM", design="token", mode="intra")
     assert small["srf_full"] > 0 and big.get("srf_full", 0) == 0
     assert small["scalar"] < big["scalar"]
@@ -72,9 +75,10 @@ def test_srf_size_limits_the_srf_design(gtx285, shrink_small):
 
 
 def test_free_at_death_keeps_more_srf_entries(gtx285):
-    _, dead, _ = _run(gtx285, "MT", design="srf", mode="intra", srf_entries=32)
+    _, dead, _ = _run(gtx285, "MT", design="srf", mode="intra", srf_entries=32,
+                      param_constants=False)
     _, redef, _ = _run(gtx285, "MT", design="srf", mode="intra", srf_entries=32,
-                       free_dead=False)
+                       free_dead=False, param_constants=False)
     assert dead["scalar"] >= redef["scalar"]
     assert dead.get("srf_full", 0) < redef.get("srf_full", 0)
 
@@ -158,8 +162,10 @@ def test_census_does_not_change_the_run(gtx285, shrink_small):
     assert s["irb"]["tuple_new"] + sum(s["irb"]["tuple_distance"].values()) == lookups > 0
 
 
-def test_param_constants_is_an_srf_argument(gtx285):
-    m = make_mechanisms(["uv-srf:param_constants=true"], gtx285)[0]
+def test_param_constants_is_the_srf_default_and_an_srf_argument(gtx285):
+    m = make_mechanisms(["uv-srf"], gtx285)[0]
     assert m.p.param_constants and m.p.design == "srf"
+    assert not make_mechanisms(["uv-srf:param_constants=false"], gtx285)[0].p.param_constants
+    assert not make_mechanisms(["uv-token"], gtx285)[0].p.param_constants
     with pytest.raises(ConfigError, match="SRF design"):
         make_mechanisms(["uv-token:param_constants=true"], gtx285)

@@ -28,7 +28,8 @@ SRF design
     (:func:`golden.simt.liveness.dying_registers`; ``free_dead=False`` frees only on
     redefinition and warp exit) -- what the chapter's register-allocated code does by
     redefining physical registers.
-    ``param_constants=True`` (issue 67.4): parameter-derived registers
+    ``param_constants`` (issue 67.4; the SRF design's default, ``false`` is the PTX-register
+    ablation): parameter-derived registers
     (:mod:`golden.mechanisms.uv.register_class`: ``ld.param`` results and pure functions
     of them and of launch-constant special registers) are constant operands, as an
     SASS-level design reads kernel parameters from a constant bank: once marked uniform
@@ -101,7 +102,9 @@ class UVParams:
     operand read, pipeline or writeback), as DARSIE §5 models UV for its comparison
     (registry name ``uv``; with ``mode="intra"``); param_constants: SRF design only --
     parameter-derived registers are constant operands that hold no SRF entry (see the
-    module docstring).
+    module docstring); None = the design's default: True for the SRF design (the chapter's
+    hardware reads SASS, where kernel parameters are not registers; docs/results/uv.md),
+    False for the token design (which has no capacity to spare).
     """
 
     design: str = "token"
@@ -113,13 +116,15 @@ class UVParams:
     free_dead: bool = True
     check: bool = False
     eliminate: bool = False
-    param_constants: bool = False
+    param_constants: bool | None = None
 
     def __post_init__(self):
         if self.design not in DESIGNS:
             raise ConfigError(f"uv: design must be one of {DESIGNS}, not {self.design!r}")
         if self.mode not in MODES:
             raise ConfigError(f"uv: mode must be one of {MODES}, not {self.mode!r}")
+        if self.param_constants is None:
+            object.__setattr__(self, "param_constants", self.design == "srf")
         if self.param_constants and self.design != "srf":
             raise ConfigError("uv: param_constants applies to the SRF design (uv-srf*) only")
         for name in ("irb_entries", "srf_entries", "irb_value_bits"):
