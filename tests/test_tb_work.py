@@ -50,4 +50,24 @@ def test_nqu_tb0_does_nearly_all_the_work():
     r = tb_work("NQU", "small", 0)
     m = main_launch(r)
     assert m["num_tbs"] > 1 and m["largest_tb"] == 0
-    assert m["tb0_share"] > 0.9        # 93% at small size (8 TBs), 95% at paper size (32)
+    assert m["tb0_share"] > 0.9        # 96% at small size (8 TBs) and at paper size (32)
+
+
+def test_nqu_split_fills_every_warp_of_tb0_at_paper_size():
+    # the host's rule: the deepest split whose sub-problems fit one 96-thread TB, no
+    # symmetry folding; at paper size (n = 10) that is 72 sub-problems after 2 rows, so
+    # all three warps of TB0 have sub-problems and no other TB has any
+    from golden.workloads.defs import nqu
+    n = nqu.WORKLOAD.sizes["paper"]["n"]
+    depth = nqu.split_depth(n)
+    total = len(nqu._conditions(n, depth))
+    assert (n, depth, total) == (10, 2, 72)
+    assert 2 * 32 < total <= nqu.TB     # warp 2 busy, nothing beyond TB0
+    assert len(nqu._conditions(n, depth + 1)) > nqu.TB   # one row deeper would not fit
+
+
+def test_nqu_split_depth_refuses_a_board_whose_first_row_leaves_too_much():
+    from golden.errors import ConfigError
+    from golden.workloads.defs import nqu
+    with pytest.raises(ConfigError, match="NQU"):
+        nqu.make_inputs({"n": 12, "grid_tbs": 1}, None)
