@@ -11,6 +11,9 @@ from __future__ import annotations
 import importlib
 
 from golden.errors import ConfigError
+from golden.mechanisms.arguments import accepted_arguments, convert
+from golden.mechanisms.arguments import parameters as declared_parameters
+from golden.mechanisms.claims import conflicts, describe
 
 #: name -> "module:factory". Mechanism authors add one line here.
 MECHANISMS: dict[str, str] = {
@@ -59,36 +62,67 @@ def names() -> list[str]:
 
 
 def parse_name(text: str) -> tuple[str, dict]:
-    """Split ``"name:key=value,key=value"`` into the mechanism name and its keyword
-    arguments (integers where they parse as such, true/false as booleans, else strings),
-    e.g. ``"ilp-sc:entries=4"`` -> ``("ilp-sc", {"entries": 4})``."""
+    """Split ``"name:key=value,key=value"`` into the mechanism name and its arguments as
+    written (strings), e.g. ``"ilp-sc:entries=4"`` -> ``("ilp-sc", {"entries": "4"})``.
+    A malformed item or a key given twice is a ConfigError; the types come from the
+    mechanism's declared parameters (:func:`arguments`)."""
     name, _, args = text.partition(":")
-    kwargs = {}
+    raw: dict[str, str] = {}
     for item in filter(None, args.split(",")):
         key, eq, value = item.partition("=")
-        if not eq or not key.strip().isidentifier():
+        key = key.strip()
+        if not eq or not key.isidentifier():
             raise ConfigError(f"mechanism '{text}': argument '{item}' is not key=value")
-        v = value.strip()
-        kwargs[key.strip()] = (int(v) if v.lstrip("-").isdigit()
-                               else {"true": True, "false": False}.get(v.lower(), v))
+        if key in raw:
+            raise ConfigError(f"mechanism '{text}': argument '{key}' is given twice")
+        raw[key] = value.strip()
+    return name, raw
+
+
+def _factory(name: str, text: str):
+    spec = MECHANISMS.get(name)
+    if spec is None:
+        known = ", ".join(names()) or "(none registered)"
+        raise ConfigError(f"unknown mechanism '{name}'; known mechanisms: {known}")
+    module, _, factory = spec.partition(":")
+    return getattr(importlib.import_module(module), factory)
+
+
+def arguments(text: str) -> tuple[str, dict]:
+    """The mechanism name of ``text`` and its keyword arguments, each parsed by the type
+    the mechanism declares (:mod:`golden.mechanisms.arguments`): an unknown key, a key
+    the name already fixes (``coarse2:group=4``) or a value of the wrong type is a
+    one-line ConfigError naming the mechanism, the key and the accepted values."""
+    name, raw = parse_name(text)
+    params, fixed = declared_parameters(_factory(name, text))
+    kwargs = {}
+    for key, value in raw.items():
+        if key in fixed:
+            raise ConfigError(f"mechanism '{text}': {key} is set by the name '{name}' and "
+                              f"cannot be given (another mechanism name sets another {key})")
+        kind = params.get(key)
+        if kind is None:
+            raise ConfigError(f"mechanism '{text}': unknown argument '{key}' "
+                              f"({accepted_arguments(name, params)})")
+        kwargs[key] = convert(text, key, value, kind)
     return name, kwargs
 
 
 def make_mechanisms(mechanisms, config) -> list:
-    """Instantiate the named mechanisms for ``config`` (a :class:`GPUConfig`). A name may
-    carry keyword arguments for its factory: ``"ilp-sc:entries=4"`` (:func:`parse_name`)."""
-    out = []
-    for text in mechanisms:
-        name, kwargs = parse_name(text)
-        spec = MECHANISMS.get(name)
-        if spec is None:
-            known = ", ".join(names()) or "(none registered)"
-            raise ConfigError(f"unknown mechanism '{name}'; known mechanisms: {known}")
-        module, _, factory = spec.partition(":")
-        try:
-            out.append(getattr(importlib.import_module(module), factory)(config, **kwargs))
-        except TypeError as e:
-            if not kwargs:
-                raise
-            raise ConfigError(f"mechanism '{text}': {e}") from None
-    return out
+    """Instantiate the named mechanisms of one run for ``config`` (a :class:`GPUConfig`).
+    A name may carry keyword arguments for its factory: ``"ilp-sc:entries=4"``
+    (:func:`arguments`). The same mechanism twice, or two mechanisms that claim the same
+    part of the SM (:mod:`golden.mechanisms.claims`), are refused before the run."""
+    parsed = [(text, *arguments(text)) for text in mechanisms]
+    for i, (text, name, _) in enumerate(parsed):
+        for other, oname, _ in parsed[:i]:
+            if MECHANISMS[oname] == MECHANISMS[name]:
+                raise ConfigError(f"mechanisms '{other}' and '{text}': the same mechanism "
+                                  f"twice in one run (give it once, with all its arguments)")
+    out = [(text, _factory(name, text)(config, **kwargs)) for text, name, kwargs in parsed]
+    clash = conflicts(out)
+    if clash is not None:
+        a, b, shared = clash
+        raise ConfigError(f"mechanisms '{a}' and '{b}' cannot run together: they "
+                          f"{describe(shared)}")
+    return [m for _, m in out]

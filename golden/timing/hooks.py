@@ -179,6 +179,10 @@ class Mechanism:
     #: (:attr:`~golden.simt.engine.FunctionalLaunch.defer_registers`).
     reads_wave_registers = True
 
+    #: The parts of the SM this mechanism takes over (:mod:`golden.mechanisms.claims`);
+    #: the registry refuses two mechanisms that claim the same part. Empty: passive.
+    claims: frozenset = frozenset()
+
     def on_fetch(self, sm, warp, pc: int) -> bool:
         """Called before ``warp`` (a :class:`~golden.timing.sm.WarpSlot`) fetches ``pc``.
         Return True to skip the fetch."""

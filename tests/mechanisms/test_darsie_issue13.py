@@ -186,7 +186,7 @@ def test_registry_takes_the_new_switches():
     (m,) = make_mechanisms([OLD], cfg)
     assert (m.params.branch_sync, m.params.fetch_while_held, m.params.lead_at_decode) == \
         ("all", False, False)
-    with pytest.raises(ConfigError, match="lead_at_decode: must be true or false"):
+    with pytest.raises(ConfigError, match="lead_at_decode must be true/false"):
         make_mechanisms(["darsie:lead_at_decode=maybe"], cfg)
 
 
@@ -232,7 +232,7 @@ def test_dac_ideal_claims_each_instance_once_at_fetch(shrink_small):
         assert r["outputs_match"] and r["output_digest"] == base["output_digest"]
     assert new["timing"]["mechanism"]["dac.skipped"] > old["timing"]["mechanism"]["dac.skipped"]
     with pytest.raises(ConfigError, match="claim_at_fetch"):
-        make_mechanisms(["dac-ideal:claim_at_fetch=1"], load_config("pascal"))
+        make_mechanisms(["dac-ideal:claim_at_fetch=2"], load_config("pascal"))
 
 
 def test_join_taint_marks_values_merged_after_a_vector_branch_v():

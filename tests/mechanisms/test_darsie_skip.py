@@ -260,8 +260,8 @@ def test_registry_arguments_reach_the_params():
     assert (m.params.freelist, m.params.rename_entries, m.params.free_dead) == (64, 64, False)
     with pytest.raises(ConfigError, match="unknown argument.*trace_dir"):
         make_mechanisms(["darsie:trace_dir=x"], cfg)
-    with pytest.raises(ConfigError, match="free_dead: must be true or false"):
-        make_mechanisms(["darsie:free_dead=1"], cfg)
+    with pytest.raises(ConfigError, match="free_dead must be true/false/on/off/yes/no/1/0"):
+        make_mechanisms(["darsie:free_dead=2"], cfg)
 
 
 def test_followers_wait_for_the_writeback_instead_of_reprobing():

@@ -204,8 +204,9 @@ def test_dropped_moves_leave_the_critical_path():
 
 
 def test_special_moves_switch_parses():
-    ms = make_mechanisms(["gscalar", "gscalar:special_moves=all", "gscalar-half:special_moves=all",
-                          "alu-scalar:costs=free", "alu-scalar"], CFG)
+    ms = [make_mechanisms([n], CFG)[0]
+          for n in ("gscalar", "gscalar:special_moves=all", "gscalar-half:special_moves=all",
+                    "alu-scalar:costs=free", "alu-scalar")]
     assert [m.special_moves for m in ms] == ["liveness", "all", "all", "liveness", "liveness"]
     assert [m.extra_latency for m in ms] == [3, 3, 3, 0, 2]
     assert ms[3].variant is ALU_SCALAR_FREE and ms[4].variant.prior_costs

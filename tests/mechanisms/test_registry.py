@@ -9,8 +9,8 @@ from golden.mechanisms.registry import make_mechanisms, parse_name
 
 def test_parse_name():
     assert parse_name("ilp-sc") == ("ilp-sc", {})
-    assert parse_name("ilp-sc:entries=4") == ("ilp-sc", {"entries": 4})
-    assert parse_name("x:a=1,b=true,c=gto") == ("x", {"a": 1, "b": True, "c": "gto"})
+    assert parse_name("ilp-sc:entries=4") == ("ilp-sc", {"entries": "4"})
+    assert parse_name("x:a=1,b=true,c=gto") == ("x", {"a": "1", "b": "true", "c": "gto"})
     with pytest.raises(ConfigError):
         parse_name("ilp-sc:entries")
 

@@ -97,8 +97,9 @@ def test_copy_on_write_under_divergence(gtx285):
 
 
 def test_registry_names_and_arguments(gtx285):
-    ms = make_mechanisms(["uv-token", "uv-srf-inter:srf_entries=64,reliability=true",
-                          "uv-token-intra:irb_entries=4"], gtx285)
+    ms = [make_mechanisms([n], gtx285)[0]
+          for n in ("uv-token", "uv-srf-inter:srf_entries=64,reliability=true",
+                    "uv-token-intra:irb_entries=4")]
     assert [(m.p.design, m.p.mode) for m in ms] == [("token", "combined"), ("srf", "inter"),
                                                      ("token", "intra")]
     assert ms[1].p.srf_entries == 64 and ms[1].p.reliability

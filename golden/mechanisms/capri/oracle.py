@@ -52,6 +52,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 
 from golden.errors import ConfigError
+from golden.mechanisms.arguments import takes
 from golden.timing.hooks import Mechanism
 
 POLICIES = ("1bL", "1bS", "2bit")
@@ -232,6 +233,7 @@ def accuracy(counters: dict, scheme: str) -> float | None:
     return ok / (ok + bad) if ok + bad else None
 
 
+@takes(CapriOracleParams)
 def make_capri_oracle(config, **kw):
     """``capri-oracle``: the passive §5.1 oracle and decision classifier."""
     return CapriOracle(config, CapriOracleParams(**kw))

@@ -50,6 +50,7 @@ from __future__ import annotations
 import numpy as np
 
 from golden.errors import PTXError, SimtlabError
+from golden.mechanisms.claims import WARP_FORMATION
 from golden.simt.program import NO_RECONVERGENCE
 from golden.structures.capri.wcu import Wcu, WcuParams
 from golden.timing.dynamic_warps import LANE_IDS, WarpFormation, lane_threads
@@ -543,6 +544,8 @@ class Tbc(Mechanism):
     :class:`CompactionFormation`; every warp stalls at a conditional branch."""
     #: reads no register value (register-only work may run deferred)
     reads_wave_registers = False
+    #: forms every CTA's warps by compaction (CAPRI inherits this)
+    claims = frozenset({WARP_FORMATION})
 
     def __init__(self, pass_unconditional: bool = False, check: bool = False,
                  recorder_factory=None, join_single_path: bool = False):

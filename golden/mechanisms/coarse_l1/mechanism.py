@@ -30,6 +30,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from golden.errors import ConfigError
+from golden.mechanisms.arguments import takes
+from golden.mechanisms.claims import L1
 from golden.mechanisms.dueling import PSEL_BITS, SMDuel, check_rule
 from golden.timing.hooks import Mechanism
 
@@ -63,6 +65,8 @@ class CoarseL1Mechanism(Mechanism):
     name = "coarse"
     #: reads no register value (register-only work may run deferred)
     reads_wave_registers = False
+    #: sets each SM's L1 fetch group
+    claims = frozenset({L1})
 
     def __init__(self, config, params: CoarseL1Params | None = None):
         self.params = p = params or CoarseL1Params()
@@ -130,21 +134,28 @@ def _make(config, group, duel, **kw):
     return CoarseL1Mechanism(config, CoarseL1Params(**{"group": group, "duel": duel, **kw}))
 
 
+_TAKES = takes(CoarseL1Params, fixed=("group", "duel"))
+
+
+@_TAKES
 def make_coarse2(config, **kw):
     """``coarse2``: 256 B fetch groups on every SM."""
     return _make(config, 2, False, **kw)
 
 
+@_TAKES
 def make_coarse4(config, **kw):
     """``coarse4``: 512 B fetch groups on every SM."""
     return _make(config, 4, False, **kw)
 
 
+@_TAKES
 def make_coarse2_duel(config, **kw):
     """``coarse2-duel``: SM set-dueling between 128 B blocks and coarse2."""
     return _make(config, 2, True, **kw)
 
 
+@_TAKES
 def make_coarse4_duel(config, **kw):
     """``coarse4-duel``: SM set-dueling between 128 B blocks and coarse4."""
     return _make(config, 4, True, **kw)

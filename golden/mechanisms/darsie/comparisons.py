@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from golden.mechanisms.claims import FETCH, ISSUE
 from golden.mechanisms.darsie.frontend import DeferredSkips, full_mask
 from golden.ptx.ir import Addr, Imm, Reg, SpecialReg, Sym, Vec
 from golden.timing.hooks import Mechanism
@@ -106,6 +107,8 @@ class DacIdealMechanism(Mechanism):
     name = "dac"
     #: register values are read through FunctionalLaunch.warp_register (deferral may stay on)
     reads_wave_registers = False
+    #: skips fetch and issue of affine instructions another warp of the TB executed
+    claims = frozenset({FETCH, ISSUE})
 
     def __init__(self, config, max_skips_per_fetch: int = 4, claim_at_fetch: bool = True):
         self.config = config

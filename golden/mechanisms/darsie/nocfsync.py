@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from golden.mechanisms.claims import FETCH, ISSUE, REGISTER_STORAGE, WARP_FORMATION
 from golden.mechanisms.darsie.frontend import DeferredSkips, full_mask
 from golden.mechanisms.darsie.marking import MarkingOptions, mark_kernel
 from golden.mechanisms.darsie.skip import _ATOMICS, _FENCES, _LOADS, DarsieParams
@@ -57,6 +58,8 @@ class NoCfSyncMechanism(Mechanism):
     name = "darsie"
     #: register values are read through FunctionalLaunch.warp_register (deferral may stay on)
     reads_wave_registers = False
+    #: as DARSIE (skip.DarsieMechanism.claims)
+    claims = frozenset({FETCH, ISSUE, REGISTER_STORAGE, WARP_FORMATION})
 
     def __init__(self, config, params: DarsieParams | None = None):
         self.params = params or DarsieParams(variant="darsie-no-cf-sync")

@@ -87,6 +87,8 @@ from pathlib import Path
 import numpy as np
 
 from golden.errors import ConfigError, SimtlabError
+from golden.mechanisms.arguments import takes
+from golden.mechanisms.claims import FETCH, ISSUE, REGISTER_STORAGE, WARP_FORMATION
 from golden.mechanisms.darsie.frontend import DeferredSkips, full_mask
 from golden.mechanisms.darsie.lattice import Redundancy
 from golden.mechanisms.darsie.marking import MarkingOptions, mark_kernel
@@ -190,6 +192,11 @@ class DarsieParams:
             v = getattr(self, name)
             if not isinstance(v, int) or v < 1:
                 raise ConfigError(f"darsie.{name}: must be a positive integer, not {v!r}")
+        if self.skip_tbs is not None and (not isinstance(self.skip_tbs, int)
+                                          or isinstance(self.skip_tbs, bool) or self.skip_tbs < 1):
+            # 0 used to read as "not given" (the config's max TBs), i.e. plain DARSIE
+            raise ConfigError(f"darsie.skip_tbs: must be a positive integer (TB slots with "
+                              f"skip-table banks), not {self.skip_tbs!r}")
         for name in ("free_dead", "rejoin_at_barrier", "wait_for_wb", "fetch_while_held",
                      "lead_at_decode", "replace_when_full"):
             if not isinstance(getattr(self, name), bool):
@@ -281,6 +288,9 @@ class DarsieMechanism(Mechanism):
     name = "darsie"
     #: register values are read through FunctionalLaunch.warp_register (deferral may stay on)
     reads_wave_registers = False
+    #: skips fetch and issue of TB-redundant instructions, renames their destination
+    #: registers, and tracks (and holds at branches) the TB's static warps
+    claims = frozenset({FETCH, ISSUE, REGISTER_STORAGE, WARP_FORMATION})
 
     def __init__(self, config, params: DarsieParams | None = None):
         self.params = params or DarsieParams()
@@ -1036,9 +1046,15 @@ def _params(variant: str, kwargs: dict) -> DarsieParams:
     return DarsieParams(variant=variant, **kwargs)
 
 
+_TAKES = takes(DarsieParams, fixed=("variant",),
+                internal=("trace_dir", "trace_meta", "version_width", "pc_width"))
+
+
+@_TAKES
 def make_darsie(config, **kwargs):
     return DarsieMechanism(config, _params("darsie", kwargs))
 
 
+@_TAKES
 def make_darsie_ignore_store(config, **kwargs):
     return DarsieMechanism(config, _params("darsie-ignore-store", kwargs))

@@ -87,6 +87,7 @@ import numpy as np
 
 from golden.configs.sourced import load_sourced
 from golden.errors import ConfigError
+from golden.mechanisms.claims import ISSUE, REGISTER_STORAGE
 from golden.mechanisms.gscalar.dead_dst import move_free_destinations
 from golden.mechanisms.gscalar.regstate import HALF_LANES, WARP_LANES, RegisterEncodingTracker
 from golden.mechanisms.gscalar.rf_energy import RFEnergyParams, load_rf_energy
@@ -336,6 +337,10 @@ def _operand_regs(ops) -> tuple:
 # ----------------------------------------------------------------------------- mechanism
 class GScalarMechanism(Mechanism):
     """G-Scalar (or a comparison variant) on the cycle-level SM model; see module docstring."""
+
+    #: runs eligible instructions as scalars at issue and stores registers compressed
+    #: (or in a scalar RF)
+    claims = frozenset({ISSUE, REGISTER_STORAGE})
 
     def __init__(self, config, variant: GScalarVariant | str = "gscalar",
                  params: GScalarTimingParams | None = None, energy: RFEnergyParams | None = None,

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from golden.mechanisms.claims import ISSUE, REGISTER_STORAGE
 from golden.structures._check import width_of
 from golden.structures.ilp import Scoreboard, ScoreboardOps, ScoreboardParams
 from golden.timing.hooks import Mechanism
@@ -209,6 +210,9 @@ class ILPScoreboardMechanism(Mechanism):
     name = "ilp"
     #: register values are read through FunctionalLaunch.warp_register (deferral may stay on)
     reads_wave_registers = False
+    #: replaces the dependence tracking that gates issue, and serves operands from the
+    #: scoreboard's value entries instead of the RF
+    claims = frozenset({ISSUE, REGISTER_STORAGE})
 
     def __init__(self, config, entries: int = 8, recorder_factory=None):
         self.config = config

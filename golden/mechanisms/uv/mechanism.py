@@ -78,6 +78,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from golden.errors import ConfigError, SimtlabError
+from golden.mechanisms.arguments import takes
+from golden.mechanisms.claims import ISSUE, REGISTER_STORAGE
 from golden.mechanisms.uv.decode import IMM, REG, decode_uv
 from golden.ptx.ir import Imm, SpecialReg, Sym
 from golden.timing.hooks import IssueOverride, Mechanism
@@ -157,6 +159,9 @@ class UVMechanism(Mechanism):
     """``uv-token`` / ``uv-srf`` (see module docstring)."""
 
     name = "uv"
+    #: scalarises or eliminates uniform instructions at issue and keeps uniform values in
+    #: the IRB / scalar RF
+    claims = frozenset({ISSUE, REGISTER_STORAGE})
 
     def __init__(self, config, params: UVParams | None = None, *, recorder_factory=None,
                  census=None):
@@ -495,7 +500,7 @@ def _factory(design, mode):
     def make(config, **kw):
         return UVMechanism(config, UVParams(design=design, mode=mode, **kw))
     make.__name__ = f"make_uv_{design}_{mode}"
-    return make
+    return takes(UVParams, fixed=("design", "mode"))(make)
 
 
 make_uv_token = _factory("token", "combined")
@@ -506,6 +511,7 @@ make_uv_srf_intra = _factory("srf", "intra")
 make_uv_srf_inter = _factory("srf", "inter")
 
 
+@takes(UVParams, fixed=("design", "mode", "eliminate"))
 def make_uv_darsie(config, **kw):
     """``uv``: DARSIE's UV comparison point (seed 000 §5: "eliminates" uniform vector
     instructions at issue, never memory instructions) as a configuration of this model --

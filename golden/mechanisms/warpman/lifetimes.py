@@ -87,6 +87,7 @@ def tb_rtru(lifetimes) -> float:
     return sum(m - x for x in t) / (len(t) * m) if m > 0 else 0.0
 
 
-def make_warp_lifetimes(config, **kw):
-    """``warp-lifetimes``: the passive RTRU / warp-lifetime recorder."""
-    return WarpLifetimes(config, **kw)
+def make_warp_lifetimes(config, bin: int = 500):
+    """``warp-lifetimes``: the passive RTRU / warp-lifetime recorder (``bin``: cycles per
+    histogram bin)."""
+    return WarpLifetimes(config, bin=bin)

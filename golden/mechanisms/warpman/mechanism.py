@@ -44,6 +44,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from golden.errors import ConfigError, SimtlabError
+from golden.mechanisms.arguments import takes
+from golden.mechanisms.claims import TB_DISPATCH
 from golden.mechanisms.dueling import PSEL_BITS, SMDuel, check_rule
 from golden.timing.hooks import Mechanism
 
@@ -92,6 +94,8 @@ class WarpManMechanism(Mechanism):
     name = "warpman"
     #: reads no register value (register-only work may run deferred)
     reads_wave_registers = False
+    #: dispatches partial TBs and frees a finished warp's resources early
+    claims = frozenset({TB_DISPATCH})
 
     def __init__(self, config, params: WarpManParams | None = None, recorder_factory=None):
         self.cfg = config
@@ -240,21 +244,28 @@ def _make(config, **kw):
     return WarpManMechanism(config, WarpManParams(**kw))
 
 
+_TAKES = takes(WarpManParams, fixed=("spatial",))
+
+
+@_TAKES
 def make_warpman_temp(config, **kw):
     """``warpman-temp``: temporal reclamation only."""
     return _make(config, **{"spatial": "off", **kw})
 
 
+@_TAKES
 def make_warpman_spatial(config, **kw):
     """``warpman-spatial``: temp + spatial (partial TBs on every SM)."""
     return _make(config, **{"spatial": "on", **kw})
 
 
+@_TAKES
 def make_warpman_duel(config, **kw):
     """``warpman-duel``: temp everywhere, spatial decided by SM set-dueling."""
     return _make(config, **{"spatial": "duel", **kw})
 
 
+@_TAKES
 def make_warpman_threshold(config, **kw):
     """``warpman-threshold``: temp + spatial until 36 warps are resident on the SM."""
     return _make(config, **{"spatial": "threshold", **kw})
