@@ -272,6 +272,16 @@ class L1Config:
         "coarse-grained L1 of dissertation ch. 5: 2 = coarse2, 4 = coarse4). Switchable "
         "per SM at run time with MemoryHierarchy.set_l1_fetch_group",
         lo=1, hi=64, pow2=True, default=1)
+    mshr_max_merge: int = _p(
+        "requests one L1 MSHR entry holds, the first miss included (GPGPU-Sim's dl1 MSHR "
+        "<merge>, 8 in the 3.x GTX480); a load that would merge into a full entry is a "
+        "reservation fail and retries. Optional, default 0 = unlimited merging",
+        lo=0, hi=65_536, default=0)
+    fetch_group_wait_all: bool = _p(
+        "fetch groups only (optional, default false): true = a load waits for every line "
+        "its group request fetched, even when its own data was resident (the older model); "
+        "false = it waits only for its own line (a resident line hits, a line in flight "
+        "is a reserved hit of its MSHR entry, as GPGPU-Sim's HIT_RESERVED)", default=False)
 
     @property
     def sets(self) -> int:

@@ -50,7 +50,7 @@ def test_streaming_misses_fall_by_the_group(g):
     lines = list(range(64))
     base = MemoryHierarchy(cfg(1))
     coarse = MemoryHierarchy(cfg(g))
-    stream(base, lines)
+    base_lat = stream(base, lines)
     lat = stream(coarse, lines)
     b, c = base.counters(), coarse.counters()
     assert b["l1_misses"] == 64 and b["l1_hits"] == 0
@@ -61,8 +61,13 @@ def test_streaming_misses_fall_by_the_group(g):
     assert c["l2_accesses"] == b["l2_accesses"] == 64          # one L2 lookup per line
     assert coarse.icnt.request_flits < base.icnt.request_flits  # one request per group
     gc = coarse.l1_group_counters()
-    assert gc == {"l1_group_requests": 64 // g, "l1_group_extra_lines": 64 - 64 // g}
-    assert base.l1_group_counters() == {"l1_group_requests": 0, "l1_group_extra_lines": 0}
+    assert gc["l1_group_requests"] == 64 // g and gc["l1_group_extra_lines"] == 64 - 64 // g
+    # every neighbour was loaded after it filled: an L1 hit the group gained
+    assert gc["l1_prefetch_filled_uses"] == 64 - 64 // g
+    assert gc["l1_prefetch_pending_uses"] == gc["l1_prefetch_evicted_unused"] == 0
+    bc = base.l1_group_counters()
+    assert bc["l1_group_requests"] == bc["l1_prefetch_filled_uses"] == 0
+    assert bc["l1_miss_wait"] == sum(base_lat)                 # every base load missed
 
 
 def test_one_request_packet_and_reply_bytes():
@@ -88,20 +93,80 @@ def test_one_request_packet_and_reply_bytes():
         t += 1
 
 
-def test_group_hits_and_misses_together():
-    """Own line resident but a group neighbour absent: a miss that fetches the neighbour."""
-    mem = MemoryHierarchy(cfg(1))
+@pytest.mark.parametrize("wait_all", [False, True])
+def test_own_line_resident_neighbours_absent(wait_all):
+    """Own line resident but group neighbours absent: the neighbours are fetched; the load
+    hits (default: it waits only for its own line) or, with fetch_group_wait_all (the older
+    model), misses and waits for the group request."""
+    mem = MemoryHierarchy(load_config("gtx480", {"memory.l1.fetch_group_wait_all": wait_all}))
     r = mem.access(0, 0, 0, unit(8 * LINE), FULL, 4)
     t = r.completion_cycle + 1
-    assert mem.access(0, t, 0, unit(8 * LINE), FULL, 4).completion_cycle == \
-        t + mem.l1[0].hit_latency
+    hit = mem.l1[0].hit_latency
+    assert mem.access(0, t, 0, unit(8 * LINE), FULL, 4).completion_cycle == t + hit
     mem.set_l1_fetch_group(0, 4)                               # group {8, 9, 10, 11}
     t += 1
     r = mem.access(0, t, 0, unit(8 * LINE), FULL, 4)
-    assert r.completion_cycle > t + mem.l1[0].hit_latency
-    k = mem.counters()
-    assert k["l1_misses"] == 2 and k["dram_read_bytes"] == 4 * LINE
-    assert mem.l1_group_counters()["l1_group_extra_lines"] == 3
+    k, gc = mem.counters(), mem.l1_group_counters()
+    assert k["dram_read_bytes"] == 4 * LINE and gc["l1_group_extra_lines"] == 3
+    assert gc["l1_group_hit_waits"] == 1
+    if wait_all:
+        assert r.completion_cycle > t + hit and k["l1_misses"] == 2
+        assert gc["l1_group_hit_wait_cycles"] == r.completion_cycle - (t + hit)
+    else:
+        assert r.completion_cycle == t + hit and k["l1_misses"] == 1 and k["l1_hits"] == 2
+        assert gc["l1_group_hit_wait_cycles"] == 0
+
+
+def test_reserved_hit_waits_for_the_entry_and_is_counted():
+    """GPGPU-Sim HIT_RESERVED: a load of a line whose data is in flight merges into its MSHR
+    entry, sends nothing and completes at the fill; counted as a reserved hit (inside
+    l1_misses / l1_mshr_merges)."""
+    mem = MemoryHierarchy(cfg(1))
+    r = mem.access(0, 0, 0, unit(3 * LINE), FULL, 4)
+    flits = mem.icnt.flits
+    r2 = mem.access(0, 5, 1, unit(3 * LINE), FULL, 4)
+    assert r2.completion_cycle == r.completion_cycle and mem.icnt.flits == flits
+    gc, k = mem.l1_group_counters(), mem.counters()
+    assert gc["l1_reserved_hits"] == 1 and k["l1_mshr_merges"] == 1 and k["l1_misses"] == 2
+    assert gc["l1_reserved_wait"] == r.completion_cycle - 5
+    assert gc["l1_miss_wait"] == 2 * r.completion_cycle - 5
+
+
+@pytest.mark.parametrize("g", [1, 2])
+def test_reserved_hit_on_a_full_entry_is_a_reservation_fail(g):
+    """mshr_max_merge = 2 (the first miss and one merge): a third load of the in-flight line
+    is refused (GPGPU-Sim MSHR_MERGE_ENRTY_FAIL), then accepted once the line filled."""
+    mem = MemoryHierarchy(load_config("gtx480", {"memory.l1.mshr_max_merge": 2,
+                                                 "memory.l1.fetch_group": g}))
+    r = mem.access(0, 0, 0, unit(6 * LINE), FULL, 4)
+    assert mem.access(0, 1, 1, unit(6 * LINE), FULL, 4).ok
+    f = mem.access(0, 2, 2, unit(6 * LINE), FULL, 4)
+    assert not f.ok and f.retry_cycle == r.completion_cycle
+    assert mem.counters()["l1_reservation_fails"] == 1
+    assert mem.l1_group_counters()["l1_merge_fails"] == 1
+    r3 = mem.access(0, f.retry_cycle, 2, unit(6 * LINE), FULL, 4)
+    assert r3.ok and r3.completion_cycle == f.retry_cycle + mem.l1[0].hit_latency
+
+
+def test_neighbour_in_flight_is_a_reserved_hit_of_its_entry():
+    """coarse2: the neighbour fetched by line 10's miss is in flight; a load of it is a
+    reserved hit (counted as a pending use of the prefetch), completing at that fill."""
+    mem = MemoryHierarchy(cfg(2))
+    r = mem.access(0, 0, 0, unit(10 * LINE), FULL, 4)          # group {10, 11}
+    r2 = mem.access(0, 3, 1, unit(11 * LINE), FULL, 4)
+    assert r2.completion_cycle == r.completion_cycle
+    gc = mem.l1_group_counters()
+    assert gc["l1_reserved_hits"] == 1 and gc["l1_prefetch_pending_uses"] == 1
+    assert gc["l1_prefetch_filled_uses"] == 0
+
+
+def test_mshr_max_merge_zero_keeps_unlimited_merging():
+    mem = MemoryHierarchy(cfg(1))
+    for t in range(20):
+        assert mem.access(0, t, t, unit(7 * LINE), FULL, 4).ok
+    assert mem.counters()["l1_reservation_fails"] == 0
+    with pytest.raises(ConfigError, match="mshr_max_merge"):
+        load_config("gtx480", {"memory.l1.mshr_max_merge": -1})
 
 
 def test_partial_line_fetches_only_its_missing_sectors():

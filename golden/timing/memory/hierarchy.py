@@ -96,6 +96,18 @@ COUNTER_NAMES = (
     "dram_queue_full_delays", "dram_queue_full_cycles", "icnt_flits",
 )
 
+#: :meth:`MemoryHierarchy.l1_group_counters` name -> :class:`L1Cache` attribute
+L1_COUNTERS = {
+    "l1_group_requests": "group_requests", "l1_group_extra_lines": "group_extra_lines",
+    "l1_group_extra_sectors": "group_extra_sectors",
+    "l1_group_hit_waits": "group_hit_waits", "l1_group_hit_wait_cycles": "group_hit_wait_cycles",
+    "l1_prefetch_pending_uses": "prefetch_pending_uses",
+    "l1_prefetch_filled_uses": "prefetch_filled_uses",
+    "l1_prefetch_evicted_unused": "prefetch_evicted_unused",
+    "l1_reserved_hits": "reserved_hits", "l1_reserved_wait": "reserved_wait",
+    "l1_miss_wait": "miss_wait", "l1_merge_fails": "merge_fails",
+}
+
 
 class AccessResult(NamedTuple):
     """Outcome of one warp memory access (an immutable named tuple: one is built per warp
@@ -162,7 +174,9 @@ class MemoryHierarchy:
         spl = max(1, l1c.line_bytes // co.sector_bytes)
         self._new_l1 = lambda g: L1Cache(sets=l1c.sets, assoc=l1c.assoc,
                                          line_bytes=l1c.line_bytes, hit_latency=l1c.hit_latency,
-                                         mshrs=l1c.mshrs, fetch_group=g, sectors_per_line=spl)
+                                         mshrs=l1c.mshrs, fetch_group=g, sectors_per_line=spl,
+                                         mshr_max_merge=l1c.mshr_max_merge,
+                                         group_wait_all=l1c.fetch_group_wait_all)
         self._new_const = lambda: ConstCache(mem.const_cache,
                                              config.idealisations.perfect_const_cache)
         self.l1 = [self._new_l1(l1c.fetch_group) for _ in range(config.core.num_sms)]
@@ -180,8 +194,8 @@ class MemoryHierarchy:
         """Empty SM ``sm_id``'s L1 and constant cache (a new kernel starts on it while
         other SMs keep running: the caches a lone launch would start without)."""
         old = self.l1[sm_id]
-        self._group_counts["l1_group_requests"] += old.group_requests
-        self._group_counts["l1_group_extra_lines"] += old.group_extra_lines
+        for k, attr in L1_COUNTERS.items():
+            self._group_counts[k] += getattr(old, attr)
         self.l1[sm_id] = self._new_l1(old.fetch_group)
         self.const[sm_id] = self._new_const()
 
@@ -201,14 +215,17 @@ class MemoryHierarchy:
         return self.l1[sm_id].fetch_group
 
     def l1_group_counters(self) -> dict[str, int]:
-        """Coarse-L1 events over all SMs: ``l1_group_requests`` (L2 requests of fetch-group
-        misses that fetched other lines of the group) and ``l1_group_extra_lines`` (lines fetched beside the requested one).
-        Kept apart from :meth:`counters` so baseline statistics keep their keys."""
+        """Coarse-L1 and reserved-hit events over all SMs (names in :data:`L1_COUNTERS`,
+        meaning in :mod:`golden.timing.memory.l1`): ``l1_group_requests`` (L2 requests of
+        fetch-group misses that fetched other lines of the group), ``l1_group_extra_lines``
+        (lines fetched beside the requested one), ``l1_reserved_hits`` (GPGPU-Sim's
+        HIT_RESERVED), the wait and prefetch-use counters. Kept apart from
+        :meth:`counters` so baseline statistics keep their keys; none changes timing."""
         out = Counter(self._group_counts)
         for l1 in self.l1:
-            out["l1_group_requests"] += l1.group_requests
-            out["l1_group_extra_lines"] += l1.group_extra_lines
-        return {k: int(out[k]) for k in ("l1_group_requests", "l1_group_extra_lines")}
+            for k, attr in L1_COUNTERS.items():
+                out[k] += getattr(l1, attr)
+        return {k: int(out[k]) for k in L1_COUNTERS}
 
     # ------------------------------------------------------------------ observers
 

@@ -12,3 +12,16 @@ cdef class L1Cache:
     cdef public long _group
     cdef public long group_requests
     cdef public long group_extra_lines
+    cdef public long mshr_max_merge
+    cdef public bint group_wait_all
+    cdef public long long miss_wait
+    cdef public long reserved_hits
+    cdef public long long reserved_wait
+    cdef public long merge_fails
+    cdef public long group_extra_sectors
+    cdef public long group_hit_waits
+    cdef public long long group_hit_wait_cycles
+    cdef public long prefetch_pending_uses
+    cdef public long prefetch_filled_uses
+    cdef public long prefetch_evicted_unused
+    cdef public set _prefetched

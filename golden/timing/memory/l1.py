@@ -31,10 +31,50 @@ Policies:
   missing sectors (as in the baseline) and every absent line (all its sectors) are
   requested from the L2 as *one* request (``read_group``: one request packet, the L2
   accounts each line and its bytes); each fetched line holds an MSHR entry and all of
-  them fill at the same cycle, and the access completes when the group's data is back
-  (also if its own line was resident: the group hits or misses together). A hit makes
-  every resident line of the group most recently used. G = 1 is the baseline, served by
-  the baseline code path. Stores and atomics ignore the group.
+  them fill at the same cycle. The access completes when its own line's data is back: a
+  load whose own sectors are resident stays a hit (``p + hit_latency``) while its absent
+  neighbours are fetched; a load whose own line is pending is a reserved hit of that
+  entry (below); a missing own line arrives with the group's reply. ``group_wait_all``
+  (config ``memory.l1.fetch_group_wait_all``, the older model, kept as an ablation) makes
+  every such load wait for the whole group request and count as a miss ("the group hits
+  or misses together" read literally). A hit makes every resident line of the group most
+  recently used. G = 1 is the baseline, served by the baseline code path. Stores and
+  atomics ignore the group.
+
+* reserved hits (GPGPU-Sim 3.x ``HIT_RESERVED``). GPGPU-Sim's L1 (``data_cache`` /
+  ``read_only_cache::access`` in ``gpu-cache.cc``) allocates a line's tag on the miss and
+  marks it *reserved* until the data returns; ``tag_array::probe`` on a reserved tag
+  returns ``HIT_RESERVED``. A read takes the miss path with it (``rd_miss_base`` ->
+  ``send_read_request``): if the MSHR table already has the block (``m_mshrs.probe``) and
+  the entry has room (``!m_mshrs.full``: fewer than ``<merge>`` requests, 8 in the 3.x
+  GTX480 ``-gpgpu_cache:dl1 ...,A:32:8,8``), the request is appended to that entry, no
+  new request leaves the L1, and the core treats the access as a miss (it waits for the
+  fill). If the entry is full the access is a ``RESERVATION_FAIL``
+  (``MSHR_MERGE_ENRTY_FAIL``) and the LD/ST unit retries it. Statistics
+  (``cache_stats::select_stats_status``): an accepted reserved hit is counted as
+  ``HIT_RESERVED`` ("pending hit"), neither a hit nor a miss of the miss rate; a failed one
+  as ``RESERVATION_FAIL``. Ours follows that rule: a load whose missing sectors all have a
+  pending MSHR entry merges into it, sends nothing, completes at the entry's fill, and is
+  counted in :attr:`L1Cache.reserved_hits` (still inside ``l1_misses`` /
+  ``l1_mshr_merges``, whose meaning archived results keep: GPGPU-Sim's miss count is
+  ``l1_misses - reserved_hits``). ``mshr_max_merge`` = M > 0 caps the requests per entry
+  (the first miss included) as GPGPU-Sim's ``<merge>``: a load that would merge into a full
+  entry is a reservation fail (counted in :attr:`L1Cache.merge_fails`). M = 0 (the
+  default of every configuration that does not set ``memory.l1.mshr_max_merge``) keeps
+  the older unlimited merging, our departure. Under fetch groups a line fetched as a
+  neighbour is reserved the same way: a later load of it while in flight is a reserved
+  hit of that line's entry.
+
+* counters that do not change timing (attributes, read by
+  :meth:`golden.timing.memory.hierarchy.MemoryHierarchy.l1_group_counters`; not in the
+  run's statistics dict): ``miss_wait`` (sum over missing load transactions of completion
+  - lookup cycle), ``reserved_hits`` / ``reserved_wait`` (the same for reserved hits),
+  ``merge_fails``; fetch groups only: ``group_extra_sectors`` (sectors requested for
+  absent neighbour lines), ``group_hit_waits`` / ``group_hit_wait_cycles`` (loads whose
+  own sectors were resident but waited for an absent neighbour: a hit made a miss, and
+  the cycles beyond the hit latency), ``prefetch_pending_uses`` /
+  ``prefetch_filled_uses`` (first load of a neighbour-fetched line while it is still in
+  flight / after it filled, i.e. an L1 hit gained) and ``prefetch_evicted_unused``.
 
 A zero-size L1 (``size_bytes: 0``) stores nothing: every load goes to the L2 and no
 MSHR limit applies.
@@ -53,14 +93,15 @@ import numpy as np
 from golden.errors import SimtlabError
 from golden.timing.memory.cache import MSHRTable, SectorCache
 from golden.timing.memory.coalescer import Transaction
-from golden.timing.memory.l2 import L2Cache
+from golden.timing.memory.l2 import L2Cache, popcount
 
 
 class L1Cache:
     """L1 data cache of one SM."""
 
     def __init__(self, *, sets: int, assoc: int, line_bytes: int, hit_latency: int, mshrs: int,
-                 fetch_group: int = 1, sectors_per_line: int = 4):
+                 fetch_group: int = 1, sectors_per_line: int = 4, mshr_max_merge: int = 0,
+                 group_wait_all: bool = False):
         self.tags = SectorCache(sets=sets, assoc=assoc, line_bytes=line_bytes)
         self.mshrs = MSHRTable(mshrs)
         self.hit_latency = hit_latency
@@ -72,6 +113,29 @@ class L1Cache:
         #: those lines
         self.group_requests = 0
         self.group_extra_lines = 0
+        if not isinstance(mshr_max_merge, int) or mshr_max_merge < 0:
+            raise SimtlabError(f"L1 mshr_max_merge must be 0 (unlimited) or >= 1, "
+                               f"not {mshr_max_merge!r}")
+        #: requests one MSHR entry holds, the first included (0 = unlimited)
+        self.mshr_max_merge = mshr_max_merge
+        #: fetch groups: True = a load waits for every line its group request fetched
+        #: (also when its own data was resident; the older model); False = it waits only
+        #: for its own line's data (a hit stays a hit, a reserved hit ends at its entry's
+        #: fill), as GPGPU-Sim serves each line's requests from that line's MSHR entry
+        self.group_wait_all = group_wait_all
+        # statistics only (see the module docstring); none of them feeds back into timing
+        self.miss_wait = 0
+        self.reserved_hits = 0
+        self.reserved_wait = 0
+        self.merge_fails = 0
+        self.group_extra_sectors = 0
+        self.group_hit_waits = 0
+        self.group_hit_wait_cycles = 0
+        self.prefetch_pending_uses = 0
+        self.prefetch_filled_uses = 0
+        self.prefetch_evicted_unused = 0
+        #: lines fetched as group neighbours and not loaded since
+        self._prefetched = set()
 
     @property
     def fetch_group(self) -> int:
@@ -99,8 +163,12 @@ class L1Cache:
 
     def retire(self, cycle: int) -> None:
         """Fill every line whose data has returned by ``cycle`` and release its MSHR."""
+        pre = self._prefetched
         for line, e in self.mshrs.release_until(cycle):
-            self.tags.fill(line, e.sectors)
+            victim = self.tags.fill(line, e.sectors)
+            if pre and victim is not None and victim[0] in pre:
+                pre.discard(victim[0])
+                self.prefetch_evicted_unused += 1
 
     def new_mshrs_needed(self, txs: list[Transaction]) -> int:
         """MSHR entries a load would allocate (lines with missing sectors and no entry)."""
@@ -123,10 +191,31 @@ class L1Cache:
                 n += 1
         return n
 
+    def merge_room(self, txs: list[Transaction]) -> bool:
+        """False if a transaction would merge into an MSHR entry that already holds
+        ``mshr_max_merge`` requests (GPGPU-Sim's ``mshr_table::full`` on a pending block)."""
+        cap = self.mshr_max_merge
+        if not cap or not self.tags.enabled:
+            return True
+        for tx in txs:
+            e = self.mshrs.get(tx.line_addr)
+            if e is not None and e.merged + 1 >= cap:
+                st = self.tags.probe(tx.line_addr)
+                valid = st.valid if st is not None else 0
+                if tx.sector_mask & ~valid:
+                    return False
+        return True
+
     def can_accept(self, txs: list[Transaction]) -> bool:
-        """False = reservation fail (not enough free MSHRs and the table is not empty)."""
+        """False = reservation fail: not enough free MSHRs and the table is not empty, or
+        (``mshr_max_merge`` > 0) a merge into a full MSHR entry."""
         need = self.new_mshrs_needed(txs)
-        return need <= self.mshrs.free or self.mshrs.in_use == 0
+        if not (need <= self.mshrs.free or self.mshrs.in_use == 0):
+            return False
+        if self.mshr_max_merge and not self.merge_room(txs):
+            self.merge_fails += 1
+            return False
+        return True
 
     def load(self, t0: int, txs: list[Transaction], l2: L2Cache, counts: dict,
              events: list[int], bypass: bool = False) -> int:
@@ -154,6 +243,8 @@ class L1Cache:
             if self._group > 1:
                 done_all = max(done_all, self._load_group(p, tx, l2, counts, events))
                 continue
+            if self._prefetched and line in self._prefetched:
+                self._prefetch_use(line)
             missing = self.tags.lookup(line, tx.sector_mask)
             if not missing:
                 counts["l1_hits"] += 1
@@ -169,10 +260,14 @@ class L1Cache:
                         ready = max(ready, L2Cache.to_cycle(l2.read(p, line, extra)))
                     self.mshrs.merge(line, missing, ready)
                     done = max(ready, p + 1)
+                    if not extra:
+                        self.reserved_hits += 1
+                        self.reserved_wait += done - p
                 else:
                     ready = L2Cache.to_cycle(l2.read(p, line, missing))
                     self.mshrs.allocate(line, missing, ready, force=True)
                     done = ready
+                self.miss_wait += done - p
                 events.append(ready)
             done_all = max(done_all, done)
         self.port_free = t0 + len(txs)
@@ -181,6 +276,8 @@ class L1Cache:
     def _load_group(self, p: int, tx: Transaction, l2, counts: dict, events: list[int]) -> int:
         """One load transaction looked up at ``p`` with fetch groups of G > 1 lines."""
         line = tx.line_addr
+        if self._prefetched and line in self._prefetched:
+            self._prefetch_use(line)
         missing = self.tags.lookup(line, tx.sector_mask)
         others = self.group_lines(line)
         absent = [a for a in others if self._absent(a)]
@@ -189,13 +286,21 @@ class L1Cache:
             for a in others:                    # the group ages together
                 self.tags.lookup(a, 0)
             return p + self.hit_latency
-        counts["l1_misses"] += 1
+        wait_all = self.group_wait_all
+        if missing or wait_all:
+            counts["l1_misses"] += 1
+        else:
+            counts["l1_hits"] += 1
         parts: list[tuple[int, int]] = []
         own = self.mshrs.get(line) if missing else None
+        reserved = False
         if own is not None:
             counts["l1_mshr_merges"] += 1
             if missing & ~own.sectors:
                 parts.append((line, missing & ~own.sectors))
+            else:
+                reserved = True
+                self.mshrs.merge(line, missing, own.ready)   # one more request in the entry
         elif missing:
             parts.append((line, missing))
         parts += [(a, self._full) for a in absent]
@@ -204,16 +309,42 @@ class L1Cache:
             if absent:
                 self.group_requests += 1
                 self.group_extra_lines += len(absent)
+                self.group_extra_sectors += len(absent) * popcount(self._full)
+                self._prefetched.update(absent)
             ready = L2Cache.to_cycle(l2.read_group(p, parts))
         for a, sectors in parts:
             if self.mshrs.get(a) is not None:
                 self.mshrs.merge(a, sectors, ready)
             else:
                 self.mshrs.allocate(a, sectors, ready, force=True)
-        if own is not None:
-            ready = max(ready, own.ready)
         events.append(ready)
-        return ready
+        if not missing:                         # own data resident, neighbours absent
+            self.group_hit_waits += 1
+            if not wait_all:
+                return p + self.hit_latency
+            self.group_hit_wait_cycles += ready - (p + self.hit_latency)
+            return ready
+        if wait_all:
+            done = max(ready, own.ready) if own is not None else ready
+        elif reserved:                          # GPGPU-Sim HIT_RESERVED: the entry's fill
+            done = max(own.ready, p + 1)
+        elif own is not None:                   # extra sectors came with this request
+            done = max(ready, own.ready)
+        else:
+            done = ready
+        self.miss_wait += done - p
+        if reserved:
+            self.reserved_hits += 1
+            self.reserved_wait += done - p
+        return done
+
+    def _prefetch_use(self, line: int) -> None:
+        """First load of a line fetched as a group neighbour (statistics only)."""
+        self._prefetched.discard(line)
+        if self.mshrs.get(line) is not None:
+            self.prefetch_pending_uses += 1
+        else:
+            self.prefetch_filled_uses += 1
 
     def store(self, t0: int, txs: list[Transaction], l2: L2Cache, counts: dict) -> int:
         """Write-through, no-allocate store starting at ``t0``; returns the L2 ack cycle."""
