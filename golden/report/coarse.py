@@ -45,9 +45,10 @@ How our setup differs from the chapter's:
 * **Coarse L1.** A neighbour line still in flight makes the access wait for it (counted
   as a miss); a group's lines go to L2 as one request packet but each line is served by
   its own L2 slice; stores and atomics ignore the group.
-* **Set-dueling** compares the leader SMs' instruction counts from the start of each
-  launch; followers switch whenever the leader order changes (the chapter does not say
-  how often it re-decides). The chapter picks coarse2 or coarse4 per benchmark from its
+* **Set-dueling** (the chapter names set-dueling but not its interval or rule) uses the
+  technique's saturating 10-bit policy selector: +1 per warp instruction of the coarse
+  leader, -1 per instruction of the baseline leader; followers switch whenever its sign
+  changes (``duel_rule=cumulative``: instruction counts since the launch started). The chapter picks coarse2 or coarse4 per benchmark from its
   locality value; both are shown here.
 * **Locality** is measured per SM's L1 access stream (one access per coalesced 128 B
   transaction), windows counted in accesses of that L1.

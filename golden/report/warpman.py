@@ -62,9 +62,13 @@ How our setup differs from the chapter's:
 * **Simulator.** Our timing model on PTX instead of GPGPU-Sim 3.2.0 on PTX/SASS; energy is
   the project's GPUWattch-like model (static = SM leakage over the run's cycles + chip
   constant), not GPUWattch itself.
-* **Set-dueling** compares the two leader SMs' instruction counts from the start of each
-  launch (the chapter does not say over which interval); ties (e.g. the first dispatch of
-  a launch) keep TB-level allocation.
+* **Set-dueling**: the chapter compares the two leader SMs' IPC "at the run time" without
+  an interval or rule; we use the cited set-dueling technique's saturating 10-bit policy
+  selector (+1 per warp instruction of the warp-level leader, -1 per instruction of the
+  TB-level leader), which follows the current phase (``duel_rule=cumulative``: counts
+  since the launch started). Zero (e.g. the first dispatch of a launch) keeps TB-level
+  allocation. The leaders never follow: a warp-level leader may hold a partial TB it
+  cannot start, which can lengthen the tail (docs/warpman-dueling.md).
 * **Threshold** (36 warps) gates new partial TBs only; the unissued warps of a partial TB
   are issued as warps finish.
 * **Averages**: geometric means of speedups over our workloads; "maximum" is our best
