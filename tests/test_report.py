@@ -248,6 +248,10 @@ def test_capri_report_renders_accuracy_and_opportunity():
     a = row["accuracy"]
     assert a["WPDOM"] + a["TBC"] == pytest.approx(1.0) and 0 <= a["CAPRI 1bL"] <= 1
     assert "86.6%" in md and "missing" in md
+    n = row["accuracy_needed"]     # second figure: the per-warp needed rule
+    assert n["WPDOM"] + n["TBC"] == pytest.approx(1.0) and n["WPDOM"] > a["WPDOM"]
+    assert "*needed* rule" in md
+    assert data["class_mean_accuracy_needed"]["divergent"]["WPDOM"] == pytest.approx(n["WPDOM"])
 
 
 def test_capri_report_renders_tbc_performance(shrink_small):

@@ -9,7 +9,8 @@ What it measures, on ``quadro_fx5800`` (Table 1), per Table 2 stand-in, from one
 2. the accuracy of each scheme's per-warp stall/bypass decisions against the §5.1
    oracle -- WPDOM, TBC, TBC+ and CAPRI (32-entry CAPT, 1b-Latest) plus 1b-Sticky and
    the 2-bit counter -- with the divergent and non-divergent class means beside the
-   paper's 86.6% / 99.8%;
+   paper's 86.6% / 99.8%; twice: every warp scored by its instance's verdict, and by the
+   per-warp *needed* rule (:func:`golden.mechanisms.capri.oracle.needed_warps`);
 3. the CAPT-size sweep (1b-Latest, 2 to 32 entries).
 
 4. performance of TBC, TBC+ and CAPRI (1b-Latest and 1b-Sticky, 32-entry CAPT) in the
@@ -46,7 +47,8 @@ How our setup differs from the paper's:
   data-race-free kernels.
 * **The oracle** calls an instance adequate when ideal compaction (home lanes kept) of
   both paths needs fewer warps than WPDOM runs; every warp executing the conditional
-  branch is classed. The paper's exact per-warp rule is not spelled out.
+  branch is classed, first by its instance's verdict, then (second table) by whether the
+  maximal compaction needs that warp. The paper's exact per-warp rule is not spelled out.
 * **CAPT updates** happen when every unfinished warp of the CTA executed the instance
   (or at the CTA's end for instances some warps never reach), not at TBC's WCnt = 0.
 * **TBC / TBC+ timing.** Warps are re-formed by the golden WCU when the CTA's WCnt
@@ -195,6 +197,37 @@ def _pct(x) -> str:
     return "–" if x is None else f"{100 * x:.1f}%"
 
 
+def _class_means(items: list) -> dict:
+    """Per class, the mean of each scheme's accuracy over the workloads that have one."""
+    out: dict = {}
+    for cls in sorted({c for c, _ in items}):
+        accs = [a for c, a in items if c == cls]
+        out[cls] = {}
+        for k in SCHEMES:
+            v = [a[k] for a in accs if a[k] is not None]
+            out[cls][k] = sum(v) / len(v) if v else None
+    return out
+
+
+def _needed_table(rows: list) -> list:
+    """The second accuracy figure: the per-warp *needed* rule (a warp should stall only if
+    the maximal compaction of its instance needs it; oracle module docstring)."""
+    md = ["", "Accuracy under the per-warp *needed* rule (our reading of §5.1's \"minimum "
+          "number of warps required to achieve maximal compaction\"): a warp's ideal is "
+          "Stall only if compacting the instance without it needs more warps, so a full "
+          "warp that did not diverge should bypass. The table above gives every warp its "
+          "instance's verdict.", "",
+          "| workload | class | " + " | ".join(SCHEMES) + " |",
+          "|---|---|" + "--:|" * len(SCHEMES)]
+    for r in rows:
+        md.append(f"| {r['workload']} | {r['class']} | " +
+                  " | ".join(_pct(r["accuracy_needed"][k]) for k in SCHEMES) + " |")
+    for cls, mean in _class_means([(r["class"], r["accuracy_needed"]) for r in rows]).items():
+        md.append(f"| **mean, {cls}** | | " +
+                  " | ".join(f"**{_pct(mean[k])}**" for k in SCHEMES) + " |")
+    return md
+
+
 def render(results: dict, opts: ReportOptions) -> tuple[str, dict]:
     names = _workloads()
     md = ["# CAPRI (seed 004): compaction opportunity, prediction accuracy, performance", "",
@@ -218,11 +251,12 @@ def render(results: dict, opts: ReportOptions) -> tuple[str, dict]:
         util = t["thread_instructions"] / (32 * t["instructions_issued"])
         wp, wc = m.get("capri.warps_wpdom", 0), m.get("capri.warps_compacted", 0)
         acc = {k: accuracy(m, v) for k, v in SCHEMES.items()}
+        acc_needed = {k: accuracy(m, f"needed.{v}") for k, v in SCHEMES.items()}
         sizes = {n: accuracy(m, "capri" if n == 32 else f"sweep.1bL_{n}") for n in SIZES}
         rows.append({"workload": w, "paper_name": pn, "class": cls, "simd_utilisation": util,
                      "table2_utilisation": TABLE2_UTIL.get(pn), "warps_wpdom": wp,
                      "warps_compacted": wc, "instances": m.get("capri.instances", 0),
-                     "accuracy": acc, "capt_sizes": sizes,
+                     "accuracy": acc, "accuracy_needed": acc_needed, "capt_sizes": sizes,
                      "outputs_match": r["outputs_match"]})
         by_class.setdefault(cls, []).append((acc, sizes))
         t2 = TABLE2_UTIL.get(pn)
@@ -238,6 +272,8 @@ def render(results: dict, opts: ReportOptions) -> tuple[str, dict]:
         means[cls] = mean
         md.append(f"| **mean, {cls}** | | | | | | " +
                   " | ".join(f"**{_pct(mean[k])}**" for k in SCHEMES) + " |")
+    md += _needed_table(rows)
+    needed_means = _class_means([(r["class"], r["accuracy_needed"]) for r in rows])
     md += ["", "Paper (§5.1): CAPRI " + ", ".join(f"{v}% on {k}" for k, v in
                                                    PAPER_ACCURACY.items()) +
            "; TBC+ wrong on more than 80% of decisions; TBC near 0% on non-divergent "
@@ -258,7 +294,8 @@ def render(results: dict, opts: ReportOptions) -> tuple[str, dict]:
     perf_md, perf = _performance(results, opts)
     md += perf_md + [DIFFERENCES]
     data = {"config": CONFIG, "size": opts.size, "seed": opts.seed, "rows": rows,
-            "class_mean_accuracy": means, "capt_size_accuracy": size_means,
+            "class_mean_accuracy": means, "class_mean_accuracy_needed": needed_means,
+            "capt_size_accuracy": size_means,
             "paper_accuracy_percent": PAPER_ACCURACY, "sweep": [list(x) for x in SWEEP],
             "performance": perf}
     return "\n".join(md) + "\n", data

@@ -16,7 +16,31 @@ the exhaustive minimum). The instance is **adequate** (compaction pays) when
 
 Per warp and conditional branch instance, each scheme's decision is classed against the
 oracle (§5.1: decision/oracle): Bypass/Bypass and Stall/Stall are correct,
-Bypass/Stall and Stall/Bypass wrong.
+Bypass/Stall and Stall/Bypass wrong. Two per-warp scoring rules are counted side by side:
+
+* **instance rule** (counters ``capri.<scheme>.*``, the report's first accuracy table):
+  every warp that executes the instance gets the instance's verdict -- Stall if the
+  instance is adequate, else Bypass -- whatever its own masks. A warp that did not
+  diverge at an adequate instance (all its threads on one path) is thus scored
+  Bypass/Stall when CAPRI lets it go on, although CAPRI's decision logic (§3.2) never
+  stalls such a warp and a full one gains nothing from waiting.
+* **needed rule** (counters ``capri.needed.<scheme>.*``, :func:`needed_warps`): a warp's
+  ideal decision is Stall only if it is needed for the maximal compaction -- compacting
+  every other warp of the instance while it alone bypasses would need more warps than
+  compacting them all. Full warps that did not diverge, and every warp of an
+  inadequate instance, should bypass.
+
+What the paper's Figure 9 counts (§5.1): "for each branch, we perform an exhaustive
+search of all potential compactions and identify the minimum number of warps required
+to achieve maximal compaction for each dynamic branch. We then count how many warps were
+bypassed and how many waited at each specific dynamic branch". It classes *per-warp
+predictions* and says TBC is near 0% on non-divergent benchmarks (so non-divergent warps
+are classed); the per-warp verdict is not spelled out, and its warps are those of the
+scheme's own run (compacted warps, hence "the fraction of stall decisions is relatively
+low" on BFS / MUM), where ours are WPDOM's static warps. The needed rule is our reading of
+"minimum number of warps required" as the warps the maximal compaction needs; it tests
+each warp alone, not the exhaustive minimum set (warps whose bypass is neutral one at a
+time may not all be bypassable together), and it keeps WPDOM's warps.
 
 * WPDOM always bypasses, TBC always stalls;
 * TBC+ bypasses unconditional branches and ``bra.uni``, otherwise stalls;
@@ -42,7 +66,8 @@ Counters (``capri.*``): ``instances``, ``divergent_instances``, ``adequate_insta
 ``warps_wpdom`` / ``warps_compacted`` (sum of ``n`` and of ``m`` over paths and instances:
 warp-path executions without and with ideal compaction); ``<scheme>.<decision>_<oracle>``
 for scheme in ``wpdom``, ``tbc``, ``tbcplus``, ``capri`` (e.g. ``capri.tbc.stall_bypass``),
-and ``sweep.<policy>_<entries>`` for the extra CAPTs of ``sweep=True``; ``capt_hits`` /
+and ``sweep.<policy>_<entries>`` for the extra CAPTs of ``sweep=True``, each also as
+``needed.<scheme>.<decision>_<ideal>`` under the needed rule; ``capt_hits`` /
 ``capt_misses`` (of the main CAPT).
 """
 
@@ -214,19 +239,53 @@ class CapriOracle(Mechanism):
         if adequate:
             count("capri.adequate_instances")
         prefixes = [c[0] for c in self._configs]
-        for _, _, _, decs in ins.warps:
-            count(f"capri.wpdom.bypass_{oracle}")
-            count(f"capri.tbc.stall_{oracle}")
-            count(f"capri.tbcplus.{'bypass' if ins.uni else 'stall'}_{oracle}")
-            for prefix, dec in zip(prefixes, decs):
-                count(f"{prefix}.{dec}_{oracle}")
+        needed = needed_warps(taken, not_taken)
+        for widx, _, _, decs in ins.warps:
+            ideal = "stall" if needed[widx] else "bypass"
+            for rule, o in (("", oracle), (".needed", ideal)):
+                count(f"capri{rule}.wpdom.bypass_{o}")
+                count(f"capri{rule}.tbc.stall_{o}")
+                count(f"capri{rule}.tbcplus.{'bypass' if ins.uni else 'stall'}_{o}")
+                for prefix, dec in zip(prefixes, decs):
+                    count(f"capri{rule}.{prefix[len('capri.'):]}.{dec}_{o}")
         for capt in capts:
             capt.update(ins.pc, adequate)
 
 
+def _lane_counts(masks) -> list:
+    """Active threads per SIMD lane over ``masks`` (the WCU predictor's counters, Fig. 8)."""
+    counts = [0] * 32
+    for m in masks:
+        while m:
+            low = m & -m
+            counts[low.bit_length() - 1] += 1
+            m ^= low
+    return counts
+
+
+def needed_warps(taken: list, not_taken: list) -> list:
+    """Per warp of a dynamic branch instance (its taken and not-taken masks by warp index):
+    whether it is *needed* for the maximal compaction -- compacting every other warp while
+    it alone bypasses would need more warps than compacting all of them:
+    ``[t] + [n] + max_l(T_l - t_l) + max_l(N_l - n_l) > max_l T_l + max_l N_l`` with
+    ``T_l`` / ``N_l`` the per-lane thread counts of the taken / not-taken path. At an
+    inadequate instance no warp is needed; a warp active on every lane of both paths'
+    maxima (e.g. a full warp that did not diverge) is never needed."""
+    ct, cn = _lane_counts(taken), _lane_counts(not_taken)
+    mt, mn = max(ct), max(cn)
+    out = []
+    for t, n in zip(taken, not_taken):
+        cost = (t != 0) + (n != 0)
+        cost += max(c - ((t >> l) & 1) for l, c in enumerate(ct)) if t else mt
+        cost += max(c - ((n >> l) & 1) for l, c in enumerate(cn)) if n else mn
+        out.append(cost > mt + mn)
+    return out
+
+
 def accuracy(counters: dict, scheme: str) -> float | None:
     """Fraction of ``scheme``'s decisions that agree with the oracle (None if none);
-    ``scheme`` is one of :data:`SCHEMES` or ``"sweep.<policy>_<entries>"``."""
+    ``scheme`` is one of :data:`SCHEMES` or ``"sweep.<policy>_<entries>"`` (instance rule),
+    or either prefixed ``"needed."`` (per-warp needed rule, :func:`needed_warps`)."""
     ok = sum(counters.get(f"capri.{scheme}.{d}_{d}", 0) for d in ("stall", "bypass"))
     bad = sum(counters.get(f"capri.{scheme}.{a}_{b}", 0)
               for a, b in (("stall", "bypass"), ("bypass", "stall")))
