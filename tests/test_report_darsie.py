@@ -30,6 +30,11 @@ def _results(opts, speedups_full, speedups_filled):
     return out
 
 
+def _section_2d(md: str) -> str:
+    """The report up to the 1D sensitivity table (the 2D sensitivity rows share labels)."""
+    return md.split("ablation and sensitivity (1D workloads)")[0]
+
+
 def test_filled_runs_only_for_2d_and_small_inputs():
     small = darsie.jobs(ReportOptions(size="small"))
     filled = [j for j in small if j.overrides]
@@ -63,7 +68,8 @@ def test_sensitivity_section():
     opts = ReportOptions(size="default")
     names_2d = [w.name for w in darsie._workloads(opts) if w.dims >= 2]
     extra = set(darsie.SENSITIVITY.values()) - set(darsie.MECHS)   # the main variants run anyway
-    sens = [j for j in darsie.jobs(opts) if j.mechanisms and j.mechanisms[0] in extra]
+    every = [j for j in darsie.jobs(opts) if j.mechanisms and j.mechanisms[0] in extra]
+    sens = [j for j in every if j.workload in names_2d]
     assert {j.workload for j in sens} == set(names_2d)
     assert len(sens) == len(names_2d) * len(extra)
     inner = set(darsie.SENSITIVITY.values()) & set(darsie.MECHS) - {"darsie"}
@@ -98,7 +104,7 @@ def test_partial_report_says_what_has_not_run():
     label = "256"
     assert data["sensitivity"][label]["workloads"] == 0
     assert data["sensitivity"][label]["outputs_identical"] is None
-    (line,) = [x for x in md.splitlines() if x.startswith(f"| {label} (`")]
+    (line,) = [x for x in _section_2d(md).splitlines() if x.startswith(f"| {label} (`")]
     assert line.endswith("| 0 | not run |")
     assert data["sensitivity"]["32 (paper), free at last use"]["workloads"] == len(names_2d) - 1
 
@@ -119,5 +125,40 @@ def test_partial_sensitivity_row_is_compared_with_darsie_on_its_own_workloads():
     assert abs(row["darsie_same_workloads"] - 1000 / 833) < 1e-9      # names_2d[1] only
     everywhere = data["sensitivity"]["32 (paper), free at last use"]
     assert everywhere["darsie_same_workloads"] > row["darsie_same_workloads"]
-    (line,) = [x for x in md.splitlines() if x.startswith("| 256 (`")]
+    (line,) = [x for x in _section_2d(md).splitlines() if x.startswith("| 256 (`")]
     assert line.startswith(f"| 256 (`{mech}`) | 1.11 | 1.20 |")
+
+
+def test_sensitivity_grid_runs_on_1d_workloads_after_the_2d_jobs():
+    """Issue 67.6: every SENSITIVITY variant also runs on each 1D workload; those jobs come
+    after every job the report had before, which keep their keys and order."""
+    opts = ReportOptions(size="small")
+    names_1d = [w.name for w in darsie._workloads(opts) if w.dims < 2]
+    extra = set(darsie.SENSITIVITY.values()) - set(darsie.MECHS)
+    all_jobs = darsie.jobs(opts)
+    sens_1d = [i for i, j in enumerate(all_jobs) if j.workload in names_1d
+               and j.mechanisms and j.mechanisms[0] in extra]
+    assert names_1d and len(sens_1d) == len(names_1d) * len(extra)
+    assert sens_1d == list(range(len(all_jobs) - len(sens_1d), len(all_jobs)))
+    assert len({j.key for j in all_jobs}) == len(all_jobs)
+
+
+def test_1d_sensitivity_and_grid_render_per_workload_speedups():
+    opts = ReportOptions(size="default")
+    names_1d = [w.name for w in darsie._workloads(opts) if w.dims < 2]
+    res = _results(opts, {"darsie": 1.25, "dac-ideal": 1.5}, {})
+    for name in names_1d:
+        r = _result(800, 70, 70)
+        r["timing"]["mechanism"] = {"darsie.freelist_short": 2, "darsie.branch_syncs": 5}
+        res[darsie._job(name, opts, (darsie.SENSITIVITY["256"],)).key] = r
+    md, data = darsie.render(res, opts)
+    assert "### Renaming structures: ablation and sensitivity (1D workloads)" in md
+    s1 = data["sensitivity_1d"]["256"]
+    assert s1["workloads"] == len(names_1d) and abs(s1["speedup"] - 1.25) < 1e-9
+    g = data["grid_1d"]
+    assert abs(g["DAC-IDEAL"]["geomean"] - 1000 / 666) < 1e-9
+    assert g["256"]["freelist_short"] == 2 * len(names_1d) and g["256"]["syncs"] == 5 * len(names_1d)
+    assert g["1 skip-table read port"]["geomean"] is None     # not run: no geomean
+    (line,) = [x for x in md.split("one cost removed at a time")[1].splitlines()
+               if x.startswith("| 256 (`")]
+    assert "1.25" in line and line.endswith(f"| {2 * len(names_1d)} | {5 * len(names_1d)} |")

@@ -7,7 +7,9 @@ give instructions fetched and executed removed (%), speedup (baseline cycles / c
 energy reduction (total and dynamic, our energy model), DARSIE's skip-table and rename
 statistics, and whether outputs stayed bit-identical to the baseline. Geometric means are
 taken separately over 1D and 2D workloads (TB shape of the workload) -- removal
-percentages as ``100 * (1 - geomean(new / old))``.
+percentages as ``100 * (1 - geomean(new / old))``. The ablation and sensitivity grid
+(SENSITIVITY) runs on the 2D and the 1D workloads; for 1D a per-workload table sets DARSIE
+with one cost removed at a time beside DAC-IDEAL (issue 67 point 6, seed 001 §6.1/§6.2).
 """
 
 from __future__ import annotations
@@ -121,7 +123,7 @@ SENSITIVITY = {"32 (paper), free at last use": "darsie",
 def jobs(opts: ReportOptions) -> list[TimingJob]:
     """Baseline and every DARSIE variant / comparison point on every workload, the
     renaming-structure sensitivity on the 2D workloads, plus the 2D workloads on a
-    ``FILLED_SMS``-SM Pascal when inputs are small."""
+    ``FILLED_SMS``-SM Pascal when inputs are small, then the sensitivity on the 1D workloads."""
     variants = [()] + [(v,) for v in MECHS]
     out = [_job(w.name, opts, m) for w in _workloads(opts) for m in variants]
     out += [_job(w.name, opts, (m,)) for w in _workloads(opts) if w.dims >= 2
@@ -129,6 +131,10 @@ def jobs(opts: ReportOptions) -> list[TimingJob]:
     sms = _filled_sms(opts)
     if sms:
         out += [_job(w.name, opts, m, sms) for w in _workloads(opts) if w.dims >= 2 for m in variants]
+    # the same grid on the 1D workloads (issue 67 point 6), appended last so every earlier
+    # job keeps its key and its place
+    out += [_job(w.name, opts, (m,)) for w in _workloads(opts) if w.dims < 2
+            for m in SENSITIVITY.values() if m not in MECHS]
     return out
 
 
@@ -242,11 +248,12 @@ def structures_joules(result: dict) -> float:
     return c["joules"] if c else 0.0
 
 
-def _sensitivity(results: dict, opts: ReportOptions, names: list) -> tuple[list[str], dict]:
-    """Geomean over the 2D workloads of each renaming-structure variant (SENSITIVITY):
-    speedup, fetched instructions removed, and how often a leader found the freelist
-    short or the rename table full (then it executes privately)."""
-    out = ["### Renaming structures: ablation and sensitivity (2D workloads)", "",
+def _sensitivity(results: dict, opts: ReportOptions, names: list,
+                 dims: int = 2) -> tuple[list[str], dict]:
+    """Geomean over the ``dims``-D workloads ``names`` of each renaming-structure variant
+    (SENSITIVITY): speedup, fetched instructions removed, and how often a leader found the
+    freelist short or the rename table full (then it executes privately)."""
+    out = [f"### Renaming structures: ablation and sensitivity ({dims}D workloads)", "",
            "Freelist and rename table entries per TB (the paper: 32 each), with and without "
            "freeing a version at the register's last use (PTX registers are virtual and never "
            "reused, so without it dead versions stay renamed until the warp exits), and one "
@@ -305,6 +312,61 @@ def _sensitivity(results: dict, opts: ReportOptions, names: list) -> tuple[list[
                    f"{_fmt(_pct_removed(gf))} | "
                    f"{short:,} | {full:,} | {priv:,} | {'–' if own_pct is None else f'{own_pct:.2f}'} | {n} | "
                    f"{'yes' if same else 'NO'} |")
+    return out + [""], data
+
+
+#: the 1D per-workload grid (issue 67 point 6): DARSIE, the comparison points that
+#: remove all of DARSIE's synchronisation (``darsie-no-cf-sync``) or all of its structures
+#: and synchronisation (``dac-ideal``), then SENSITIVITY's single changes
+GRID_1D = {"DARSIE (paper sizes)": "darsie",
+           "DAC-IDEAL": "dac-ideal",
+           "DARSIE-NO-CF-SYNC (no synchronisation, oracle paths)": "darsie-no-cf-sync",
+           "DARSIE-IGNORE-STORE": "darsie-ignore-store"}
+
+
+def _grid_1d(results: dict, opts: ReportOptions, names: list) -> tuple[list[str], dict]:
+    """Per 1D workload, the speedup of DARSIE, DAC-IDEAL and each variant that removes one
+    of DARSIE's costs (SENSITIVITY), with the leaders that found the freelist short and the
+    branch barriers taken, so the cost that separates DARSIE from DAC-IDEAL shows per
+    workload (seed 001 §6.1: in 1D the two tie)."""
+    variants = {**GRID_1D, **{k: v for k, v in SENSITIVITY.items() if v not in GRID_1D.values()}}
+    cols = []
+    for name in names:
+        base = results.get(_job(name, opts).key)
+        if base and "error" not in base:
+            cols.append((name, base))
+    if not cols:
+        return [], {}
+    out = ["### DARSIE against DAC-IDEAL on the 1D workloads, one cost removed at a time", "",
+           "Speedup over the baseline per 1D workload (the paper: DAC-IDEAL ≈ DARSIE in 1D, "
+           "§6.1). Each row below the comparison points changes one DARSIE switch from the "
+           "default `darsie` (see the sensitivity table for what each does); `short` = "
+           "leaders that found the freelist short and executed privately, `syncs` = "
+           "TB-wide branch barriers plus freelist synchronisation entries (sums over the "
+           "workloads). `–`: not run.", "",
+           "| variant | " + " | ".join(n for n, _ in cols) + " | geomean | short | syncs |",
+           "|---|" + "--:|" * (len(cols) + 3)]
+    data: dict = {}
+    for label, mech in variants.items():
+        cells, sp, short, syncs, row_d = [], [], 0, 0, {}
+        for name, base in cols:
+            r = results.get(_job(name, opts, (mech,)).key)
+            if not r or "error" in r:
+                cells.append("–")
+                continue
+            x = base["cycles"] / r["cycles"]
+            sp.append(x)
+            row_d[name] = x
+            m = r["timing"]["mechanism"]
+            short += m.get("darsie.freelist_short", 0)
+            syncs += m.get("darsie.branch_syncs", 0) + m.get("darsie.sync_points", 0)
+            same = r["output_digest"] == base["output_digest"] and r["outputs_match"]
+            cells.append(_fmt(x, "x") + ("" if same else " (outputs differ)"))
+        g = geomean(sp) if len(sp) == len(cols) else None
+        data[label] = {"mechanism": mech, "speedup": row_d, "geomean": g,
+                       "freelist_short": short, "syncs": syncs}
+        out.append(f"| {label} (`{mech}`) | " + " | ".join(cells) +
+                   f" | {_fmt(g, 'x')} | {short:,} | {syncs:,} |")
     return out + [""], data
 
 
@@ -450,6 +512,13 @@ def render(results: dict, opts: ReportOptions) -> tuple[str, dict]:
     sens_lines, sens = _sensitivity(results, opts, [n for n, _ in groups[2]])
     lines += sens_lines
     data["sensitivity"] = sens
+    sens1_lines, sens1 = _sensitivity(results, opts, [n for n, _ in groups[1]], dims=1)
+    lines += sens1_lines
+    data["sensitivity_1d"] = sens1
+    grid_lines, grid = _grid_1d(results, opts, [n for n, _ in groups[1]])
+    lines += grid_lines
+    if grid:
+        data["grid_1d"] = grid
     filled_lines, filled = _filled(results, opts, [n for n, _ in groups[2]])
     lines += filled_lines
     lines += ["", DIFFERENCES]
