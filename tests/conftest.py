@@ -54,6 +54,7 @@ def shrink_small(monkeypatch):
     returns the patched :class:`Workload`."""
     import dataclasses
     import importlib
+    import pkgutil
 
     from golden.workloads import registry
 
@@ -64,8 +65,13 @@ def shrink_small(monkeypatch):
             raise KeyError(f"{name}: small size has no parameter(s) {sorted(unknown)}")
         sizes = dict(w.sizes)
         sizes["small"] = {**w.sizes["small"], **params}
-        module = importlib.import_module(w.make_inputs.__module__)
-        assert getattr(module, "WORKLOAD", None) is w, f"{name}: defining module not found"
+        # the module that defines WORKLOAD (its functions may live in a shared helper module)
+        module = next((m for m in (importlib.import_module(f"{registry.DEFS_PACKAGE}.{i.name}")
+                                   for i in pkgutil.iter_modules(
+                                       importlib.import_module(registry.DEFS_PACKAGE).__path__)
+                                   if not i.name.startswith("_"))
+                       if getattr(m, "WORKLOAD", None) is w), None)
+        assert module is not None, f"{name}: defining module not found"
         shrunk = dataclasses.replace(w, sizes=sizes)
         monkeypatch.setattr(module, "WORKLOAD", shrunk)
         return shrunk
