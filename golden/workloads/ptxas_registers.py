@@ -211,6 +211,32 @@ def _occ(core, shape: Shape, regs: int):
     return tb_occupancy(core, shape.threads, shape.warps, regs, shape.shared, clamp=True)
 
 
+def warps_by_registers(core, regs: int) -> int:
+    """Warps the SM can hold when registers are allocated per warp (WarpMan's warp-level
+    allocation, dissertation ch. 3 §3.2): ``registers_per_sm // (regs x warp size)``,
+    at most ``max_warps_per_sm``."""
+    return min(core.max_warps_per_sm, core.registers_per_sm // max(1, regs * core.warp_size))
+
+
+def warp_granular_configs(workload: str, size: str = "paper") -> set[tuple[str, tuple]]:
+    """``(config, overrides)`` pairs on which the main job runs ``workload`` under a
+    mechanism that claims TB dispatch (:data:`golden.mechanisms.claims.TB_DISPATCH`):
+    there resources are released and allocated per warp, so registers per thread matter
+    at warp granularity and not only through TBs per SM."""
+    from golden.configs.loader import load_config
+    from golden.mechanisms.claims import TB_DISPATCH
+    from golden.mechanisms.registry import make_mechanisms
+    from golden.workloads.occupancy import main_job
+    out: set = set()
+    for j in main_job(size):
+        if j.workload != workload or not j.mechanisms or (j.config, j.overrides) in out:
+            continue
+        config = load_config(j.config, dict(j.overrides) if j.overrides else None)
+        if any(TB_DISPATCH in type(m).claims for m in make_mechanisms(j.mechanisms, config)):
+            out.add((j.config, j.overrides))
+    return out
+
+
 def _overrides_label(config: str, overrides: tuple) -> str:
     return config + "".join(f",{k}={v}" for k, v in overrides)
 
@@ -252,6 +278,7 @@ def compare(exclude: tuple[str, ...] = (), ptxas: str | None = None,
             if s not in shapes.setdefault(p.kernel, []):
                 shapes[p.kernel].append(s)
         reported = report_configs(w.name, "paper")
+        warp_level = warp_granular_configs(w.name, "paper")
         for entry in module.kernels:
             if entry not in figures:
                 raise SimtlabError(f"ptxas reported nothing for kernel '{entry}' of {w.ptx_path}")
@@ -272,12 +299,22 @@ def compare(exclude: tuple[str, ...] = (), ptxas: str | None = None,
                     b = _occ(loaded[key], s, row.ptxas.registers)
                     if a.tbs_per_sm != b.tbs_per_sm:
                         row.reported_changes.append((_overrides_label(config, overrides), s, a, b))
+                    elif key in warp_level:
+                        # same TBs per SM, but warp-level allocation may hold a different
+                        # number of warps (e.g. a TB's long warps plus the next whole TB)
+                        wa = warps_by_registers(loaded[key], row.estimate)
+                        wb = warps_by_registers(loaded[key], row.ptxas.registers)
+                        if wa != wb:
+                            row.reported_changes.append(
+                                (f"{_overrides_label(config, overrides)} (warp-level "
+                                 f"allocation: {wa} -> {wb} warps)", s, a, b))
             rows.append(row)
     return rows, version, problems
 
 
 def changed_stems(rows: list[KernelComparison]) -> set[str]:
-    """Kernel sources with a kernel whose TBs per SM change on a reported configuration."""
+    """Kernel sources with a kernel whose TBs per SM (or, under warp-level allocation, warps
+    held) change on a reported configuration."""
     return {r.stem for r in rows if r.reported_changes}
 
 
@@ -336,8 +373,9 @@ def format_table(rows: list[KernelComparison], version: str, problems: list[str]
            f"to {max(r.ptxas.registers - r.estimate for r in diff):+d} registers; "
            f"mean |difference| {sum(abs(r.ptxas.registers - r.estimate) for r in diff) / len(diff):.1f})"
            if diff else "") + ".",
-        f"* Kernel sources with a committed register file (TBs per SM change on a "
-        f"configuration their workload is reported on): {len(changed)}"
+        f"* Kernel sources with a committed register file (TBs per SM, or the warps a "
+        f"warp-level allocation holds, change on a configuration their workload is "
+        f"reported on): {len(changed)}"
         + (f": {', '.join(sorted(changed))}" if changed else "") + ".",
     ]
     if held:
@@ -381,14 +419,19 @@ def format_table(rows: list[KernelComparison], version: str, problems: list[str]
     out += ["", "## Reported configurations where TBs per SM change",
             "",
             "Every (configuration, overrides) pair a report runs the workload on at `paper` "
-            "size where ptxas's figure gives a different TBs per SM than the estimate. These "
-            "workloads' archived results depend on the register file and go stale.",
+            "size where ptxas's figure gives a different TBs per SM than the estimate, or, "
+            "where the workload runs under a mechanism that claims TB dispatch (WarpMan's "
+            "warp-level allocation), a different number of warps the register file holds "
+            "per warp. These workloads' archived results depend on the register file and "
+            "go stale.",
             "",
             "| workload | kernel | configuration | thr/TB | estimate | ptxas |",
             "|---|---|---|---:|---|---|"]
     for r in rows:
         for label, s, a, b in r.reported_changes:
-            out.append(f"| {r.workload} | {r.entry} | `{label}` | {s.threads} | "
+            where, _, note = label.partition(" (")
+            out.append(f"| {r.workload} | {r.entry} | `{where}`{' (' + note if note else ''} | "
+                       f"{s.threads} | "
                        f"{r.estimate} regs: {a.tbs_per_sm} TBs ({', '.join(a.limiters)}) | "
                        f"{r.ptxas.registers} regs: {b.tbs_per_sm} TBs ({', '.join(b.limiters)}) |")
     return "\n".join(out) + "\n"

@@ -204,3 +204,21 @@ def test_a_workloads_results_depend_on_its_own_register_file_only():
     assert not any(d.endswith(".ptxas.yaml")
                    for d in finder.job_dependencies(TimingJob(without, "pascal")))
     assert mine in finder.workload_files(with_file)
+
+
+def test_warp_level_allocation_counts_warps_the_register_file_holds():
+    from golden.configs import load_config
+    from golden.workloads.ptxas_registers import warps_by_registers
+    core = load_config("gtx480_warpman").core
+    # 32 k registers, 32 threads a warp: 28 registers hold 36 warps, 24 hold 42
+    assert warps_by_registers(core, 28) == core.registers_per_sm // (28 * core.warp_size) == 36
+    assert warps_by_registers(core, 24) == 42
+    assert warps_by_registers(core, 1) == core.max_warps_per_sm      # capped by the SM
+
+
+def test_warp_granular_configs_are_those_with_a_tb_dispatch_mechanism():
+    from golden.workloads.ptxas_registers import warp_granular_configs
+    st = warp_granular_configs("ST")
+    assert ("gtx480_warpman", ()) in st                 # the WarpMan report's runs
+    assert all(cfg == "gtx480_warpman" for cfg, _ in st)
+    assert warp_granular_configs("DCT") == set()        # DARSIE only: TB-level dispatch
