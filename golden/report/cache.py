@@ -184,9 +184,9 @@ class ResultCache:
         stored (the root is a file or cannot be written)."""
         require_writable(self.root)
 
-    def _lookup(self, key: str, job=None):
-        """The valid entry of job ``key`` in the cache or, failing that, an archive (None
-        when there is none); invalid entries met on the way are quarantined."""
+    def _valid_entries(self, key: str, job=None):
+        """The valid entries of job ``key``, the cache's own first, then each archive's;
+        invalid entries met on the way are quarantined."""
         name = entry_name(key)
         for d in (self.root, *self.archive):
             p = d / name
@@ -195,8 +195,12 @@ class ResultCache:
                 self._quarantine(p, problem)
                 continue
             if data is not None and data.get("key") == key:
-                return data
-        return None
+                yield data
+
+    def _lookup(self, key: str, job=None):
+        """The valid entry of job ``key`` in the cache or, failing that, an archive (None
+        when there is none)."""
+        return next(self._valid_entries(key, job), None)
 
     def _quarantine(self, p: Path, problem: str) -> None:
         """Move invalid entry ``p`` out of the way (only from this cache's own root, never
@@ -237,14 +241,8 @@ class ResultCache:
         deps = deps if deps is not None else self.dependencies(job)
         if deps is None:
             return None
-        name = entry_name(job.key)
-        for d in (self.root, *self.archive):
-            p = d / name
-            data, problem = checked_entry(p, job)
-            if problem is not None:
-                self._quarantine(p, problem)
-                continue
-            if data is not None and data.get("key") == job.key and holds(data["deps"], deps):
+        for data in self._valid_entries(job.key, job):
+            if holds(data["deps"], deps):
                 return {k: v for k, v in data.items() if k != "deps"}
         return None
 
