@@ -1,4 +1,4 @@
-"""DARSIE modelling fixes of issue 13 (items 2, 3 and 6): the leader chosen at decode,
+"""DARSIE modelling switches: the leader chosen at decode,
 branch barriers only where needed, held warps that keep fetching, and the energy of
 DARSIE's own structures. Each old behaviour stays reachable by a switch, and outputs stay
 bit-identical to the baseline."""
