@@ -49,7 +49,7 @@ def _registry():
 
 def _summarise(name: str, size: str, seed: int, max_instructions: int | None = None) -> dict:
     reg = _registry()
-    w = reg.get(name)
+    w = reg.get(name) if isinstance(name, str) else name  # a user Workload (--args, --workloads)
     device = None
     if max_instructions is not None:
         from golden.host import Device
@@ -79,7 +79,8 @@ def cmd_list(args) -> int:
     if args.occupancy:
         return cmd_list_occupancy(args)
     reg = _registry()
-    ws = reg.all_workloads()
+    from golden.workloads.user_kernel import extra_workloads
+    ws = {**reg.all_workloads(), **extra_workloads(args)}
     print(f"{'name':<10} {'TB dims':<12} {'div':<4} stands for")
     for n, w in sorted(ws.items()):
         print(f"{n:<10} {str(w.tb_dims):<12} {'yes' if w.divergent else 'no':<4} {'; '.join(w.stands_for)}")
@@ -144,12 +145,14 @@ def _print_run(d: dict) -> None:
 
 
 def cmd_run(args) -> int:
+    from golden.workloads.user_kernel import run_target
+    workload, size = run_target(args)  # a built-in's name, or a user kernel's Workload
     if args.mode == "timing":
         from golden.timing.timing_device import format_timing_summary, run_timing_workload
         limits = {k: v for k, v in (("max_cycles", args.max_cycles),
                                     ("max_instructions", args.max_instructions)) if v}
         cpu0 = time.process_time()
-        d = run_timing_workload(args.workload, args.size, args.seed, args.config or "pascal",
+        d = run_timing_workload(workload, size, args.seed, args.config or "pascal",
                                 mechanisms=tuple(args.mechanism or ()), **limits)
         d["cpu_seconds"] = time.process_time() - cpu0
         print(format_timing_summary(d))
@@ -259,9 +262,10 @@ def main(argv=None) -> int:
     lp.add_argument("--only", nargs="+", metavar="WORKLOAD", help="with --occupancy: only these workloads")
     lp.add_argument("--seed", type=seed_arg, default=0)
     lp.add_argument("--json", type=output_file, help="with --occupancy: also write the rows as JSON")
+    lp.add_argument("--workloads", metavar="DIR", help="also list the user workloads of DIR")
     lp.set_defaults(fn=cmd_list)
     r = sub.add_parser("run", help="run one workload in functional mode")
-    r.add_argument("workload")
+    r.add_argument("workload", help="a workload name, or a .ptx/.cu file with --args SPEC.yaml")
     r.add_argument("--size", default="small", choices=SIZES)
     r.add_argument("--seed", type=seed_arg, default=0)
     r.add_argument("--json", type=output_file)
@@ -276,6 +280,8 @@ def main(argv=None) -> int:
     r.add_argument("--max-cycles", type=positive_count, metavar="N",
                    help="watchdog (timing mode): stop a launch after N cycles and report the "
                         f"loops its warps run (default {DEFAULT_MAX_CYCLES:,})")
+    from golden.workloads.user_kernel import add_run_arguments
+    add_run_arguments(r)  # --kernel --grid --block --args (a .ptx/.cu file), --workloads DIR
     r.set_defaults(fn=cmd_run)
     c = sub.add_parser("characterise", help="run the whole suite, write build/results/characterisation.md "
                                             "(--against-papers: the workload-fidelity table)")

@@ -144,7 +144,7 @@ def run_timing_workload(name: str, size: str, seed: int, config_name: str,
     from golden.workloads import registry
 
     cfg = load_config(config_name)
-    w = registry.get(name)
+    w = registry.get(name) if isinstance(name, str) else name  # or a user Workload
     dev = TimingDevice(cfg, mechanisms=make_mechanisms(mechanisms, cfg), echo_printf=False,
                        max_cycles=max_cycles, max_instructions=max_instructions)
     t0 = time.perf_counter()
