@@ -160,7 +160,7 @@ def cmd_run(args) -> int:
         if args.json:
             write_output(Path(args.json), json.dumps(d, indent=2))
         return 0 if d["outputs_match"] else 1
-    d = _summarise(args.workload, args.size, args.seed, args.max_instructions)
+    d = _summarise(workload, size, args.seed, args.max_instructions)
     _print_run(d)
     if args.json:
         write_output(Path(args.json), json.dumps(d, indent=2))
