@@ -339,6 +339,8 @@ def main(argv=None) -> int:
     add_validate_subcommand(sub)
     from golden.configs.cli import add_subcommand as add_config_subcommand
     add_config_subcommand(sub)
+    from golden.scaffold.cli import add_subcommand as add_new_subcommand
+    add_new_subcommand(sub)
     args = ap.parse_args(argv)
     if args.cmd == "run" and args.mode != "timing":
         given = [o for o, v in (("--config", args.config), ("--mechanism", args.mechanism),
