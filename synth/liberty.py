@@ -54,6 +54,9 @@ dfflibmap -liberty "{lib}"
 abc -liberty "{lib}"
 opt_clean
 tee -q -o lib.json stat -json -liberty "{lib}"
+opt_clean -purge
+splitnets
+write_verilog -noattr -noexpr netlist.v
 """
 
 
@@ -234,8 +237,12 @@ def _select_name(module: str, cell: str) -> str:
 
 
 def liberty_area(verilog: str, top: str, label: str, liberty: Liberty,
-                 macros: MacroLibrary) -> tuple[LibertyArea, str]:
-    """Synthesise Verilog text to ``liberty`` with SRAM black boxes; return (area, log)."""
+                 macros: MacroLibrary) -> tuple[LibertyArea, str, str]:
+    """Synthesise Verilog text to ``liberty`` with SRAM black boxes.
+
+    Returns (area, log, gate-level netlist): the netlist is Yosys ``write_verilog`` of the
+    mapped design (osu018 cells, ``sram_<shape>`` black boxes, replicated banks as
+    submodules), the input of static timing and power (:mod:`synth.sta`)."""
     design = share(verilog, top)
     times = design.instances
     coarse = run_script(COARSE_SCRIPT.format(top=top, keep=design.keep_script),
@@ -257,7 +264,7 @@ def liberty_area(verilog: str, top: str, label: str, liberty: Liberty,
     # sandbox whose ABC cannot open host paths under /tmp (a checkout cloned there failed).
     fine = run_script(FINE_SCRIPT.format(top=top, chtype="".join(chtype), lib=LIB_NAME),
                       {"coarse.il": coarse.outputs["coarse.il"], LIB_NAME: liberty.text()},
-                      ["gates.json", "lib.json"], label=label)
+                      ["gates.json", "lib.json", "netlist.v"], label=label)
     gates = parse_stat_json(fine.outputs["gates.json"], label)
     _, doc = stat_design(fine.outputs["lib.json"], label)
     if "num_cells" not in doc:
@@ -277,5 +284,5 @@ def liberty_area(verilog: str, top: str, label: str, liberty: Liberty,
         logic_um2=float(doc.get("area", 0.0)), sequential_um2=float(doc.get("sequential_area", 0.0)),
         logic_node_nm=liberty.node_nm, memories=tuple(uses),
         cells_by_type=dict(sorted(cells.items())), replicated=design.replicated)
-    return area, coarse.log + fine.log
+    return area, coarse.log + fine.log, fine.outputs["netlist.v"]
 

@@ -1,0 +1,193 @@
+"""Static timing and power of a target's osu018 netlist with OpenSTA (issue 69, items 2-3).
+
+Input: the gate-level netlist that the liberty area flow writes (:func:`synth.liberty.liberty_area`).
+One ``sta`` run (Debian ``opensta``, `make opensta`) per target:
+
+* **Timing.** A clock ``clk`` of :data:`PERIOD_NS` on the ``clk`` port (a virtual clock for a
+  combinational target); every input arrives and every output is required at the clock edge
+  (zero external delay), inputs switch with the FO4 slew and outputs drive an FO4 load
+  (4 inverter inputs). The critical path is ``period - worst slack`` of ``report_checks``:
+  input to output, input to flip-flop (with setup), flip-flop to flip-flop (clock-to-Q +
+  logic + setup), flip-flop to output, whichever is longest.
+* **Energy per access, activity-assumed.** ``set_power_activity -input -activity 0.5
+  -duty 0.5``: every input bit switches with probability 1/2 per cycle (a new random
+  request every cycle), OpenSTA propagates the activity through the cells' functions.
+  The dynamic power (internal + switching) times the period is the energy of one cycle, one
+  access per cycle. It is NOT measured on the real-kernel traces.
+* **What is not in it.** SRAM macros (``sram_<shape>`` black boxes of the area flow) have no
+  osu018 timing or power model (the OpenRAM macros in synth/macros.yaml were compiled for
+  area only, with ``analytical_delay``): their instances are removed from the netlist given to
+  STA, so paths through them are cut and their access energy is not counted
+  (:attr:`StaResult.macros_removed` says how many). No wires (no placement), no fanout
+  buffering or gate sizing: Yosys' ABC maps for area, so a high-fanout net is driven by
+  one small cell and the critical path of a wide structure is pessimistic.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import tempfile
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from .errors import SynthError
+from .fo4 import Fo4
+
+#: period of the STA clock; long enough that no path is clipped (slack = period - path)
+PERIOD_NS = 100.0
+#: input toggle probability per cycle of the activity-assumed power estimate
+INPUT_ACTIVITY = 0.5
+#: seconds one sta run may take
+STA_TIMEOUT_S = 900.0
+
+STA_SCRIPT = """\
+read_liberty {lib}
+read_verilog netlist.v
+link_design {top}
+if {{[llength [get_ports -quiet clk]] > 0}} {{
+  create_clock -name clk -period {period} [get_ports clk]
+}} else {{
+  create_clock -name clk -period {period}
+}}
+foreach p [all_inputs] {{
+  if {{[get_full_name $p] != "clk"}} {{ set_input_delay 0 -clock clk $p }}
+}}
+set_output_delay 0 -clock clk [all_outputs]
+set_input_transition {slew} [all_inputs]
+set_load {load} [all_outputs]
+puts "@@checks"
+report_checks -path_delay max -digits 4
+set_power_activity -input -activity {activity} -duty 0.5
+puts "@@power"
+report_power -digits 6
+puts "@@end"
+"""
+
+
+def sta_binary() -> str | None:
+    """Path of OpenSTA's ``sta`` binary, or None when it is not installed."""
+    return shutil.which("sta")
+
+
+@dataclass(frozen=True)
+class StaResult:
+    """Timing and power of one netlist, as parsed from one OpenSTA report."""
+
+    critical_ns: float | None      # None: no constrained path (no logic between I/O and flops)
+    startpoint: str
+    endpoint: str
+    period_ns: float
+    internal_w: float
+    switching_w: float
+    leakage_w: float
+    activity: float
+    macros_removed: int = 0
+
+    @property
+    def dynamic_w(self) -> float:
+        return self.internal_w + self.switching_w
+
+    @property
+    def energy_pj(self) -> float:
+        """Dynamic energy of one cycle (one access) in pJ: dynamic power x period."""
+        return self.dynamic_w * self.period_ns * 1e3
+
+    def fo4(self, fo4: Fo4) -> float | None:
+        """The critical path in FO4 delays of the library."""
+        return None if self.critical_ns is None else self.critical_ns / fo4.delay_ns
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d["energy_pj"] = round(self.energy_pj, 4)
+        return d
+
+
+_SLACK_RE = re.compile(r"^\s*(-?[\d.]+)\s+slack\s+\((MET|VIOLATED)\)", re.M)
+_POINT_RE = re.compile(r"^(Startpoint|Endpoint):\s*(\S+)", re.M)
+_TOTAL_RE = re.compile(r"^Total\s+([-+\d.eE]+)\s+([-+\d.eE]+)\s+([-+\d.eE]+)\s+([-+\d.eE]+)", re.M)
+
+
+def parse_report(text: str, *, period_ns: float, activity: float, label: str,
+                 macros_removed: int = 0) -> StaResult:
+    """Parse the ``report_checks`` + ``report_power`` output of :data:`STA_SCRIPT`."""
+    if "@@checks" not in text or "@@power" not in text:
+        raise SynthError(f"{label}: OpenSTA did not reach the reports; output tail:\n{_tail(text)}")
+    checks, power = text.split("@@checks", 1)[1].split("@@power", 1)
+    slack = _SLACK_RE.search(checks)
+    if slack is None and "No paths found" not in checks:
+        raise SynthError(f"{label}: no slack in the OpenSTA timing report; output tail:\n{_tail(text)}")
+    points = dict(_POINT_RE.findall(checks))
+    total = _TOTAL_RE.search(power)
+    if total is None:
+        raise SynthError(f"{label}: no Total row in the OpenSTA power report; output tail:\n{_tail(text)}")
+    internal, switching, leakage, _ = (float(x) for x in total.groups())
+    return StaResult(critical_ns=None if slack is None else round(period_ns - float(slack.group(1)), 4),
+                     startpoint=points.get("Startpoint", ""), endpoint=points.get("Endpoint", ""),
+                     period_ns=period_ns, internal_w=internal, switching_w=switching,
+                     leakage_w=leakage, activity=activity, macros_removed=macros_removed)
+
+
+def _tail(text: str, lines: int = 15) -> str:
+    return "\n".join("    " + ln for ln in text.strip().splitlines()[-lines:])
+
+
+_PARAM_INSTANCE_RE = re.compile(r"^\s*(sram_\w+)\s*#\(.*?^\s*\)\s*\S+\s*\(.*?^\s*\);\n", re.M | re.S)
+_PLAIN_INSTANCE_RE = re.compile(r"^\s*(sram_\w+)\s+\S+\s*\(.*?^\s*\);\n", re.M | re.S)
+
+
+def strip_macros(netlist: str) -> tuple[str, int]:
+    """The netlist without its ``sram_<shape>`` black-box instances, and how many were removed."""
+    out, n1 = _PARAM_INSTANCE_RE.subn("", netlist)
+    out, n2 = _PLAIN_INSTANCE_RE.subn("", out)
+    return out, n1 + n2
+
+
+_CONCAT_ASSIGN_RE = re.compile(r"^(\s*)assign\s*\{([^}]*)\}\s*=\s*\{([^}]*)\}\s*;", re.M)
+
+
+def split_concat_assigns(netlist: str) -> str:
+    """``assign {a, b} = {c, d};`` as ``assign a = c; assign b = d;`` (the Debian OpenSTA of
+    2019 cannot read a concatenation on the left of an assign). Only one-bit elements
+    (names, bit-selects, 1-bit constants) are split; anything else raises."""
+    def one(m: re.Match) -> str:
+        lhs = [x.strip() for x in m.group(2).split(",")]
+        rhs = [x.strip() for x in m.group(3).split(",")]
+        if len(lhs) != len(rhs) or any(":" in x or re.match(r"^\d+'", x) and not x.startswith("1'")
+                                       for x in lhs + rhs):
+            raise SynthError(f"netlist: cannot split the assignment {m.group(0).strip()!r} bit by bit")
+        return "\n".join(f"{m.group(1)}assign {a} = {b};" for a, b in zip(lhs, rhs))
+    return _CONCAT_ASSIGN_RE.sub(one, netlist)
+
+
+def run_sta(netlist: str, top: str, liberty_path: Path, fo4: Fo4, *, label: str,
+            period_ns: float = PERIOD_NS, activity: float = INPUT_ACTIVITY,
+            timeout_s: float = STA_TIMEOUT_S) -> tuple[StaResult, str]:
+    """Run OpenSTA on ``netlist`` (top module ``top``); return (result, full report text)."""
+    binary = sta_binary()
+    if binary is None:
+        raise SynthError(f"{label}: OpenSTA (sta) is not installed: run `make opensta` "
+                         "(apt-get install -y opensta)")
+    text, removed = strip_macros(netlist)
+    text = split_concat_assigns(text)
+    with tempfile.TemporaryDirectory(prefix="simtlab-sta-") as tmp:
+        work = Path(tmp)
+        (work / "netlist.v").write_text(text, encoding="utf-8")
+        (work / "run.tcl").write_text(STA_SCRIPT.format(
+            lib=str(Path(liberty_path).resolve()), top=top, period=period_ns, slew=round(fo4.slew_ns, 5),
+            load=round(fo4.load_pf, 6), activity=activity), encoding="utf-8")
+        try:
+            proc = subprocess.run([binary, "-no_splash", "-exit", "run.tcl"], cwd=work,
+                                  stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                  stderr=subprocess.STDOUT, text=True, timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            raise SynthError(f"{label}: OpenSTA did not finish within {timeout_s:.0f} s") from None
+    out = proc.stdout
+    if proc.returncode != 0 or "@@end" not in out:
+        raise SynthError(f"{label}: OpenSTA failed (exit code {proc.returncode}); output tail:\n{_tail(out)}")
+    errors = [ln for ln in out.splitlines() if ln.startswith("Error")]
+    if errors:
+        raise SynthError(f"{label}: OpenSTA reported errors: {errors[0]}")
+    return parse_report(out, period_ns=period_ns, activity=activity, label=label,
+                        macros_removed=removed), out
