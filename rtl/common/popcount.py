@@ -13,6 +13,7 @@ from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
 from rtl.common.params import check_int
+from rtl.common.properties import properties
 from rtl.common.widths import count_width
 
 __all__ = ["PopCount"]
@@ -72,4 +73,14 @@ class PopCount(wiring.Component):
                 nxt.append(level[-1])
             level = nxt
         m.d.comb += self.count.eq(level[0])
+
+        fv = properties(platform)
+        if fv is not None:
+            w = self._width
+            spec = sum(self.bits[i] for i in range(w))   # specification: a linear sum
+            fv.check(m, self.count == spec, "count equals the sum of the bits", owner=self)
+            fv.check(m, self.count <= w, "count at most width", owner=self)
+            fv.check(m, (self.count == 0) == (self.bits == 0), "count 0 iff no bit set", owner=self)
+            fv.check(m, (self.count == w) == self.bits.all(), "count width iff all bits set",
+                     owner=self)
         return m

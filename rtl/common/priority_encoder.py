@@ -7,12 +7,13 @@ same way. Reference model: :class:`golden.structures.priority_encoder.PriorityEn
 
 from __future__ import annotations
 
-from amaranth.hdl import Cat, Module
+from amaranth.hdl import Cat, Const, Module
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
 from rtl.common.leading_one import LeadingOneDetector
 from rtl.common.params import check_int
+from rtl.common.properties import properties
 from rtl.common.widths import index_width
 
 __all__ = ["PriorityEncoder"]
@@ -74,4 +75,15 @@ class PriorityEncoder(wiring.Component):
         for k in range(self.index_width):
             lines = [lod.onehot[i] for i in range(self._width) if (i >> k) & 1]
             m.d.comb += self.index[k].eq(Cat(lines).any() if lines else 0)
+
+        fv = properties(platform)
+        if fv is not None:
+            w = self._width
+            below = ((Const(1, w + 1) << self.index) - 1)[:w]      # requests of higher priority
+            fv.check(m, self.valid == self.requests.any(), "valid iff a request is set", owner=self)
+            fv.check(m, ~self.valid | self.requests.bit_select(self.index, 1),
+                     "index names a set request", owner=self)
+            fv.check(m, ~self.valid | ((self.requests & below) == 0),
+                     "no lower-index request is set", owner=self)
+            fv.check(m, self.valid | (self.index == 0), "index 0 when no request", owner=self)
         return m

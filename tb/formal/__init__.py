@@ -1,0 +1,1 @@
+"""Formal verification of the RTL structures (``make formal``; docs/formal.md)."""

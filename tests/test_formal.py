@@ -1,0 +1,100 @@
+"""The formal flow (``make formal``): every job proves its invariants and reaches its covers;
+a false invariant is caught; the same properties run in the Amaranth simulator."""
+
+from __future__ import annotations
+
+import random
+import shutil
+from pathlib import Path
+
+import pytest
+from amaranth.back import rtlil
+from amaranth.sim import Simulator
+
+from rtl.common.cam import CAM
+from rtl.common.freelist import FreeList
+from rtl.common.properties import PropertyPlatform, with_properties
+from tb.formal.flow import FormalJob, ok, run_jobs, sby_command, write_report
+from tb.formal.harness import Harness, ports
+from tb.formal.jobs import all_jobs
+
+needs_sby = pytest.mark.skipif(shutil.which(sby_command()[0]) is None
+                               and not Path(sby_command()[0]).exists(),
+                               reason="yowasp-sby not installed")
+
+
+@needs_sby
+def test_every_formal_job_proves_its_invariants_and_reaches_its_covers(tmp_path):
+    rows = run_jobs(all_jobs(), tmp_path, workers=2)
+    report = write_report(rows, tmp_path, 0.0)
+    bad = [f"{r.structure}/{r.job}: {r.prop} -> {r.result}" for r in rows if not ok(r)]
+    assert not bad, "\n".join(bad) + f"\n(see {report})"
+    asserted = {r.structure for r in rows if r.kind == "assert"}
+    for structure in asserted:
+        props = {r.prop for r in rows if r.structure == structure and r.kind == "assert"}
+        assert len(props) >= 3, f"{structure} has only {len(props)} invariants"
+
+
+def _false_invariant(fv):
+    dut = FreeList(entries=3)
+
+    def props(m, fv, dut, state):
+        fv.check(m, dut.free_count != 0, "never empty (false: 3 allocations empty it)")
+    return Harness(dut, props), ports(dut)
+
+
+@needs_sby
+def test_formal_flow_reports_a_false_invariant_as_failed(tmp_path):
+    job = FormalJob("false_invariant", "FreeList", "entries=3", _false_invariant, depth=5)
+    rows = run_jobs([job], tmp_path, workers=1)
+    by_name = {r.prop: r.result for r in rows}
+    assert by_name["never empty (false: 3 allocations empty it)"] == "FAIL"
+    assert by_name["free_count equals the free entries"] == "pass (another failed)"
+
+
+def test_properties_are_not_emitted_for_the_ordinary_platform():
+    assert "$check" not in rtlil.convert(FreeList(entries=4))
+    assert "$check" in rtlil.convert(FreeList(entries=4), platform=PropertyPlatform())
+
+
+def _simulate(top, stimulus, cycles, seed=1):
+    sim = Simulator(with_properties(top))
+    sim.add_clock(1e-6)
+    rng = random.Random(seed)
+
+    async def bench(ctx):
+        for _ in range(cycles):
+            stimulus(ctx, rng)
+            await ctx.tick()
+    sim.add_testbench(bench)
+    sim.run()
+
+
+def test_freelist_and_cam_properties_hold_in_the_amaranth_simulator():
+    fl = FreeList(entries=4, index_width=3)
+
+    def drive_fl(ctx, rng):
+        ctx.set(fl.alloc, rng.random() < 0.6)
+        ctx.set(fl.free, rng.random() < 0.5)
+        ctx.set(fl.free_index, rng.randrange(8))
+    _simulate(fl, drive_fl, 300)
+
+    cam = CAM(entries=4, tag_width=3)
+
+    def drive_cam(ctx, rng):
+        for sig, p in ((cam.insert_en, 0.5), (cam.lookup_touch, 0.5), (cam.inv_index_en, 0.1),
+                       (cam.inv_tag_en, 0.1), (cam.flush, 0.02)):
+            ctx.set(sig, rng.random() < p)
+        for sig in (cam.lookup_tag, cam.insert_tag, cam.inv_tag):
+            ctx.set(sig, rng.randrange(8))
+        ctx.set(cam.inv_index, rng.randrange(4))
+    _simulate(cam, drive_cam, 300)
+
+
+def test_a_violated_property_raises_in_the_amaranth_simulator():
+    top, _ = _false_invariant(PropertyPlatform())
+
+    def drive(ctx, rng):
+        ctx.set(top.dut.alloc, 1)
+    with pytest.raises(AssertionError, match="never empty"):
+        _simulate(top, drive, 6)
