@@ -101,3 +101,24 @@ def test_show_of_an_unknown_key_in_a_user_file_is_the_loaders_error(tmp_path, ca
     out.write_text(out.read_text() + "core:\n  num_smz: 4\n")
     assert main(["config", "show", str(out)]) == 2
     assert "mygpu.yaml: core.num_smz: unknown key" in capsys.readouterr().err
+
+
+def test_own_gpu_doc_commands_run(tmp_path, capsys, monkeypatch):
+    import re
+    import shlex
+    import shutil
+    page = DATA.parent.parent / "docs" / "own-gpu.md"
+    blocks = re.findall(r"```sh\n(.*?)```", page.read_text(), flags=re.S)
+    commands = [shlex.split(line)[1:] for b in blocks for line in b.splitlines()
+                if line.startswith(".venv/bin/simtlab ")]
+    assert len(commands) == 4
+    shutil.copytree(DATA, tmp_path / "tests" / "data")  # the page runs from the repo root
+    monkeypatch.chdir(tmp_path)
+    for argv in commands:
+        assert main(argv) == 0, argv
+        out = capsys.readouterr().out
+        assert "MISMATCH" not in out
+    assert load_config(tmp_path / "build" / "mygpu.yaml").core.num_sms == 15
+    # the example file of the page says what the page quotes from it
+    example = (DATA / "gtx480_8sm.yaml").read_text()
+    assert "  num_sms: 8 " in example and "    size_bytes: 32768 " in example

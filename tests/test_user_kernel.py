@@ -304,3 +304,29 @@ def test_spec_in_workloads_dir_needs_ptx(tmp_path, capsys):
     (d / "a.yaml").write_text(HIST)
     rc, _, err = _run(capsys, "a", "--workloads", d)
     assert rc == 2 and "a.yaml: a spec in a --workloads folder names its kernel file" in err
+
+
+# --------------------------------------------------------------------------- the how-to page
+
+def doc_commands(page: Path) -> list[list[str]]:
+    """The ``.venv/bin/simtlab ...`` lines of a page's ```sh blocks, as argument lists."""
+    import re
+    import shlex
+    blocks = re.findall(r"```sh\n(.*?)```", page.read_text(), flags=re.S)
+    return [shlex.split(line)[1:] for b in blocks for line in b.splitlines()
+            if line.startswith(".venv/bin/simtlab ")]
+
+
+def test_own_kernel_doc_commands_run(tmp_path, capsys, monkeypatch):
+    commands = doc_commands(DATA.parent.parent / "docs" / "own-kernel.md")
+    assert len(commands) == 4
+    shutil.copytree(DATA, tmp_path / "tests" / "data")  # the page runs from the repo root
+    monkeypatch.chdir(tmp_path)
+    for argv in commands:
+        if argv[1].endswith(".cu") and shutil.which("nvcc") is None:
+            continue
+        rc = main(argv)
+        out = capsys.readouterr()
+        assert rc == 0, (argv, out.out[-500:], out.err)
+        assert "MATCH" in out.out and "MISMATCH" not in out.out
+    assert json.loads((tmp_path / "build" / "histogram.json").read_text())["outputs_match"]
