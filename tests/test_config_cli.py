@@ -89,6 +89,18 @@ def test_new_refuses_to_overwrite_and_bad_parent_is_one_line(tmp_path, capsys):
     assert "use letters, digits" in capsys.readouterr().err
 
 
+def test_new_from_a_user_file_inherits_it_by_relative_path(tmp_path, capsys):
+    out = tmp_path / "sub" / "g2.yaml"
+    assert main(["config", "new", "g2", "--from", str(DATA / "gtx480_8sm.yaml"),
+                 "--out", str(out)]) == 0
+    capsys.readouterr()
+    assert "inherits: ../" in out.read_text()
+    cfg = load_config(out)
+    assert cfg.name == "g2" and cfg.core.num_sms == 8 and cfg.memory.l1.size_bytes == 32768
+    _, rows = effective_config(out)
+    assert {r.key: r for r in rows}["core.num_sms"].file.name == "gtx480_8sm.yaml"
+
+
 @pytest.mark.parametrize("parent", ["pascal", "gtx280_ilp", "gtx480_coarse"])
 def test_new_from_any_shipped_config_loads_equal_to_it(parent, tmp_path, capsys):
     out = _new(tmp_path, capsys, name="g", parent=parent)

@@ -105,6 +105,12 @@ def test_reference_npy_and_saved_output(tmp_path, capsys, monkeypatch):
     assert np.array_equal(saved, np.load(tmp_path / "want.npy"))
 
 
+def test_spec_without_reference_says_nothing_was_checked(tmp_path, capsys):
+    spec = _spec(tmp_path, HIST)
+    rc, out, err = _run(capsys, PTX, "--args", spec)
+    assert rc == 0 and "gives no reference, so no output is checked" in err
+
+
 def test_float_tolerance_is_applied(tmp_path, capsys):
     spec_text = (DATA / "saxpy.yaml").read_text()
     # an exact compare of a fused a*x+y against numpy's two roundings may differ; with the
@@ -181,6 +187,11 @@ def test_bad_spec_is_one_line_error_with_file_line_and_key(text, message, tmp_pa
     assert rc == 2
     assert "Traceback" not in err and err.count("\n") == 1, err
     assert message in err, err
+
+
+def test_every_bad_spec_message_names_a_line():
+    """Every BAD_SPECS message names a line: the spec's key paths all map to lines."""
+    assert all(m.startswith("spec.yaml:") and m.split(":")[1].isdigit() for _, m in BAD_SPECS)
 
 
 def test_known_dtypes_include_numpy_and_ptx_names(tmp_path):

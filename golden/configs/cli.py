@@ -28,7 +28,7 @@ def cmd_config_new(args) -> int:
         raise ConfigError(f"--out {out}: a configuration file ends in .yaml")
     if out.exists() and not args.force:
         raise ConfigError(f"{out} exists; choose another --out or pass --force to replace it")
-    text = annotated_child(args.name, args.from_)
+    text = annotated_child(args.name, args.from_, out.parent)
     write_output(out, text)
     load_config(out)  # the file just written must load: inherits resolves, nothing else set
     print(f"wrote {out}: {args.name}, inheriting {args.from_}; edit the keys that differ and "

@@ -14,12 +14,13 @@ that set it (``simtlab config new``).
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, fields, is_dataclass
 from pathlib import Path
 
 import yaml
 
-from golden.configs.loader import load_config, resolve_path
+from golden.configs.loader import CONFIG_DIR, load_config, resolve_path
 from golden.configs.schema import GPUConfig
 from golden.errors import ConfigError
 
@@ -156,14 +157,19 @@ def _yaml_value(value) -> str:
         .removesuffix("\n...").removesuffix("...").strip()
 
 
-def annotated_child(name: str, parent: str) -> str:
-    """YAML text of configuration ``name`` that inherits ``parent`` and changes nothing yet:
-    every inherited key is listed, commented out, with its value and the citation of the
-    line that set it."""
+def annotated_child(name: str, parent: str, out_dir: Path = Path(".")) -> str:
+    """YAML text of configuration ``name`` (to be written in ``out_dir``) that inherits
+    ``parent`` and changes nothing yet: every inherited key is listed, commented out, with
+    its value and the citation of the line that set it. A shipped parent is inherited by
+    name, a parent file by its path relative to ``out_dir``."""
     if not name or not name.replace("_", "").replace("-", "").isalnum():
         raise ConfigError(f"config name {name!r}: use letters, digits, '_' or '-'")
     cfg, rows = effective_config(parent)
-    stem = resolve_path(parent).stem
+    parent_path = resolve_path(parent).resolve()
+    if parent_path.parent == CONFIG_DIR:
+        stem = parent_path.stem
+    else:
+        stem = os.path.relpath(parent_path, Path(out_dir).resolve())
     out = [f"# {name}: a GPU configuration that inherits {stem}",
            f"# (made by `simtlab config new {name} --from {parent}`).",
            "#",

@@ -373,8 +373,11 @@ def run_target(args) -> tuple[Workload | str, str]:
         spec = load_spec(args.args)
         grid = parse_dim3(args.grid, "--grid") if args.grid else None
         block = parse_dim3(args.block, "--block") if args.block else None
-        return kernel_workload(Path(target), spec, kernel=args.kernel, grid=grid,
-                               block=block), SPEC_SIZE
+        w = kernel_workload(Path(target), spec, kernel=args.kernel, grid=grid, block=block)
+        if spec.reference_fn is None and not any(o.reference for o in spec.outputs):
+            print(f"simtlab: note: {spec.path.name} gives no reference, so no output is "
+                  f"checked (the MATCH below compares nothing)", file=sys.stderr)
+        return w, SPEC_SIZE
     if flags:
         raise ConfigError(f"{' and '.join(flags)} go with a .ptx or .cu file, not with the "
                           f"workload {target!r}")
