@@ -75,6 +75,14 @@ class PropertyPlatform:
         """``Cover(test)``: a corner that must be reachable."""
         return self._emit(m, Cover, "cover", owner, test, name, domain)
 
+    def past(self, m, value, name: str):
+        """A register holding ``value`` of the previous cycle (0 after reset)."""
+        from amaranth.hdl import Signal, Value
+        value = Value.cast(value)
+        reg = Signal(len(value), name=f"past_{name}")
+        m.d.sync += reg.eq(value)
+        return reg
+
     def of(self, kind: str) -> list[Property]:
         return [p for p in self.emitted if p.kind == kind]
 

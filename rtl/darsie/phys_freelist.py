@@ -13,6 +13,7 @@ from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
 from rtl.common.freelist import FreeList
+from rtl.common.properties import properties
 
 from ._util import check_int, index_width
 
@@ -91,4 +92,10 @@ class PhysRegFreeList(wiring.Component):
             self.alloc_last.eq(fl.free_count == 1),
             self.alloc_bank.eq(fl.alloc_index[:banks_bits] if banks_bits else 0),
         ]
+        fv = properties(platform)
+        if fv is not None:
+            fv.expose(self, freelist=fl)
+            fv.check(m, self.alloc_bank == (self.alloc_index % self._banks),
+                     "alloc_bank is the offered register mod banks (strided placement)",
+                     owner=self)
         return m

@@ -11,6 +11,7 @@ from amaranth.lib.wiring import In, Out
 
 from .ops import RenameOp
 from rtl.common.leading_one import LeadingOneDetector
+from rtl.common.properties import properties
 
 from ._util import any_of, check_int, index_width, select
 
@@ -185,4 +186,33 @@ class RenameTable(wiring.Component):
             for w in range(nw):
                 with m.If(target & is_set & wr_w[w]):
                     m.d.sync += versions[e][w].eq(self.wr_version)
+
+        fv = properties(platform)
+        if fv is not None:
+            for e in range(n):
+                for f in range(e + 1, n):
+                    fv.check(m, ~(used[e] & used[f] & (tags[e] == tags[f])),
+                             "at most one entry per named register", owner=self)
+            fv.check(m, ~self.wr_full | (Cat(*used).all() & ~hit),
+                     "a set reports full only for a new register when every entry is used",
+                     owner=self)
+            fv.check(m, ~self.wr_old_shared | self.wr_old_valid,
+                     "a shared old version is a valid old version", owner=self)
+            fv.check(m, self.rd_hit == any_of([used[e] & (tags[e] == self.rd_reg)
+                                               & (renamed[e] & rd_w).any() for e in range(n)]),
+                     "a read hits iff the warp renamed the register", owner=self)
+            flushed = fv.past(m, self.flush, "flush")
+            fv.check(m, ~flushed | ~Cat(*used).any(), "a flush frees every entry", owner=self)
+            # A set is readable by its warp with its version in the next cycle.
+            set_done = fv.past(m, active & is_set & ~self.wr_full & ~self.flush
+                               & ~(self.clr_en & (self.clr_warp == self.wr_warp)), "set_done")
+            was_w, was_r = fv.past(m, self.wr_warp, "wr_warp"), fv.past(m, self.wr_reg, "wr_reg")
+            was_v = fv.past(m, self.wr_version, "wr_version")
+            readback = any_of([used[e] & (tags[e] == was_r)
+                               & select([was_w == w for w in range(nw)],
+                                        [renamed[e][w] & (versions[e][w] == was_v)
+                                         for w in range(nw)], 1)
+                               for e in range(n)])
+            fv.check(m, ~set_done | readback,
+                     "a set maps <warp, reg> to its version in the next cycle", owner=self)
         return m

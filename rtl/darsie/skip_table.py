@@ -19,6 +19,7 @@ from amaranth.lib.wiring import In, Out
 
 from .ops import SkipOp
 from rtl.common.leading_one import LeadingOneDetector
+from rtl.common.properties import properties
 
 from ._util import any_of, check_int, encode, index_width, select
 
@@ -209,6 +210,16 @@ class SkipTable(wiring.Component):
             self.full.eq(any_of([bk.full for bk in banks])),
             self.majority.eq(any_of([bk.majority for bk in banks])),
         ]
+
+        fv = properties(platform)
+        if fv is not None:
+            fv.check(m, ~self.arrive_done | ((self.arrive_mask & self.majority) == self.majority),
+                     "an entry is freed only when every majority-path warp has arrived",
+                     owner=self)
+            fv.check(m, ~(self.alloc_hit & self.alloc_evict), "an alloc hit never evicts",
+                     owner=self)
+            fv.check(m, ~self.alloc_evict | self.full, "an alloc evicts only a full bank",
+                     owner=self)
         return m
 
 
@@ -367,4 +378,32 @@ class SkipTableBank(wiring.Component):
         age_next = touch(age, alloc_sel, "alloc")
         for key, sig in older.items():
             m.d.sync += sig.eq(age_next[key])
+
+        fv = properties(platform)
+        if fv is not None:
+            for i in range(n):
+                for j in range(i + 1, n):
+                    fv.check(m, ~(valid[i] & valid[j] & (tags[i] == tags[j])),
+                             "at most one valid entry per PC", owner=self)
+            fv.check(m, sum(victim) == 1, "exactly one LRU victim", owner=self)
+            if n >= 3:
+                for i in range(n):
+                    read = self.rd0_match[i] | self.rd1_match[i]
+                    fv.check(m, ~read | ~victim[i], "an entry read this cycle is not the LRU victim",
+                             owner=self)
+            for i in range(n):
+                kept_i = (valid[i] & ~(wsel & op_inv & index_sel[i]) & ~(wsel & op_flush)
+                          & ~(arrive[i] & done[i]))
+                stays = fv.past(m, kept_i & ~alloc_new[i] & ~(drop & is_load[i]), f"stays_{i}")
+                was = fv.past(m, mask[i], f"mask_{i}")
+                fv.check(m, ~stays | ((mask[i] & was) == was),
+                         "an entry's arrival mask only grows until it is freed", owner=self)
+                fv.check(m, ~stays | valid[i], "an entry neither freed nor replaced stays valid",
+                         owner=self)
+            dropped = fv.past(m, drop, "drop_loads")
+            fv.check(m, ~dropped | ~any_of([valid[i] & is_load[i] for i in range(n)]),
+                     "no IsLoad entry survives a store or atomic", owner=self)
+            flushed = fv.past(m, wsel & op_flush & ~self.maj_we, "flush")
+            fv.check(m, ~flushed | ((~Cat(*valid) == (1 << n) - 1) & (majority == all_warps)),
+                     "a TB flush empties the bank and resets the majority mask", owner=self)
         return m

@@ -14,6 +14,7 @@ from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
 from rtl.common.leading_one import LeadingOneDetector
+from rtl.common.properties import properties
 
 from ._util import any_of, check_int, encode, index_width, select
 
@@ -138,4 +139,26 @@ class VersionTable(wiring.Component):
             m.d.sync += valid[i].eq(kept[i] | sel[i])
             with m.If(sel[i]):
                 m.d.sync += [keys[i].eq(ins_key), phys[i].eq(self.ins_phys)]
+
+        fv = properties(platform)
+        if fv is not None:
+            fv.expose(self, keys=keys, valid=valid, phys=phys)
+            for i in range(n):
+                for j in range(i + 1, n):
+                    fv.check(m, ~(valid[i] & valid[j] & (keys[i] == keys[j])),
+                             "at most one valid entry per <reg, version>", owner=self)
+            fv.check(m, ~self.ins_full | (Cat(*kept).all() & ~hit),
+                     "an insert is refused only when the key is absent and no entry is free",
+                     owner=self)
+            fv.check(m, ~(self.rm_hit & self.flush), "a remove during a flush finds nothing",
+                     owner=self)
+            fv.check(m, self.rd_hit == any_of([valid[i] & (keys[i] == rd_key) for i in range(n)]),
+                     "a read hits iff a valid entry holds the key", owner=self)
+            # After an accepted insert the key maps to the inserted register.
+            done = fv.past(m, self.ins_en & ~self.ins_full, "ins_done")
+            was_key, was_phys = fv.past(m, ins_key, "ins_key"), fv.past(m, self.ins_phys, "ins_phys")
+            was_idx = fv.past(m, self.ins_index, "ins_index")
+            fv.check(m, ~done | any_of([(was_idx == i) & valid[i] & (keys[i] == was_key)
+                                        & (phys[i] == was_phys) for i in range(n)]),
+                     "an accepted insert is readable with its register next cycle", owner=self)
         return m

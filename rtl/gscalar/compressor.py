@@ -8,12 +8,13 @@ from __future__ import annotations
 from functools import reduce
 from operator import and_, or_
 
-from amaranth.hdl import Cat, Module, Mux, Signal
+from amaranth.hdl import Cat, Const, Module, Mux, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
 from rtl.common.lanes import bytes_of, words
 from rtl.common.leading_one import LeadingOneDetector
+from rtl.common.properties import properties
 from rtl.gscalar._checks import check_lanes_groups
 
 __all__ = ["Compressor", "thermometer"]
@@ -141,4 +142,39 @@ class Compressor(wiring.Component):
             enc = thermometer(m, full_eq, valid_l | valid_h, "enc_full")
             m.d.comb += [self.enc.eq(enc), self.base.eq(Mux(valid_l, base_l, base_h))]
         m.d.comb += self.fs.eq(self.enc == 0b1111)
+
+        fv = properties(platform)
+        if fv is not None:
+            self._properties(m, fv)
         return m
+
+    def _properties(self, m, fv):
+        """Specification of the code, stated on the lane values directly (not on the
+        comparator chain): every active lane equals ``base`` in the bytes the code marks
+        common, the code is the longest such MSB-first prefix, ``base`` is the first active
+        lane's value."""
+        lanes = words(self.values, self._lanes)
+        active = [self.active[l] for l in range(self._lanes)]
+        thermo = [0b0000, 0b1000, 0b1100, 0b1110, 0b1111]
+        spans = [(self.enc, self.base, range(self._lanes))]
+        width = self._lanes // self._groups
+        for g in range(self._groups):
+            spans.append((self.enc_groups[4 * g: 4 * g + 4], self.base_groups[32 * g: 32 * g + 32],
+                          range(g * width, (g + 1) * width)))
+        for enc, base, group in spans:
+            fv.check(m, reduce(or_, [enc == t for t in thermo]),
+                     "the code is a thermometer code (0000/1000/1100/1110/1111)", owner=self)
+            any_active = reduce(or_, [active[l] for l in group])
+            for b in range(4):
+                same = reduce(and_, [~active[l] | (bytes_of(lanes[l])[b] == bytes_of(base)[b])
+                                     for l in group])
+                fv.check(m, ~enc[b] | same, "every active lane equals base in each common byte",
+                         owner=self)
+                upper = enc[b + 1] if b < 3 else any_active
+                fv.check(m, ~(upper & ~enc[b]) | ~same,
+                         "the code is the longest common MSB-first byte prefix", owner=self)
+            first = [active[l] & ~reduce(or_, [active[k] for k in group if k < l], Const(0, 1))
+                     for l in group]
+            fv.check(m, base == reduce(or_, [Mux(f, lanes[l], 0) for f, l in zip(first, group)]),
+                     "base is the first active lane's value (0 when none is active)", owner=self)
+        fv.check(m, self.fs == (self.enc == 0b1111), "FS iff all four bytes are common", owner=self)

@@ -11,6 +11,7 @@ from amaranth.lib.wiring import In, Out
 
 from rtl.common.lanes import bytes_of, lane_bytes, words
 from rtl.gscalar._checks import check_lanes_groups
+from rtl.common.properties import properties
 
 __all__ = ["Decompressor"]
 
@@ -78,4 +79,18 @@ class Decompressor(wiring.Component):
             for b in range(4):
                 out.append(Mux(enc[b] & ~self.d, base[b], stored[lane][b]))
         m.d.comb += self.values.eq(Cat(*out))
+
+        fv = properties(platform)
+        if fv is not None:
+            fv.check(m, ~self.d | (self.values == self.stored),
+                     "a divergent register (D) is delivered as stored", owner=self)
+            got = lane_bytes(self.values, self._lanes)
+            for lane in range(self._lanes):
+                g = lane // width
+                for b in range(4):
+                    fv.check(m, (got[lane][b] == bytes_of(bases[g])[b])
+                             | (got[lane][b] == stored[lane][b]),
+                             "every byte comes from the BVR or from the arrays", owner=self)
+                    fv.check(m, self.d | ~encs[g][b] | (got[lane][b] == bytes_of(bases[g])[b]),
+                             "a common byte is taken from the BVR", owner=self)
         return m

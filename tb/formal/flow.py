@@ -54,6 +54,7 @@ class FormalJob:
     cover_depth: int = 12
     rtl_files: tuple[str, ...] = ()
     timeout: float = 300.0
+    also: tuple[str, ...] = ()      # sub-structures whose properties this job reports
 
     def __post_init__(self):
         if self.mode not in ("prove", "bmc"):
@@ -193,7 +194,7 @@ def _rows(job: FormalJob, fv: PropertyPlatform, proof: TaskResult,
             continue
         seen.add(ident)
         structure = job.structure if p.structure == "harness" else p.structure
-        nested = structure != job.structure
+        nested = structure != job.structure and structure not in job.also
         if p.kind == "assert":
             mode, depth, secs = job.mode, job.depth, proof.seconds
             same = [q for q in fv.emitted if (q.kind, q.structure, q.name) == ident]

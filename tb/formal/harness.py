@@ -19,7 +19,11 @@ __all__ = ["Harness", "ports", "Held"]
 
 def ports(dut) -> list:
     """The port signals of a ``wiring.Component`` (flat signatures)."""
-    return [getattr(dut, name) for name in dut.signature.members]
+    out = []
+    for name in dut.signature.members:
+        port = getattr(dut, name)
+        out.append(port if isinstance(port, Signal) else port.as_value())
+    return out
 
 
 class Harness(Elaboratable):

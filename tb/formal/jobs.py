@@ -6,5 +6,5 @@ from tb.formal.flow import FormalJob
 
 
 def all_jobs() -> list[FormalJob]:
-    from tb.formal import jobs_common
-    return list(jobs_common.JOBS)
+    from tb.formal import jobs_common, jobs_darsie, jobs_gscalar
+    return list(jobs_common.JOBS) + list(jobs_darsie.JOBS) + list(jobs_gscalar.JOBS)
