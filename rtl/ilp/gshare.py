@@ -27,6 +27,7 @@ from amaranth.lib import wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
+from rtl.common.properties import properties
 from rtl.darsie._util import check_int, index_width
 
 __all__ = ["Gshare"]
@@ -93,4 +94,19 @@ class Gshare(wiring.Component):
         with m.If(self.up_en):
             hu = ghr[self.up_warp]
             m.d.sync += hu.eq(Cat(self.up_taken, hu)[:hb])
+
+        fv = properties(platform)
+        if fv is not None:
+            fv.expose(self, ghr=ghr)
+            new = wp.data
+            fv.check(m, ~self.up_en | Mux(self.up_taken, (new >= c) & (new <= c + 1),
+                                          (new <= c) & (new + 1 >= c)),
+                     "an update moves its counter by at most one, towards the outcome",
+                     owner=self)
+            fv.check(m, ~self.up_en | (new != c) | Mux(self.up_taken, c == 3, c == 0),
+                     "a counter stays put only when saturated", owner=self)
+            fv.check(m, self.pr_idx == Mux(self.pr_en, (self.pr_pc ^ self.ghr)[:hb], 0),
+                     "the PHT index is PC xor the warp's global history", owner=self)
+            fv.check(m, ~self.pr_taken | self.pr_en, "no prediction without a request",
+                     owner=self)
         return m

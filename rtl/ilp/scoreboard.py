@@ -24,6 +24,7 @@ from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
 from rtl.common.leading_one import LeadingOneDetector
+from rtl.common.properties import properties
 from rtl.darsie._util import any_of, check_int, encode, index_width
 
 __all__ = ["Scoreboard"]
@@ -199,4 +200,23 @@ class Scoreboard(wiring.Component):
                 m.d.sync += [head[self.al_warp].eq(al_idx), in_board[self.al_warp].eq(1)]
             with m.If(self.al_store):
                 m.d.sync += in_store[self.al_warp].eq(1)
+
+        fv = properties(platform)
+        if fv is not None:
+            fv.expose(self, used=Cat(*used), head=head, tail=tail, in_board=in_board, nxt=nxt)
+            for i in range(n):
+                for j in range(i + 1, n):
+                    fv.check(m, ~(used[i] & nm[i] & used[j] & nm[j] & (reg[i] == reg[j])),
+                             "at most one matchable (NM) entry per register (WAW)", owner=self)
+            fv.check(m, sum(dmatch) <= 1, "the destination search matches at most one entry",
+                     owner=self)
+            fv.check(m, ~self.dst_hit | (Array(used)[self.dst_idx] & Array(nm)[self.dst_idx]
+                                         & (a_reg[self.dst_idx] == self.dst)),
+                     "a destination hit names a live matchable entry of that register",
+                     owner=self)
+            fv.check(m, ~al_ok | ~Array(used)[al_idx], "allocation takes a free entry",
+                     owner=self)
+            fv.check(m, ~cm_ok | Array(used)[h], "a commit releases a reserved entry", owner=self)
+            fv.check(m, self.full == Cat(*used).all(), "full iff every entry is reserved",
+                     owner=self)
         return m
