@@ -35,6 +35,7 @@ from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
 from rtl.common.leading_one import LeadingOneDetector
+from rtl.common.properties import properties
 from rtl.darsie._util import any_of, check_int, select
 
 __all__ = ["POLICIES", "Capt"]
@@ -186,4 +187,23 @@ class Capt(wiring.Component):
                 m.d.sync += [tags[i].eq(self.lookup_pc), hist[i].eq(init)]
             with m.Elif(up[i]):
                 m.d.sync += hist[i].eq(self._next_history(hist[i], self.update_adequate))
+
+        fv = properties(platform)
+        if fv is not None:
+            for i in range(n):
+                for j in range(i + 1, n):
+                    fv.check(m, ~(valid[i] & valid[j] & (tags[i] == tags[j])),
+                             "at most one valid entry per branch PC", owner=self)
+            fv.check(m, sum(victim) == 1, "exactly one LRU victim", owner=self)
+            fv.check(m, ~self.lookup_en | hit | self.predict_adequate,
+                     "a miss predicts adequate (compact on a miss)", owner=self)
+            fv.check(m, ~hit | (self.predict_adequate == hit_hist[hb - 1]),
+                     "a hit predicts from the history's top bit", owner=self)
+            fv.check(m, ~evict | Cat(*kept).all(), "an allocation evicts only a full table",
+                     owner=self)
+            allocated = fv.past(m, alloc, "alloc")
+            was_pc = fv.past(m, self.lookup_pc, "alloc_pc")
+            fv.check(m, ~allocated | any_of([valid[i] & (tags[i] == was_pc) & (hist[i] == init)
+                                             for i in range(n)]),
+                     "an allocated entry holds its PC with the initial history", owner=self)
         return m

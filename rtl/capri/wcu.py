@@ -31,6 +31,7 @@ from amaranth.lib.wiring import In, Out
 from rtl.common.widths import count_width
 from rtl.common.popcount import PopCount
 from rtl.common.priority_encoder import PriorityEncoder
+from rtl.common.properties import properties
 from rtl.darsie._util import check_int, index_width
 
 __all__ = ["Wcu"]
@@ -144,4 +145,42 @@ class Wcu(wiring.Component):
             self.n_active_warps.eq(act.count),
             self.adequate.eq(level[0] < act.count),
         ]
+
+        fv = properties(platform)
+        if fv is not None:
+            self._properties(m, fv, rows)
         return m
+
+    def _properties(self, m, fv, rows):
+        """Compaction as a specification over the input masks: every formed thread is a
+        thread of the path (same PC: the mask is one path's) from a stalled warp, in its
+        home lane, taken once, and every stalled thread is placed."""
+        W, L = self._warps, self._lanes
+        wb = index_width(W)
+        formed = [[self.formed[k * L + l] for l in range(L)] for k in range(W)]
+        src = [[self.src[(k * L + l) * wb:(k * L + l + 1) * wb] for l in range(L)] for k in range(W)]
+        from rtl.darsie._util import any_of
+        for k in range(W):
+            for l in range(L):
+                origin = any_of([(src[k][l] == w) & rows[w][l] & self.umask[w] for w in range(W)])
+                fv.check(m, ~formed[k][l] | origin,
+                         "a formed thread is a stalled warp's thread of this path, in its lane",
+                         owner=self)
+                for k2 in range(k + 1, W):
+                    fv.check(m, ~(formed[k][l] & formed[k2][l]) | (src[k][l] < src[k2][l]),
+                             "no thread is placed in two formed warps", owner=self)
+        for l in range(L):
+            stalled = sum(rows[w][l] & self.umask[w] for w in range(W))
+            fv.check(m, sum(formed[k][l] for k in range(W)) == stalled,
+                     "every stalled thread is placed (threads conserved per lane)", owner=self)
+        exists = [Cat(*formed[k]).any() for k in range(W)]
+        fv.check(m, self.n_formed == sum(exists), "n_formed counts the non-empty formed warps",
+                 owner=self)
+        for k in range(W - 1):
+            fv.check(m, exists[k] | ~exists[k + 1], "formed warps are packed from warp 0",
+                     owner=self)
+        fv.check(m, self.adequate == (self.max_lane_count < self.n_active_warps),
+                 "adequate iff compaction would form fewer warps than are active", owner=self)
+        for l in range(L):
+            fv.check(m, self.max_lane_count >= sum(rows[w][l] for w in range(W)),
+                     "max_lane_count bounds every lane's active count", owner=self)
