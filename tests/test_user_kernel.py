@@ -6,6 +6,7 @@ bad specs, .cu compilation and --workloads DIR."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -341,3 +342,44 @@ def test_own_kernel_doc_commands_run(tmp_path, capsys, monkeypatch):
         assert rc == 0, (argv, out.out[-500:], out.err)
         assert "MATCH" in out.out and "MISMATCH" not in out.out
     assert json.loads((tmp_path / "build" / "histogram.json").read_text())["outputs_match"]
+
+
+# --------------------------------------------------------------------------- fuzzing the spec
+
+SPEC_TOKENS = ["0", "-1", "1.5", "1e12", "[1, 2]", "[]", "{}", "f33", "int8", "float64",
+               "random", "zeros", "arange", "npy", "value", "name", "''", "null", "true",
+               ":", "- ", "x.npy", "user_reference.py:nothing", "saxpy", "histogram"]
+
+
+def test_fuzzed_specs_load_or_fail_with_a_project_error(tmp_path):
+    """Random edits of the example specs: loading, checking against the PTX, making the
+    inputs and computing the reference either work or raise a SimtlabError."""
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    from golden.errors import SimtlabError
+    from golden.workloads.user_kernel import kernel_workload
+
+    texts = [(DATA / n).read_text() for n in ("saxpy.yaml", "histogram.yaml")]
+    shutil.copy(DATA / "user_reference.py", tmp_path / "user_reference.py")
+
+    @settings(max_examples=int(os.environ.get("SPECFUZZ", 150)), deadline=None, derandomize=not os.environ.get("SPECFUZZ"), database=None,
+              suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+    @given(which=st.integers(0, 1), edits=st.lists(
+        st.tuples(st.integers(0, 400), st.integers(0, 6), st.sampled_from(SPEC_TOKENS)),
+        min_size=1, max_size=4))
+    def check(which, edits):
+        text = texts[which]
+        for pos, cut, token in edits:
+            pos %= len(text) + 1
+            text = text[:pos] + token + text[pos + cut:]
+        spec_path = tmp_path / "fuzz.yaml"
+        spec_path.write_text(text)
+        try:
+            w = kernel_workload(PTX, load_spec(spec_path))
+            inputs = w.make_inputs({}, np.random.default_rng(0))
+            w.reference(inputs, {})
+        except SimtlabError:
+            pass
+
+    check()

@@ -56,6 +56,10 @@ DTYPES = {
 
 GENERATORS = ("zeros", "ones", "arange", "random")
 
+#: largest generated array (bytes): far beyond what a simulation can process, so a larger
+#: shape is a typo rather than an input
+MAX_ARRAY_BYTES = 256 << 20
+
 _TOP_KEYS = ("name", "description", "ptx", "kernel", "grid", "block", "shared_mem", "args",
              "outputs", "reference")
 _ARG_KEYS = ("name", "value", "npy", "generate", "dtype", "shape", "seed", "low", "high",
@@ -150,6 +154,10 @@ def _compose(path: Path) -> tuple[Any, dict[str, int]]:
             out = {}
             for kn, vn in n.value:
                 k = loader.construct_object(kn, deep=True)
+                if not isinstance(kn, yaml.ScalarNode):
+                    raise ConfigError(f"{path.name}:{kn.start_mark.line + 1}: {key or 'top level'}"
+                                      f": a key must be a plain name, not a "
+                                      f"{type(k).__name__}")
                 sub = f"{key}.{k}" if key else str(k)
                 if k in out:
                     raise ConfigError(f"{path.name}:{kn.start_mark.line + 1}: {sub}: "
@@ -331,6 +339,11 @@ def _arg(ck: _Checker, i: int, a) -> ArgSpec:
         ck.fail(key, "a generated array needs a shape (an int or a list of ints)")
     shape = a["shape"] if isinstance(a["shape"], list) else [a["shape"]]
     shape = tuple(ck.number(s, f"{key}.shape", integer=True, positive=True) for s in shape)
+    nbytes = int(np.prod(shape, dtype=object)) * dtype.itemsize
+    if nbytes > MAX_ARRAY_BYTES:
+        ck.fail(f"{key}.shape", f"{nbytes:,} bytes is more than the {MAX_ARRAY_BYTES >> 20} MiB "
+                                f"a generated array may have (the simulator is slow: use "
+                                f"small inputs)")
     extra = {"zeros": (), "ones": (), "arange": ("start", "step"),
              "random": ("seed", "low", "high")}[gen]
     for k in ("seed", "low", "high", "start", "step"):
