@@ -242,6 +242,24 @@ def test_cu_file_is_compiled_once_into_build(tmp_path, capsys):
     assert rc == 0 and built[0].stat().st_mtime_ns == mtime  # cached
 
 
+def test_cu_file_that_does_not_compile_is_one_line_with_nvccs_error(tmp_path, capsys):
+    if shutil.which("nvcc") is None:
+        pytest.skip("nvcc is not on the PATH")
+    (tmp_path / "bad.cu").write_text('extern "C" __global__ void k(int *p) { p[0] = q; }\n')
+    spec = _spec(tmp_path, "kernel: k\ngrid: 1\nblock: 1\nargs:\n"
+                           "  - {name: p, generate: zeros, dtype: int32, shape: 1}\n")
+    rc, _, err = _run(capsys, tmp_path / "bad.cu", "--args", spec)
+    assert rc == 2 and "bad.cu: nvcc failed (exit" in err and "identifier" in err, err
+    assert err.count("\n") == 1 and not list((tmp_path / "build").glob("*.ptx"))
+
+
+def test_missing_spec_or_kernel_file_is_one_line(tmp_path, capsys):
+    rc, _, err = _run(capsys, PTX, "--args", tmp_path / "nope.yaml")
+    assert rc == 2 and "nope.yaml: no such spec file" in err
+    rc, _, err = _run(capsys, tmp_path / "nope.ptx", "--args", DATA / "saxpy.yaml")
+    assert rc == 2 and "nope.ptx: no such kernel file" in err
+
+
 def test_cu_file_without_nvcc_is_a_clear_error(tmp_path, capsys, monkeypatch):
     shutil.copy(DATA / "user_kernels.cu", tmp_path / "k.cu")
     spec = _spec(tmp_path, HIST)
