@@ -101,6 +101,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 
+#: The sampling units a mechanism may declare (:attr:`Mechanism.sampling`), from the least
+#: to the most restrictive.
+SAMPLING_UNITS = ("any", "whole-tbs", "whole-waves", "whole-launch", "not-sampleable")
+
+
 @dataclass(frozen=True)
 class IssueOverride:
     """How one issued instruction uses its pipeline, as decided by a mechanism's
@@ -182,6 +187,16 @@ class Mechanism:
     #: The parts of the SM this mechanism takes over (:mod:`golden.mechanisms.claims`);
     #: the registry refuses two mechanisms that claim the same part. Empty: passive.
     claims: frozenset = frozenset()
+
+    #: What sampled timing simulation (:mod:`golden.timing.sampling`) must keep whole in
+    #: detail for this mechanism's results to hold, one of :data:`SAMPLING_UNITS`:
+    #: ``"any"`` (no state beyond one instruction/warp), ``"whole-tbs"`` (state within a
+    #: thread block), ``"whole-waves"`` (state shared by the TBs resident together),
+    #: ``"whole-launch"`` (state across the TBs of a launch, reset when a launch begins),
+    #: ``"not-sampleable"`` (state across launches, or undeclared). The default refuses
+    #: sampling until a mechanism states what it keeps; ``sampling_reason`` says why.
+    sampling: str = "not-sampleable"
+    sampling_reason: str = "the mechanism does not declare what sampling must keep whole"
 
     def on_fetch(self, sm, warp, pc: int) -> bool:
         """Called before ``warp`` (a :class:`~golden.timing.sm.WarpSlot`) fetches ``pc``.

@@ -1,5 +1,8 @@
 """``simtlab validate``: correlation table against GPGPU-Sim plus the microbenchmarks.
 
+``simtlab validate --sampling``: sampled against full timing on the current model
+(:mod:`golden.validate.sampling_table`).
+
 Writes ``<out>/validate.md`` and ``<out>/validate.json`` (atomically) and prints the
 Markdown. Exit status 0 when every correlation row is within the tolerance of
 ``golden/validate/reference.yaml`` and every simulated output matched numpy, else 1.
@@ -30,6 +33,8 @@ def add_subcommand(sub) -> None:
     v.add_argument("--no-correlation", action="store_true", help="skip the correlation cases")
     v.add_argument("-j", "--jobs", type=jobs_arg, default=os.cpu_count() or 1)
     v.add_argument("--out", type=output_dir, default="build/results")
+    from golden.validate.sampling_table import add_arguments as add_sampling_arguments
+    add_sampling_arguments(v)   # --sampling --only --size --mechanism --sample-seed --config
     v.set_defaults(fn=cmd_validate)
 
 
@@ -39,6 +44,9 @@ def cmd_validate(args) -> int:
     from golden.report.runner import run_jobs
     from golden.validate import correlation, microbench
 
+    if args.sampling:
+        from golden.validate.sampling_table import cmd_sampling
+        return cmd_sampling(args)
     t0 = time.perf_counter()
     tol, cases = correlation.load_cases()
     if args.cases:

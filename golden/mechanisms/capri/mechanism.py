@@ -35,6 +35,10 @@ from golden.structures.capri.capt import Capt, CaptParams
 class Capri(Tbc):
     """CAPRI: TBC with CAPT-predicted bypassing (see module docstring)."""
 
+    #: sampled timing (whole-launch): the CAPT of an SM is shared by its TBs and flushed when a launch completes
+    sampling = "whole-launch"
+    sampling_reason = "the CAPT of an SM is shared by its TBs and flushed when a launch completes"
+
     def __init__(self, params: CaptParams | None = None, check: bool = False,
                  recorder_factory=None, join_single_path: bool = True):
         super().__init__(pass_unconditional=True, check=check, recorder_factory=recorder_factory,

@@ -134,6 +134,10 @@ class CapriOracle(Mechanism):
     #: reads no register value (register-only work may run deferred)
     reads_wave_registers = False
 
+    #: sampled timing (not-sampleable): its CAPTs live across launches, so skipped launches would change their predictions
+    sampling = "not-sampleable"
+    sampling_reason = "its CAPTs live across launches, so skipped launches would change their predictions"
+
     def __init__(self, config, params: CapriOracleParams | None = None, recorder_factory=None):
         self.params = params or CapriOracleParams()
         self._configs = self.params.capts

@@ -547,6 +547,10 @@ class Tbc(Mechanism):
     #: forms every CTA's warps by compaction (CAPRI inherits this)
     claims = frozenset({WARP_FORMATION})
 
+    #: sampled timing (whole-tbs): CTA compaction forms each TB's warps from that TB's threads only
+    sampling = "whole-tbs"
+    sampling_reason = "CTA compaction forms each TB's warps from that TB's threads only"
+
     def __init__(self, pass_unconditional: bool = False, check: bool = False,
                  recorder_factory=None, join_single_path: bool = False):
         self.pass_unconditional = pass_unconditional

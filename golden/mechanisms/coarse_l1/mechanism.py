@@ -68,6 +68,10 @@ class CoarseL1Mechanism(Mechanism):
     #: sets each SM's L1 fetch group
     claims = frozenset({L1})
 
+    #: sampled timing (whole-launch): the set-dueling selector spans every SM of a launch; reset when a launch begins
+    sampling = "whole-launch"
+    sampling_reason = "the set-dueling selector spans every SM of a launch; reset when a launch begins"
+
     def __init__(self, config, params: CoarseL1Params | None = None):
         self.params = p = params or CoarseL1Params()
         n = config.core.num_sms

@@ -110,6 +110,10 @@ class DacIdealMechanism(Mechanism):
     #: skips fetch and issue of affine instructions another warp of the TB executed
     claims = frozenset({FETCH, ISSUE})
 
+    #: sampled timing (whole-launch): affine-skip state spans the TBs of an SM; rebuilt per launch
+    sampling = "whole-launch"
+    sampling_reason = "affine-skip state spans the TBs of an SM; rebuilt per launch"
+
     def __init__(self, config, max_skips_per_fetch: int = 4, claim_at_fetch: bool = True):
         self.config = config
         self.max_skips = max_skips_per_fetch

@@ -61,6 +61,10 @@ class NoCfSyncMechanism(Mechanism):
     #: as DARSIE (skip.DarsieMechanism.claims)
     claims = frozenset({FETCH, ISSUE, REGISTER_STORAGE, WARP_FORMATION})
 
+    #: sampled timing (whole-launch): DARSIE's TB-wide skip tables span the TBs of an SM; marking and tables rebuilt per launch
+    sampling = "whole-launch"
+    sampling_reason = "DARSIE's TB-wide skip tables span the TBs of an SM; marking and tables rebuilt per launch"
+
     def __init__(self, config, params: DarsieParams | None = None):
         self.params = params or DarsieParams(variant="darsie-no-cf-sync")
         self._launch = None

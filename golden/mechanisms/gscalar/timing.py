@@ -342,6 +342,10 @@ class GScalarMechanism(Mechanism):
     #: (or in a scalar RF)
     claims = frozenset({ISSUE, REGISTER_STORAGE})
 
+    #: sampled timing (whole-launch): per-warp register-compression state and SRF ports, rebuilt when a launch begins
+    sampling = "whole-launch"
+    sampling_reason = "per-warp register-compression state and SRF ports, rebuilt when a launch begins"
+
     def __init__(self, config, variant: GScalarVariant | str = "gscalar",
                  params: GScalarTimingParams | None = None, energy: RFEnergyParams | None = None,
                  inject_moves: bool = True, special_moves: str = "liveness"):

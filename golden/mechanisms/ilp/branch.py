@@ -82,6 +82,10 @@ class BranchPredictionMechanism(Mechanism):
     #: steers fetch past branches by prediction
     claims = frozenset({FETCH})
 
+    #: sampled timing (whole-launch): the predictors' history is kept per (launch, SM) and spans the TBs of an SM
+    sampling = "whole-launch"
+    sampling_reason = "the predictors' history is kept per (launch, SM) and spans the TBs of an SM"
+
     def __init__(self, config, kind: str = "static", params: GshareParams | None = None,
                  recorder_factory=None, layout: str = "ptx"):
         if kind not in PREDICTORS:

@@ -52,6 +52,10 @@ class BranchHazardObserver(Mechanism):
     name = "brhaz"
     reads_wave_registers = False
 
+    #: sampled timing (not-sampleable): its per-scheduler issue history and reported totals carry across launches
+    sampling = "not-sampleable"
+    sampling_reason = "its per-scheduler issue history and reported totals carry across launches"
+
     def __init__(self):
         #: scheduler -> [cycles with an issue, last cycle with an issue]
         self._sched = defaultdict(lambda: [0, -1])

@@ -214,6 +214,10 @@ class ILPScoreboardMechanism(Mechanism):
     #: scoreboard's value entries instead of the RF
     claims = frozenset({ISSUE, REGISTER_STORAGE})
 
+    #: sampled timing (whole-launch): the shared scoreboard of an SM is kept per (launch, SM)
+    sampling = "whole-launch"
+    sampling_reason = "the shared scoreboard of an SM is kept per (launch, SM)"
+
     def __init__(self, config, entries: int = 8, recorder_factory=None):
         self.config = config
         self.entries = entries

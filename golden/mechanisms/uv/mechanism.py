@@ -163,6 +163,10 @@ class UVMechanism(Mechanism):
     #: the IRB / scalar RF
     claims = frozenset({ISSUE, REGISTER_STORAGE})
 
+    #: sampled timing (whole-launch): the instruction reuse buffer is shared by the warps of an SM; rebuilt per launch
+    sampling = "whole-launch"
+    sampling_reason = "the instruction reuse buffer is shared by the warps of an SM; rebuilt per launch"
+
     def __init__(self, config, params: UVParams | None = None, *, recorder_factory=None,
                  census=None):
         self.config = config

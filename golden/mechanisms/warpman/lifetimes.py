@@ -32,6 +32,10 @@ class WarpLifetimes(Mechanism):
     #: reads no register value (register-only work may run deferred)
     reads_wave_registers = False
 
+    #: sampled timing (not-sampleable): reports the first launch's warp lifetimes, so the launches chosen for detail would change its output
+    sampling = "not-sampleable"
+    sampling_reason = "reports the first launch's warp lifetimes, so the launches chosen for detail would change its output"
+
     def __init__(self, config=None, bin: int = 500):
         self.bin = bin
         self._launch = None

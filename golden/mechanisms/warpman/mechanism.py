@@ -97,6 +97,10 @@ class WarpManMechanism(Mechanism):
     #: dispatches partial TBs and frees a finished warp's resources early
     claims = frozenset({TB_DISPATCH})
 
+    #: sampled timing (whole-launch): warp-level reclamation and partial-TB dispatch change how a launch's TBs share SMs; reset per launch
+    sampling = "whole-launch"
+    sampling_reason = "warp-level reclamation and partial-TB dispatch change how a launch's TBs share SMs; reset per launch"
+
     def __init__(self, config, params: WarpManParams | None = None, recorder_factory=None):
         self.cfg = config
         self.params = params or WarpManParams()
