@@ -27,7 +27,6 @@ import json
 import os
 import sys
 import time
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 
 from golden.cli_args import (
@@ -187,14 +186,23 @@ def cmd_characterise(args) -> int:
         from tqdm import tqdm
     except ImportError:  # pragma: no cover
         tqdm = None
-    with ProcessPoolExecutor(max_workers=jobs) as ex:
-        futs = {ex.submit(_summarise, n, args.size, args.seed): n for n in names}
-        it = as_completed(futs)
-        if tqdm is not None:
-            it = tqdm(it, total=len(futs), desc="workloads", unit="wl", file=sys.stderr,
-                      disable=not sys.stderr.isatty())
-        for f in it:
-            results[futs[f]] = f.result()
+    from golden.workers import Interrupted, run_unordered
+    bar = tqdm(total=len(names), desc="workloads", unit="wl", file=sys.stderr,
+               disable=not sys.stderr.isatty()) if tqdm is not None else None
+
+    def done(name, row):
+        results[name] = row
+        if bar is not None:
+            bar.update(1)
+
+    try:
+        run_unordered(_summarise, [(n, (n, args.size, args.seed)) for n in names], jobs, done)
+    except Interrupted as e:
+        raise Interrupted(f"{e.finished} of {len(names)} workload(s) had finished; nothing "
+                          f"written (characterise writes {args.out} only when all have)") from None
+    finally:
+        if bar is not None:
+            bar.close()
     rows = [results[n] for n in names]
     md = ["# Functional characterisation of the workload suite", "",
           f"Size `{args.size}`, seed {args.seed}; golden model, functional mode "
@@ -354,11 +362,14 @@ def main(argv=None) -> int:
         if given:
             r.error(f"{' and '.join(given)} need{'s' if len(given) == 1 else ''} --mode timing "
                     f"(functional mode has no GPU configuration, mechanisms or cycles)")
+    from golden.workers import Interrupted, interrupted_exit
     try:
         return args.fn(args)
     except SimtlabError as e:
         print(f"simtlab: error: {e}", file=sys.stderr)
         return 2
+    except (Interrupted, KeyboardInterrupt) as e:   # Ctrl-C: one line, exit 130
+        return interrupted_exit(e)
 
 
 if __name__ == "__main__":

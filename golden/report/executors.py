@@ -28,12 +28,12 @@ from __future__ import annotations
 import os
 import sys
 import time
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import asdict
 
 from golden.errors import SimtlabError
 from golden.report.cache import source_commit
 from golden.report.passive import derive, observer_for
+from golden.workers import Interrupted, exit_at_second_interrupt, run_unordered
 
 EXECUTORS = ("local", "dask")
 #: orders in which run_jobs submits the simulations it runs (see run_jobs)
@@ -163,13 +163,25 @@ def run_jobs(jobs, workers: int = 1, progress: bool = True, cache=None, executor
             for j in todo:
                 done(j, run_job_safe(j))
         else:
-            with ProcessPoolExecutor(max_workers=workers) as ex:
-                futs = {ex.submit(run_job_safe, j): j for j in todo}
-                for f in as_completed(futs):
-                    done(futs[f], f.result())
+            run_unordered(run_job_safe, [(j, (j,)) for j in todo], workers, done)
+    except (KeyboardInterrupt, Interrupted):
+        exit_at_second_interrupt()
+        rep.close()
+        raise Interrupted(_kept_message(todo, results, cache)) from None
     finally:
         rep.close()
     return results
+
+
+def _kept_message(todo, results: dict, cache) -> str:
+    """The one line an interrupted :func:`run_jobs` ends with: how many of the simulations
+    it was running finished and where they were kept."""
+    ran = sum(1 for j in todo if j.key in results)
+    ok = sum(1 for j in todo if j.key in results and "error" not in results[j.key])
+    where = (f"kept in the result cache {cache.root}" if cache is not None
+             else "not kept (--no-cache)")
+    return (f"{ran} of {len(todo)} simulation(s) had finished ({ok} result(s) {where}); "
+            f"{len(todo) - ran} not run")
 
 
 def cheapest_first(jobs, cache) -> list:

@@ -13,7 +13,6 @@
 from __future__ import annotations
 
 import time
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
 from golden.errors import SimtlabError
@@ -156,9 +155,15 @@ def analyse_suite(names: list[str] | None = None, size: str = "small", seed: int
         raise SimtlabError(f"gscalar-stats: -j must be at least 1, not {jobs}")
     if jobs == 1 or len(names) == 1:
         return [analyse_workload(n, size, seed, energy) for n in names]
-    with ProcessPoolExecutor(max_workers=min(jobs, len(names))) as ex:
-        futs = [ex.submit(analyse_workload, n, size, seed, energy) for n in names]
-        return [f.result() for f in futs]
+    from golden.workers import Interrupted, run_unordered
+    rows: dict[int, dict] = {}
+    try:
+        run_unordered(analyse_workload, [(i, (n, size, seed, energy)) for i, n in enumerate(names)],
+                      jobs, rows.__setitem__)
+    except Interrupted as e:
+        raise Interrupted(f"{e.finished} of {len(names)} workload(s) had finished; nothing "
+                          f"written") from None
+    return [rows[i] for i in range(len(names))]
 
 
 def average_row(rows: list[dict]) -> dict:
