@@ -6,7 +6,6 @@ copy of the source tree; bad or existing names are one-line errors that write no
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 import sys
@@ -16,31 +15,14 @@ import pytest
 
 from golden.cli import main
 from golden.scaffold.generate import default_dest
-
-REPO = Path(__file__).resolve().parents[1]
-#: what a generated skeleton needs of the tree (its tests import golden, rtl, tb, synth)
-TREE_PARTS = ("golden", "rtl", "tb", "synth")
-
-
-def copy_tree(dest: Path) -> Path:
-    """A copy of the parts of this checkout a generated skeleton needs, under ``dest``."""
-    ignore = shutil.ignore_patterns("__pycache__", "*.so", "*.pyc")
-    for part in TREE_PARTS:
-        shutil.copytree(REPO / part, dest / part, ignore=ignore)
-    (dest / "tests").mkdir()
-    shutil.copy2(REPO / "pyproject.toml", dest / "pyproject.toml")
-    shutil.copy2(REPO / "tests" / "conftest.py", dest / "tests" / "conftest.py")
-    return dest
+from tutorials import REPO, copy_tree, environment
 
 
 def run_pytest(tree: Path, *paths: str) -> subprocess.CompletedProcess:
     """pytest on ``paths`` inside ``tree`` (its own golden/rtl/tb first on the path)."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "COCOTB"))}
-    env["PYTHONPATH"] = str(tree)
-    env.setdefault("SIMTLAB_NATIVE_DIR", str(REPO / "build" / "native"))
     return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                           *paths], cwd=tree, env=env, capture_output=True, text=True,
-                          timeout=600)
+                           *paths], cwd=tree, env=environment(tree), capture_output=True,
+                          text=True, timeout=600)
 
 
 @pytest.fixture(scope="module")
