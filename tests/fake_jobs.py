@@ -74,11 +74,12 @@ def main(argv=None) -> int:
     ap.add_argument("--seconds", type=float, default=0.2)
     ap.add_argument("--log", default="")
     ap.add_argument("-j", type=int, default=2)
+    ap.add_argument("--executor", default="local")
     a = ap.parse_args(argv)
     try:
         cache = ResultCache(a.cache, archive=[], finder=FakeFinder())
         res = run_jobs(jobs(a.n, a.seconds, a.log), workers=a.j, cache=cache,
-                       derive_passive=False)
+                       derive_passive=False, executor=a.executor)
     except (Interrupted, KeyboardInterrupt) as e:
         return interrupted_exit(e)
     print(json.dumps({k: r.get("value", r.get("error")) for k, r in res.items()}))

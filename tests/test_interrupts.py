@@ -215,3 +215,40 @@ def test_ctrl_c_during_run_exits_130_without_traceback(tmp_path):
     p = start(SIMTLAB + ["run", "BP", "--size", "default", "--mode", "timing"], tmp_path)
     time.sleep(4.0)
     interrupt_and_check(p, tmp_path, [], within=10.0)
+
+
+@pytest.mark.slow
+def test_ctrl_c_during_dask_report_exits_130_with_one_line(tmp_path):
+    pytest.importorskip("distributed")
+    (tmp_path / "arch").mkdir()
+    p = start(SIMTLAB + ["report", "baseline", "--size", "small", "-j", "2", "--executor", "dask",
+                         "--cache-dir", str(tmp_path / "cache"), "--archive",
+                         str(tmp_path / "arch"), "--out", str(tmp_path / "out"), "--no-figures"],
+              tmp_path)
+    workers = wait_for(lambda: len(children_of(p.pid)) >= 2 and children_of(p.pid), 120,
+                       "the local cluster's workers")
+    time.sleep(5.0)
+    err = interrupt_and_check(p, tmp_path, workers, within=10.0)
+    assert "simulation(s) had finished" in err
+
+
+def test_ctrl_c_during_cache_rekey_exits_130_with_one_line(tmp_path):
+    from golden.report.cache import ResultCache
+    from golden.report.entries import entry_name
+    from golden.report.runner import TimingJob, run_job
+    d = tmp_path / "arch"
+    cache = ResultCache(d, archive=[])
+    va = run_job(TimingJob("VA", "gtx285"))
+    for seed in range(4):    # stale results of slower simulations (their re-runs are cut short)
+        job = TimingJob("BP", "gtx480", size="default", seed=seed)
+        stale = {**cache.dependencies(job), "timing/sm.py": "0" * 20}
+        cache.put({**va, "workload": "BP", "config": "gtx480", "size": "default", "seed": seed,
+                   "key": job.key, "cpu_seconds": 1e4}, stale)
+        assert (d / entry_name(job.key)).is_file()
+    p = start(SIMTLAB + ["cache", "rekey", "--dir", str(d), "--all", "-j", "2",
+                         "--witness-cache", str(tmp_path / "w")], tmp_path)
+    workers = wait_for(lambda: len(children_of(p.pid)) == 2 and children_of(p.pid), 60,
+                       "two workers")
+    time.sleep(2.0)
+    err = interrupt_and_check(p, tmp_path, workers, within=10.0)
+    assert "of 4 simulation(s) had finished" in err

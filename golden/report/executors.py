@@ -214,6 +214,7 @@ def _run_dask(todo, workers: int, scheduler: str | None, cache, deps, done) -> N
                             timeout=os.environ.get("SIMTLAB_DASK_CONNECT_TIMEOUT", "30s"))
         except OSError as e:
             raise SimtlabError(f"cannot reach the Dask scheduler at {scheduler}: {e}") from e
+    futs: dict = {}
     try:
         futs = {client.submit(run_job_on_worker, j, deps.get(j.key), root, pure=False): j for j in todo}
         for f in dask_completed(list(futs)):
@@ -223,10 +224,37 @@ def _run_dask(todo, workers: int, scheduler: str | None, cache, deps, done) -> N
             except Exception as e:  # a worker died or the task could not be unpickled
                 r = {**asdict(job), "key": job.key, "error": f"dask: {type(e).__name__}: {e}"}
             done(job, r)
+    except KeyboardInterrupt:
+        _stop_dask_quietly(client, cluster, futs)
+        raise
     finally:
         client.close()
         if cluster is not None:
             cluster.close()
+
+
+def _stop_dask_quietly(client, cluster, futs) -> None:
+    """First Ctrl-C of a Dask run: a second one exits at once; results already back are
+    kept (``done`` stored them); cancel the rest; the local cluster's worker processes
+    (children of this process) are killed rather than waited for, and the shutdown chatter
+    of ``distributed``'s loggers is silenced, so the command ends with its one line."""
+    import logging
+    import multiprocessing
+    import signal
+    from golden.workers import exit_at_second_interrupt
+    exit_at_second_interrupt()
+    for name in ("distributed", "tornado", "asyncio"):
+        logging.getLogger(name).setLevel(logging.CRITICAL + 1)
+    try:
+        client.cancel(list(futs))
+    except Exception:  # noqa: BLE001 - the cluster is going away anyway
+        pass
+    if cluster is not None:
+        for p in multiprocessing.active_children():
+            try:
+                os.kill(p.pid, signal.SIGKILL)
+            except OSError:
+                pass
 
 
 class Progress:
