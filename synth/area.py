@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Callable
 
 from .cli import make_parser, run_cli
+from .size_limits import check_sizes
 from .errors import SynthError
 from .export import verilog_of
 from .fileio import write_atomic
@@ -237,15 +238,16 @@ def _timing_cells(r: TargetArea, fo4: Fo4 | None, budget: CycleBudget | None) ->
     """The timing / energy columns of one row: ns, FO4, paper cycle in FO4, fits?, pJ, leakage."""
     s = r.sta
     if s is None or fo4 is None:
-        return "| no sta | - | " + (f"{budget.fo4:.0f}" if budget else "-") + " | - | - | - "
+        return "| no sta | - | - | " + (f"{budget.fo4:.0f}" if budget else "-") + " | - | - | - "
     paper = f"{budget.fo4:.0f}" if budget else "-"
+    depth = str(s.stages) if s.stages else "-"
     if s.critical_ns is None:
         ns = n_fo4 = fits = "-"
     else:
         n = s.fo4(fo4)
         ns, n_fo4 = f"{s.critical_ns:.2f}", f"{n:.1f}"
         fits = "-" if budget is None else ("yes" if n <= budget.fo4 else f"no ({n / budget.fo4:.1f}x)")
-    return f"| {ns} | {n_fo4} | {paper} | {fits} | {s.energy_pj:,.1f} | {s.leakage_w * 1e9:,.1f} "
+    return f"| {ns} | {n_fo4} | {depth} | {paper} | {fits} | {s.energy_pj:,.1f} | {s.leakage_w * 1e9:,.1f} "
 
 
 def render_liberty_markdown(results: list[TargetArea], source: str, liberty: Liberty,
@@ -273,8 +275,8 @@ def render_liberty_markdown(results: list[TargetArea], source: str, liberty: Lib
         "| target | parameters | storage bits | flip-flops | memories | logic um^2 "
         f"({liberty.node_nm:.0f} nm) | macro um^2 ({'/'.join(f'{n:.0f}' for n in sorted(node)) or '-'} nm) "
         f"| total um^2 at {PAPER_NODE_NM:.0f} nm | critical path ns ({liberty.node_nm:.0f} nm) "
-        "| FO4 | paper cycle FO4 | fits? | pJ/access (activity-assumed) | leakage nW | paper |",
-        "|---|---|--:|--:|---|--:|--:|--:|--:|--:|--:|---|--:|--:|---|",
+        "| FO4 | cells on the path | paper cycle FO4 | fits? | pJ/access (activity-assumed) | leakage nW | paper |",
+        "|---|---|--:|--:|---|--:|--:|--:|--:|--:|--:|--:|---|--:|--:|---|",
     ]
     budgets = budgets or {}
     for r in results:
@@ -348,6 +350,7 @@ def main(argv: list[str] | None = None) -> int:
 
     def job(args) -> None:
         targets = select_targets(load_targets(args.targets), args.only)
+        check_sizes(targets, args.allow_large)
         start = time.monotonic()
         macros = MacroLibrary.load(args.macros) if args.macros else None
         run_area(targets, args.out, source=_display_path(args.targets), flow=args.flow,

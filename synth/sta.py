@@ -84,6 +84,8 @@ class StaResult:
     leakage_w: float
     activity: float
     macros_removed: int = 0
+    #: cells on the critical path (logic depth, flip-flop clock-to-Q included)
+    stages: int = 0
 
     @property
     def dynamic_w(self) -> float:
@@ -106,6 +108,9 @@ class StaResult:
 
 _SLACK_RE = re.compile(r"^\s*(-?[\d.]+)\s+slack\s+\((MET|VIOLATED)\)", re.M)
 _POINT_RE = re.compile(r"^(Startpoint|Endpoint):\s*(\S+)", re.M)
+#: a cell pin line of a path whose increment is not zero: a cell output (no wires, so an input
+#: pin adds nothing)
+_STAGE_RE = re.compile(r"^\s*(?!0\.0+\s)-?[\d.]+\s+-?[\d.]+\s+[\^v]\s+\S+/\w+\s+\(\w+\)", re.M)
 _TOTAL_RE = re.compile(r"^Total\s+([-+\d.eE]+)\s+([-+\d.eE]+)\s+([-+\d.eE]+)\s+([-+\d.eE]+)", re.M)
 
 
@@ -126,7 +131,8 @@ def parse_report(text: str, *, period_ns: float, activity: float, label: str,
     return StaResult(critical_ns=None if slack is None else round(period_ns - float(slack.group(1)), 4),
                      startpoint=points.get("Startpoint", ""), endpoint=points.get("Endpoint", ""),
                      period_ns=period_ns, internal_w=internal, switching_w=switching,
-                     leakage_w=leakage, activity=activity, macros_removed=macros_removed)
+                     leakage_w=leakage, activity=activity, macros_removed=macros_removed,
+                     stages=len(_STAGE_RE.findall(checks.split("data arrival time")[0])))
 
 
 def _tail(text: str, lines: int = 15) -> str:
@@ -191,3 +197,72 @@ def run_sta(netlist: str, top: str, liberty_path: Path, fo4: Fo4, *, label: str,
         raise SynthError(f"{label}: OpenSTA reported errors: {errors[0]}")
     return parse_report(out, period_ns=period_ns, activity=activity, label=label,
                         macros_removed=removed), out
+
+
+POWER_SCRIPT = """\
+read_liberty {lib}
+read_verilog netlist.v
+link_design {top}
+if {{[llength [get_ports -quiet clk]] > 0}} {{
+  create_clock -name clk -period {period} [get_ports clk]
+}} else {{
+  create_clock -name clk -period {period}
+}}
+set_load {load} [all_outputs]
+set_input_transition {slew} [all_inputs]
+"""
+
+
+@dataclass(frozen=True)
+class PowerScenario:
+    """Power of one activity scenario (e.g. the cycles of one operation type)."""
+
+    name: str
+    internal_w: float
+    switching_w: float
+    leakage_w: float
+    period_ns: float
+
+    @property
+    def energy_pj(self) -> float:
+        """Dynamic energy of one cycle in pJ."""
+        return (self.internal_w + self.switching_w) * self.period_ns * 1e3
+
+
+def run_power(netlist: str, top: str, liberty_path: Path, fo4: Fo4, scenarios: dict[str, str], *,
+              label: str, period_ns: float = PERIOD_NS,
+              timeout_s: float = STA_TIMEOUT_S) -> dict[str, PowerScenario]:
+    """One OpenSTA session: for each scenario (name -> Tcl ``set_power_activity`` commands, every
+    scenario setting the same pins) apply its activities and ``report_power``."""
+    binary = sta_binary()
+    if binary is None:
+        raise SynthError(f"{label}: OpenSTA (sta) is not installed: run `make opensta`")
+    text = split_concat_assigns(strip_macros(netlist)[0])
+    script = POWER_SCRIPT.format(lib=str(Path(liberty_path).resolve()), top=top, period=period_ns,
+                                 slew=round(fo4.slew_ns, 5), load=round(fo4.load_pf, 6))
+    for name, tcl in scenarios.items():
+        script += tcl + f'puts "@@power {name}"\nreport_power -digits 6\n'
+    script += 'puts "@@end"\n'
+    with tempfile.TemporaryDirectory(prefix="simtlab-sta-") as tmp:
+        work = Path(tmp)
+        (work / "netlist.v").write_text(text, encoding="utf-8")
+        (work / "run.tcl").write_text(script, encoding="utf-8")
+        try:
+            proc = subprocess.run([binary, "-no_splash", "-exit", "run.tcl"], cwd=work,
+                                  stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                  stderr=subprocess.STDOUT, text=True, timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            raise SynthError(f"{label}: OpenSTA did not finish within {timeout_s:.0f} s") from None
+    out = proc.stdout
+    errors = [ln for ln in out.splitlines() if ln.startswith("Error")]
+    if proc.returncode != 0 or "@@end" not in out or errors:
+        raise SynthError(f"{label}: OpenSTA power run failed: {errors[0] if errors else _tail(out)}")
+    result = {}
+    for name in scenarios:
+        section = out.split(f"@@power {name}\n", 1)[1].split("@@", 1)[0]
+        total = _TOTAL_RE.search(section)
+        if total is None:
+            raise SynthError(f"{label}: no Total row in the power report of {name!r}")
+        i, sw, lk, _ = (float(x) for x in total.groups())
+        result[name] = PowerScenario(name, i, sw, lk, period_ns)
+    return result

@@ -45,6 +45,7 @@ def test_sample_report_gives_critical_path_endpoints_and_power():
     r = parse_report(SAMPLE.read_text(), period_ns=100.0, activity=0.5, label="cam_8x9")
     assert r.critical_ns == pytest.approx(100.0 - 96.7355)   # period - slack of the sample
     assert (r.startpoint, r.endpoint) == ("_2275_", "_2301_")
+    assert r.stages == 15                  # DFFPOSX1 clock-to-Q + 14 gates to the D pin
     assert r.internal_w == pytest.approx(1.11761e-3)
     assert r.switching_w == pytest.approx(2.881114e-4)
     assert r.leakage_w == pytest.approx(8.478122e-08)
@@ -172,3 +173,111 @@ def test_priority_encoder_32_real_sta_run(tmp_path):
     assert f"| {s.critical_ns:.2f} |" in row and "| yes |" in row
     assert (tmp_path / "sta" / "priority_encoder_32.rpt").is_file()
     assert (tmp_path / "netlists" / "priority_encoder_32.v").is_file()
+
+
+# --- switching activity from a trace (synth/activity.py, synth/trace_energy.py) -------------
+
+_VCD = """$timescale 1 ps $end
+$scope module bench $end
+$scope module top $end
+$var wire 1 ! clk $end
+$var wire 4 " req $end
+$scope module sub $end
+$var wire 1 # q $end
+$upscope $end
+$upscope $end
+$upscope $end
+$enddefinitions $end
+#0
+$dumpvars
+0!
+b0000 "
+0#
+$end
+#5
+1!
+b0011 "
+#10
+0!
+#15
+1!
+b0001 "
+1#
+#20
+0!
+#25
+1!
+b1110 "
+0#
+"""
+
+
+def test_toggle_counts_split_transitions_by_the_cycle_operation_type(tmp_path):
+    from synth.activity import toggle_counts
+    vcd = tmp_path / "t.vcd"
+    vcd.write_text(_VCD)
+    t = toggle_counts(vcd, ["rd", "wr", "rd"], ("bench", "top"))
+    # cycle 0 (after edge 0): req 0000->0011; cycle 1: 0011->0001 and q 0->1; cycle 2: 0001->1110, q 1->0
+    assert t.counts[("req", 0)] == {"rd": 2}
+    assert t.counts[("req", 1)] == {"rd": 2, "wr": 1}
+    assert t.counts[("req", 3)] == {"rd": 1}
+    assert t.counts[("sub.q", 0)] == {"wr": 1, "rd": 1}
+    assert t.cycles == {"rd": 2, "wr": 1} and "sub.q" in t.signals
+
+
+def test_op_class_names_the_active_enables():
+    from dataclasses import dataclass
+
+    from synth.activity import op_class
+
+    @dataclass
+    class Ops:
+        rd_en: int = 0
+        rd_pc: int = 0
+        wr_op: int = 0
+
+    assert op_class(Ops()) == "idle"
+    assert op_class(Ops(rd_en=1, rd_pc=7)) == "rd_en"
+    assert op_class(Ops(rd_en=1, wr_op=2)) == "rd_en+wr_op=2"
+
+
+def test_netlist_ports_and_named_flops_get_the_trace_activity(tmp_path):
+    from collections import Counter
+
+    from synth.activity import Toggles, map_netlist, sta_activity_commands
+    netlist = ("module top(clk, req, y);\n  input clk;\n  input [1:0] req;\n  output y;\n"
+               "  DFFPOSX1 _1_ (\n    .CLK(clk),\n    .D(req[0]),\n    .Q(\\sub.q )\n  );\n"
+               "  DFFPOSX1 _2_ (\n    .CLK(clk),\n    .D(req[1]),\n    .Q(_5_)\n  );\nendmodule\n")
+    t = Toggles(counts={("req", 0): Counter(rd=3), ("req", 1): Counter(rd=1, wr=2), ("sub.q", 0): Counter(wr=1)},
+                cycles=Counter(rd=4, wr=2), signals=frozenset({"req", "sub.q"}))
+    amap = map_netlist(netlist, "top", t)
+    assert amap.inputs == {"req[0]": ("req", 0), "req[1]": ("req", 1)}
+    assert amap.flops == {"_1_/Q": ("sub.q", 0)} and amap.flop_bits == 2
+    tcl = sta_activity_commands(amap, t, "wr")
+    assert "[get_ports {req[1]}] -activity 1 " in tcl            # 2 toggles in 2 wr cycles
+    assert "[get_ports {req[0]}] -activity 0 " in tcl
+    assert "sta::set_power_pin_activity [get_pins {_1_/Q}] 0.5 0.5" in tcl
+    assert "-activity 0.5 " in sta_activity_commands(amap, t, None)   # req[1]: 3 toggles / 6 cycles
+
+
+def test_version_table_energy_on_a_real_trace_is_above_its_idle_clock(tmp_path):
+    lib = _liberty()
+    _need("OpenSTA (sta)", sta_binary() is not None)
+    import fcntl
+
+    from synth.trace_energy import trace_energy
+    from tb.darsie.golden_traces import record_workload_traces, trace_cycles
+    (target,) = select_targets(load_targets(str(DEFAULT_TARGETS)), ["darsie_version_table_1tb"])
+    # the MM traces of tb/darsie/test_real_traces.py (same folder, lock and length): reused
+    # when that bench recorded them already
+    out = Path(__file__).resolve().parents[1] / "build" / "darsie_traces"
+    out.mkdir(parents=True, exist_ok=True)
+    with open(out / ".lock-paper-MM", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        files = record_workload_traces("MM", out, max_cycles=trace_cycles(), variant="paper")
+    netlist = area.liberty_area_of(target, lib, MacroLibrary.load()).netlist
+    r = trace_energy(target.name, netlist, files, lib, max_cycles=300)
+    assert r.flops_matched == r.flop_bits == 704          # every version-table flip-flop keeps its name
+    assert r.workloads == ("MM",) and r.cycles["all"] == sum(v for k, v in r.cycles.items() if k != "all")
+    assert "idle" in r.power and "ins_en" in r.power
+    assert r.power["ins_en"].energy_pj > r.power["idle"].energy_pj > 0
