@@ -20,6 +20,9 @@ def make_parser(prog: str, description: str, default_out: str) -> argparse.Argum
                         help="process only these targets (names from the targets file)")
     parser.add_argument("--targets", default=str(DEFAULT_TARGETS), metavar="FILE",
                         help="targets file (default: synth/targets.yaml)")
+    parser.add_argument("--allow-large", action="store_true",
+                        help="elaborate targets above the size limits of synth/size_limits.py "
+                             "(any dimension > 4096, or their product > 2^21)")
     return parser
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Callable
 
 from .cli import make_parser, run_cli
+from .size_limits import check_sizes
 from .errors import SynthError
 from .fileio import write_atomic
 from .targets import Target, build_component, load_targets, select_targets
@@ -65,6 +66,7 @@ def main(argv: list[str] | None = None) -> int:
 
     def job(args) -> None:
         targets = select_targets(load_targets(args.targets), args.only)
+        check_sizes(targets, args.allow_large)
         paths = export_targets(targets, args.out)
         print(f"wrote {len(paths)} Verilog file{'s' if len(paths) != 1 else ''} to {args.out}")
 
