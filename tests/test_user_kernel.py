@@ -112,6 +112,14 @@ def test_spec_without_reference_says_nothing_was_checked(tmp_path, capsys):
     assert rc == 0 and "gives no reference, so no output is checked" in err
 
 
+def test_unwritable_save_path_is_one_line(tmp_path, capsys):
+    (tmp_path / "file").write_text("")
+    spec = _spec(tmp_path, HIST.replace("  - name: bins\n",
+                                        f"  - {{name: bins, save: {tmp_path / 'file' / 'b.npy'}}}\n"))
+    rc, _, err = _run(capsys, PTX, "--args", spec)
+    assert rc == 2 and "cannot write" in err and "Traceback" not in err, err
+
+
 def test_float_tolerance_is_applied(tmp_path, capsys):
     spec_text = (DATA / "saxpy.yaml").read_text()
     # an exact compare of a fused a*x+y against numpy's two roundings may differ; with the

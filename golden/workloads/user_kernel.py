@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import io
 import shutil
 import subprocess
 import sys
@@ -29,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from golden.errors import ConfigError, SimtlabError
+from golden.fileio import write_output
 from golden.workloads.base import Tolerance, Workload
 from golden.workloads.kernel_spec import KernelSpec, load_spec, parse_dim3
 
@@ -204,9 +206,9 @@ def _launch(spec, kernel, grid, block, dev, module, inputs) -> dict[str, np.ndar
     for o in spec.outputs:
         got = arrays[o.name].get()
         if o.save is not None:
-            o.save.parent.mkdir(parents=True, exist_ok=True)
-            with open(o.save, "wb") as fh:
-                np.save(fh, got, allow_pickle=False)
+            buf = io.BytesIO()
+            np.save(buf, got, allow_pickle=False)
+            write_output(o.save, buf.getvalue())  # an unwritable path: one-line error
         if o.reference is not None or spec.reference_fn is not None:
             checked[o.name] = got
     return checked
