@@ -12,6 +12,7 @@ from amaranth.hdl import Const, Module
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
+from rtl.common.properties import properties
 from rtl.darsie._util import check_int
 
 __all__ = ["UniformDetect"]
@@ -66,4 +67,17 @@ class UniformDetect(wiring.Component):
             self.cow.eq(self.dst_en & self.dst_uniform & ~full),
             self.n_reg_sources_uniform.eq(count),
         ]
+
+        fv = properties(platform)
+        if fv is not None:
+            fv.check(m, ~self.uniform | (self.eligible & full),
+                     "uniform only for an eligible full-warp instruction", owner=self)
+            for i in range(self._sources):
+                kind, uni = getattr(self, f"src_kind{i}"), getattr(self, f"src_uniform{i}")
+                fv.check(m, ~self.uniform | ((kind != KIND_THREAD) & ((kind != KIND_REGISTER) | uni)),
+                         "a uniform instruction reads no thread-varying source", owner=self)
+            fv.check(m, ~self.cow | (self.dst_en & self.dst_uniform & ~full),
+                     "copy-on-write only for a partial write of a uniform register", owner=self)
+            fv.check(m, self.n_reg_sources_uniform <= self._sources,
+                     "uniform register sources counted at most once each", owner=self)
         return m

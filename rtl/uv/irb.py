@@ -29,6 +29,7 @@ from amaranth.hdl import Cat, Const, Module, Mux, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
+from rtl.common.properties import properties
 from rtl.darsie._util import any_of, check_int, encode, index_width, select
 
 __all__ = ["IRB"]
@@ -166,4 +167,26 @@ class IRB(wiring.Component):
             if self._fi:
                 written = written ^ Mux(self.fi_en & (self.fi_way == i), flip, 0)
             m.d.sync += word[i].eq(written)
+
+        fv = properties(platform)
+        if fv is not None:
+            for i in range(n):
+                for j in range(i + 1, n):
+                    fv.check(m, age[i] != age[j], "the LRU ages are a permutation of the ways",
+                             owner=self)
+                fv.check(m, age[i] < n, "every age is below the number of ways", owner=self)
+            for i in range(n):
+                lowest = hits[i] & ~any_of([Const(0, 1)] + hits[:i])
+                fv.check(m, ~(self.hit & (self.hit_way == i)) | lowest,
+                         "the hit way is the lowest-numbered matching way", owner=self)
+            fv.check(m, ~self.match | (self.hit & srcs_equal),
+                     "a reuse match needs a tag hit and equal sources", owner=self)
+            victim_age = select([self.victim == v for v in range(n)], age, ab)
+            fv.check(m, any_of(invalid) | (victim_age == n - 1),
+                     "with every way valid the victim is the least recently used", owner=self)
+            if self._parity and not self._fi:
+                for i in range(n):
+                    fv.check(m, ~word[i].xor(), "every stored word has even parity", owner=self)
+                fv.check(m, ~self.parity_error, "without injected faults parity never errs",
+                         owner=self)
         return m

@@ -32,6 +32,7 @@ from amaranth.hdl import Const, Module, Mux, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
+from rtl.common.properties import properties
 from rtl.darsie._util import check_int
 
 __all__ = ["DispatchCheck"]
@@ -111,4 +112,25 @@ class DispatchCheck(wiring.Component):
             self.tb_ok.eq((n_warps == self.warps_per_tb) & slot_ok & shared_ok),
             self.warp_ok.eq(shared_ok & slot_ok & (self.free_warps != 0) & regs_one),
         ]
+
+        fv = properties(platform)
+        if fv is not None:
+            k, rpw = self.n_warps, self.regs_per_warp
+            fv.check(m, (k * rpw <= self.free_regs) & (k <= self.warps_per_tb)
+                     & (k <= self.free_warps),
+                     "n_warps warps fit the free registers and warp slots", owner=self)
+            fv.check(m, (k == self.warps_per_tb) | (k == self.free_warps)
+                     | ((k + 1) * rpw > self.free_regs),
+                     "n_warps is the most warps that fit", owner=self)
+            fv.check(m, self.tb_ok == ((self.warps_per_tb * rpw <= self.free_regs)
+                                       & (self.warps_per_tb <= self.free_warps)
+                                       & (self.free_tbs != 0)
+                                       & (self.free_shared >= self.shared_per_tb)),
+                     "a TB is dispatched iff all its warps, a TB slot and its shared memory fit",
+                     owner=self)
+            fv.check(m, self.warp_ok == ((rpw <= self.free_regs) & (self.free_warps != 0)
+                                         & (self.free_tbs != 0)
+                                         & (self.free_shared >= self.shared_per_tb)),
+                     "a warp-level dispatch iff one warp's registers, a slot, a TB slot and "
+                     "the shared memory fit", owner=self)
         return m

@@ -24,6 +24,7 @@ from amaranth.hdl import Module, Mux, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
+from rtl.common.properties import properties
 from rtl.darsie._util import check_int, index_width
 
 __all__ = ["WorkloadBuffer"]
@@ -102,4 +103,13 @@ class WorkloadBuffer(wiring.Component):
         with m.If(load_ok):
             m.d.sync += [valid.eq(1), p_tbid.eq(self.load_p_tbid), l_tbid.eq(self.load_l_tbid),
                          start_wid.eq(self.load_start_wid), end_wid.eq(self.load_end_wid)]
+
+        fv = properties(platform)
+        if fv is not None:
+            fv.expose(self, end_wid=end_wid)
+            fv.check(m, ~issue_ok | valid, "a warp is issued only from a loaded TB", owner=self)
+            fv.check(m, ~(load_ok & self.load_err), "a load is accepted or refused, not both",
+                     owner=self)
+            fv.check(m, self.load_err == (self.load_en & valid),
+                     "a load is refused iff the buffer holds a TB", owner=self)
         return m

@@ -20,6 +20,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -55,6 +56,7 @@ class FormalJob:
     rtl_files: tuple[str, ...] = ()
     timeout: float = 300.0
     also: tuple[str, ...] = ()      # sub-structures whose properties this job reports
+    memory_map: bool = False        # map memories to flip-flops before the proof
 
     def __post_init__(self):
         if self.mode not in ("prove", "bmc"):
@@ -121,6 +123,7 @@ smtbmc yices
 [script]
 read_rtlil design.il
 prep -top top
+{"memory_map" if job.memory_map else ""}
 
 [files]
 design.il
@@ -157,13 +160,17 @@ def _parse(log: str) -> tuple[str, frozenset, dict, frozenset]:
 def _run_task(workdir: Path, task: str, timeout: float) -> TaskResult:
     start = time.monotonic()
     shutil.rmtree(workdir / task, ignore_errors=True)
+    # Own process group, so a timeout ends the solver processes sby started as well.
+    proc = subprocess.Popen(sby_command() + [f"{task}.sby"], cwd=workdir, env=_sby_env(),
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            start_new_session=True)
     try:
-        proc = subprocess.run(sby_command() + [f"{task}.sby"], cwd=workdir, env=_sby_env(),
-                              capture_output=True, text=True, timeout=timeout)
-        log = proc.stdout + proc.stderr
-    except subprocess.TimeoutExpired as exc:
-        out = exc.stdout.decode() if isinstance(exc.stdout, bytes) else (exc.stdout or "")
-        return TaskResult("TIMEOUT", time.monotonic() - start, log=out)
+        log, _ = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        log, _ = proc.communicate()
+        (workdir / f"{task}.log").write_text(log or "", encoding="utf-8")
+        return TaskResult("TIMEOUT", time.monotonic() - start, log=log or "")
     seconds = time.monotonic() - start
     (workdir / f"{task}.log").write_text(log, encoding="utf-8")
     status, failed, reached, unreached = _parse(log)
