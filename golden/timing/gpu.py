@@ -221,6 +221,12 @@ class KernelRun:
                 self.mechanisms += tuple(m for m in mechs if m not in self.mechanisms)
             self.sms.sort(key=lambda sm: sm.id)
         self.sm_ids = tuple(sm.id for sm in self.sms)
+        #: per-PC counters of this launch when the GPU profiles (golden/timing/pc_profile.py)
+        self.pc_profile = None
+        if gpu.pc_profiler is not None:
+            self.pc_profile = gpu.pc_profiler.begin(launch, self.stats, memory)
+            for sm in self.sms:
+                sm.pc_profile = self.pc_profile
         self.threads = launch.geo.threads_per_tb
         self.wpt = launch.geo.warps_per_tb
         self.n_tbs = launch.geo.num_tbs
@@ -359,6 +365,9 @@ class GPU:
         self.memory_observers: list = []
         #: ptxas register files beside the kernels' PTX (:mod:`golden.timing.ptxas_file`)
         self.ptxas = PtxasLookup()
+        #: a :class:`golden.timing.pc_profile.PCProfiler` that collects per-PC counters of
+        #: every later launch; None (default) = off, no profiling cost
+        self.pc_profiler = None
 
     def occupancy(self, launch, config=None) -> Occupancy:
         """Resources of one TB of ``launch`` and TBs per SM (:mod:`golden.timing.occupancy`)
@@ -401,6 +410,8 @@ class GPU:
         stats = kr.stats
         self._memory_stats(stats, memory)
         self._l2_state = memory.l2_snapshot()
+        if kr.pc_profile is not None:
+            kr.pc_profile.finish()
         return stats
 
     def run_partitions(self, partitions, first_launches, next_launch,

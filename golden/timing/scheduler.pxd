@@ -9,6 +9,7 @@ cdef class IssueScheduler:
     cdef public list pending
     cdef public object last
     cdef public int last_reason
+    cdef public long stall_pc
     cdef public bint dirty
     cdef public long wake
     cdef public long head_ready

@@ -48,6 +48,7 @@ class IssueScheduler:
         self.pending: list = []      # two_level: pending queue
         self.last = None             # warp that issued last
         self.last_reason = 0         # stall outcome of the last evaluated cycle
+        self.stall_pc = -1           # the PC that outcome belongs to (golden/timing/pc_profile.py)
         # Evaluation skipping (see SM.tick): after a stall the outcome cannot change before
         # ``wake`` unless an event marks the scheduler ``dirty`` (writeback, fetch, barrier...).
         self.dirty = True

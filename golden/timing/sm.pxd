@@ -97,9 +97,10 @@ cdef class SM:
     cdef public object sleep_since
     cdef public object wake_at
     cdef public bint _fetch_refused
+    cdef public object pc_profile
     cdef dict __dict__
 
-    @cython.locals(d=DecodedInst, w=WarpSlot, sched=IssueScheduler, eo=long, head_ready=long, has_inst=bint, at_bar=bint, blk=int, n=int, used=int, ib=IBuffer, h=long, pc_=PipelineClass)
+    @cython.locals(d=DecodedInst, w=WarpSlot, sched=IssueScheduler, eo=long, head_ready=long, spc=long, has_inst=bint, at_bar=bint, blk=int, n=int, used=int, ib=IBuffer, h=long, pc_=PipelineClass)
     cpdef int _issue(self, IssueScheduler sched, long now)
     @cython.locals(sched=IssueScheduler, progress=bint, reason=int)
     cpdef bint tick(self, long now)

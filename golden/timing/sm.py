@@ -314,6 +314,8 @@ class SM:
         self.sleep_since = None
         self.wake_at = 0
         self._fetch_refused = False
+        #: per-PC counters of the launch (golden/timing/pc_profile.py); None = off
+        self.pc_profile = None
 
     # ------------------------------------------------------------------ dispatch
     def add_tb(self, tb_id: int, threads: int, regs: int, shared: int,
@@ -445,12 +447,15 @@ class SM:
         if self._memq and self._memq[0][0] <= now:
             progress = self._memory_port(now) or progress
         stalls = st.stalls
+        prof = self.pc_profile
         for sched in self.schedulers:
             if sched.warps:
                 if not sched.dirty and now < sched.wake:
                     # nothing this scheduler depends on changed since it stalled: same outcome
                     stalls[sched.last_reason] += 1
                     st.scheduler_cycles += 1
+                    if prof is not None:
+                        prof.outcome(sched.last_reason, sched.stall_pc, 1)
                     continue
                 sched.dirty = False
                 reason = self._issue(sched, now)
@@ -462,6 +467,8 @@ class SM:
                 sched.last_reason = reason
                 stalls[reason] += 1
                 st.scheduler_cycles += 1
+                if prof is not None:
+                    prof.outcome(reason, sched.stall_pc, 1)
         if self.warps and self._fetch(now):
             progress = True
         if not progress:
@@ -507,6 +514,8 @@ class SM:
             if sched.warps:
                 st.stalls[sched.last_reason] += cycles
                 st.scheduler_cycles += cycles
+                if self.pc_profile is not None:
+                    self.pc_profile.outcome(sched.last_reason, sched.stall_pc, cycles)
 
     def sleep(self, now: int) -> None:
         """Stop ticking after cycle ``now`` (which made no progress and left the SM
@@ -555,8 +564,12 @@ class SM:
             w.sb.release(regs)
             w.sched.dirty = True
             counted = regs
+            if self.pc_profile is not None:
+                self.pc_profile.enter()
             for m in self.mechanisms:
                 counted = m.on_writeback(self, w, pc, list(counted))
+            if self.pc_profile is not None:
+                self.pc_profile.leave(pc)
             for r in counted:
                 st.rf_writes[oc.bank(w.slot, r)] += 1
 
@@ -566,8 +579,12 @@ class SM:
         head = q[0]
         ready, w, acc, regs, pc = head
         space, addrs, size = acc
+        if self.pc_profile is not None:
+            self.pc_profile.mem_enter()
         r = self.memory.serve(self.id, now, w.gid, addrs[0], addrs[1], size, addrs[2],
                               addrs[3], space)
+        if self.pc_profile is not None:
+            self.pc_profile.mem_leave(pc)
         if not r.ok:
             head[0] = max(now + 1, r.retry_cycle if r.retry_cycle is not None else now + 1)
             return False
@@ -613,6 +630,7 @@ class SM:
         pipes = self.pipes
         eo = self.entry_offset
         reason = None
+        spc = -1   # I-buffer head of the warp that decided ``reason`` (pc_profile)
         has_inst = False
         at_bar = False
         head_ready = NEVER
@@ -639,6 +657,7 @@ class SM:
                 if reason is None:
                     reason = (STALL_MEMORY if blk == 2 else STALL_STRUCTURAL if blk == 3
                               else STALL_DEPENDENCE)
+                    spc = ib.head_pc
                 if blk == 2:
                     sched.long_stall(w)
                     w.mem_wait = True
@@ -648,7 +667,10 @@ class SM:
             if not pc_.available(now + eo, units[d.pipe]) or not self.oc.free_unit(now):
                 if reason is None:
                     reason = STALL_STRUCTURAL
+                    spc = ib.head_pc
                 continue
+            if self.pc_profile is not None:
+                sched.stall_pc = ib.head_pc  # an issue cycle belongs to the first issued
             self._execute(w, ib.head_pc, d, now)
             n = 1
             used = 1 << d.pipe  # pipeline classes issued to this cycle (dual issue rule)
@@ -667,15 +689,39 @@ class SM:
             return STALL_ISSUE
         sched.head_ready = head_ready
         if not has_inst:
+            if self.pc_profile is not None:
+                sched.stall_pc = self._waiting_pc(sched, now, False)
             return STALL_NO_INSTRUCTION
         if reason is None:
+            if self.pc_profile is not None:
+                sched.stall_pc = self._waiting_pc(sched, now, True)
             return STALL_BARRIER if at_bar else STALL_STRUCTURAL
+        if self.pc_profile is not None:
+            sched.stall_pc = spc
         return reason
+
+    def _waiting_pc(self, sched: IssueScheduler, now: int, held: bool) -> int:
+        """pc_profile only: the PC a stalled scheduler's first warp in order waits to issue.
+        ``held``: the first warp with a valid I-buffer head that waits at a barrier or is
+        held by a mechanism (its head); otherwise the first warp without a valid head (its
+        I-buffer head still arriving, or its fetch PC). -1 if there is none."""
+        for w in sched.order():
+            ib = w.ibuf
+            ready = ib.size > 0 and ib.head_at <= now
+            if held:
+                if ready and (w.at_bar[w.widx] or w.hold or w.hold_issue):
+                    return ib.head_pc
+            elif not ready:
+                return ib.head_pc if ib.size else w.fetch_pc
+        return -1
 
     def _execute(self, w: WarpSlot, pc: int, d: DecodedInst, now: int) -> None:
         """Issue the I-buffer head of ``w``: functional step, operand read, pipeline."""
         st = self.stats
         action = None
+        prof = self.pc_profile
+        if prof is not None:
+            prof.enter()
         for m in self.mechanisms:
             a = m.on_issue(self, w, pc, self.launch.program.slots[pc >> 3].inst)
             if a is not None and action != "eliminate":  # an elimination always stands
@@ -694,6 +740,8 @@ class SM:
             m.after_step(self, w, pc, rec)
         st.instructions_issued += 1
         active = rec.active_mask.bit_count()
+        if prof is not None:
+            prof.issue(pc, active, action)
         if action == "eliminate":
             st.instructions_skipped += 1
         else:
@@ -752,6 +800,8 @@ class SM:
             if d.opcode in ("bar", "barrier", "exit", "ret"):
                 self.wake_schedulers()  # may have released warps waiting at a barrier
         w.mem_wait = False
+        if prof is not None:
+            prof.leave(pc)
         if w.done:
             return
         if rec.finished:
@@ -798,6 +848,7 @@ class SM:
         st = self.stats
         n_prog = self.n_prog
         mechanisms = self.mechanisms
+        prof = self.pc_profile
         for k in range(n):
             w = warps[(start + k) % n]
             ib = w.ibuf
@@ -816,9 +867,13 @@ class SM:
                 if pc >= n_prog or w.done:
                     break
                 refused = False
+                if prof is not None:
+                    prof.enter()
                 for m in mechanisms:
                     if m.on_fetch(self, w, pc):
                         refused = True
+                if prof is not None:
+                    prof.leave(pc, w.fetch_pc)
                 if refused:
                     if w.fetch_pc != pc:
                         skipped = True
