@@ -27,7 +27,6 @@ import json
 import os
 import sys
 import time
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 
 from golden.cli_args import (
@@ -147,6 +146,10 @@ def _print_run(d: dict) -> None:
 def cmd_run(args) -> int:
     from golden.workloads.user_kernel import run_target
     workload, size = run_target(args)  # a built-in's name, or a user kernel's Workload
+    from golden.timing.sampled_cli import check_arguments, run_sampled
+    check_arguments(args)
+    if args.mode == "timing" and args.sample:
+        return run_sampled(args, workload, size)
     if args.mode == "timing":
         from golden.timing.timing_device import format_timing_summary, run_timing_workload
         limits = {k: v for k, v in (("max_cycles", args.max_cycles),
@@ -183,14 +186,23 @@ def cmd_characterise(args) -> int:
         from tqdm import tqdm
     except ImportError:  # pragma: no cover
         tqdm = None
-    with ProcessPoolExecutor(max_workers=jobs) as ex:
-        futs = {ex.submit(_summarise, n, args.size, args.seed): n for n in names}
-        it = as_completed(futs)
-        if tqdm is not None:
-            it = tqdm(it, total=len(futs), desc="workloads", unit="wl", file=sys.stderr,
-                      disable=not sys.stderr.isatty())
-        for f in it:
-            results[futs[f]] = f.result()
+    from golden.workers import Interrupted, run_unordered
+    bar = tqdm(total=len(names), desc="workloads", unit="wl", file=sys.stderr,
+               disable=not sys.stderr.isatty()) if tqdm is not None else None
+
+    def done(name, row):
+        results[name] = row
+        if bar is not None:
+            bar.update(1)
+
+    try:
+        run_unordered(_summarise, [(n, (n, args.size, args.seed)) for n in names], jobs, done)
+    except Interrupted as e:
+        raise Interrupted(f"{e.finished} of {len(names)} workload(s) had finished; nothing "
+                          f"written (characterise writes {args.out} only when all have)") from None
+    finally:
+        if bar is not None:
+            bar.close()
     rows = [results[n] for n in names]
     md = ["# Functional characterisation of the workload suite", "",
           f"Size `{args.size}`, seed {args.seed}; golden model, functional mode "
@@ -282,6 +294,8 @@ def main(argv=None) -> int:
                         f"loops its warps run (default {DEFAULT_MAX_CYCLES:,})")
     from golden.workloads.user_kernel import add_run_arguments
     add_run_arguments(r)  # --kernel --grid --block --args (a .ptx/.cu file), --workloads DIR
+    from golden.timing.sampled_cli import add_run_arguments as add_sampling_arguments
+    add_sampling_arguments(r)  # --sample --sample-seed
     r.set_defaults(fn=cmd_run)
     c = sub.add_parser("characterise", help="run the whole suite, write build/results/characterisation.md "
                                             "(--against-papers: the workload-fidelity table)")
@@ -350,11 +364,14 @@ def main(argv=None) -> int:
         if given:
             r.error(f"{' and '.join(given)} need{'s' if len(given) == 1 else ''} --mode timing "
                     f"(functional mode has no GPU configuration, mechanisms or cycles)")
+    from golden.workers import Interrupted, interrupted_exit
     try:
         return args.fn(args)
     except SimtlabError as e:
         print(f"simtlab: error: {e}", file=sys.stderr)
         return 2
+    except (Interrupted, KeyboardInterrupt) as e:   # Ctrl-C: one line, exit 130
+        return interrupted_exit(e)
 
 
 if __name__ == "__main__":
