@@ -10,6 +10,7 @@ from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
 from rtl.common.leading_one import LeadingOneDetector
+from rtl.common.properties import properties
 
 from ._util import check_int, index_width, select
 
@@ -122,4 +123,32 @@ class PCCoalescer(wiring.Component):
             m.d.comb += rest.eq(remaining & ~served)
             remaining = rest
         m.d.comb += self.leftover.eq(remaining)
+
+        fv = properties(platform)
+        if fv is not None:
+            self._properties(m, fv, keys)
         return m
+
+    def _properties(self, m, fv, keys):
+        s, tw, P = self._slots, self._tb_width, self._ports
+        served = [getattr(self, f"port{k}_slots") for k in range(P)]
+        for k in range(P):
+            key = Cat(getattr(self, f"port{k}_tb"), getattr(self, f"port{k}_pc"))
+            for i in range(s):
+                fv.check(m, ~served[k][i] | (self.req_valid[i] & (keys[i] == key)),
+                         "a port merges only valid requests of its own <TB, PC>", owner=self)
+                fv.check(m, ~self.leftover[i] | ~getattr(self, f"port{k}_valid")
+                         | (keys[i] != key),
+                         "no request of a served <TB, PC> is left over", owner=self)
+            fv.check(m, getattr(self, f"port{k}_valid") == (served[k] != 0),
+                     "a port is valid iff it serves a request", owner=self)
+            for k2 in range(k + 1, P):
+                fv.check(m, (served[k] & served[k2]) == 0, "no request is served twice",
+                         owner=self)
+        union = served[0]
+        for k in range(1, P):
+            union = union | served[k]
+        fv.check(m, (union | self.leftover) == self.req_valid,
+                 "every valid request is served or left over", owner=self)
+        fv.check(m, (union & self.leftover) == 0, "a served request is not left over",
+                 owner=self)

@@ -18,6 +18,7 @@ from amaranth.lib.wiring import In, Out
 
 from rtl.common.lanes import words
 from rtl.common.params import check_int
+from rtl.common.properties import properties
 
 __all__ = ["ScalarEligibility"]
 
@@ -88,4 +89,24 @@ class ScalarEligibility(wiring.Component):
             self.scalar.eq(go & nondiv & reduce(and_, full_terms)),
             self.div_scalar.eq((go & ~nondiv & reduce(and_, div_terms)) if self._divergent else 0),
         ]
+
+        fv = properties(platform)
+        if fv is not None:
+            fv.check(m, ~(self.scalar & self.div_scalar), "scalar and divergent-scalar exclude",
+                     owner=self)
+            base = self.class_ok & self.uniform & self.active.any()
+            fv.check(m, self.scalar == (base & (self.active == self.full) & reduce(and_, [
+                ~self.src_en[i] | ((encs[i] == 0b1111) & ~self.src_d[i]) for i in range(n)])),
+                "scalar iff a uniform full-warp instruction whose sources are all fully "
+                "compressed non-divergent registers", owner=self)
+            if self._divergent:
+                fv.check(m, self.div_scalar == (base & (self.active != self.full) & reduce(and_, [
+                    ~self.src_en[i] | ((encs[i] == 0b1111)
+                                       & (~self.src_d[i] | (masks[i] == self.active)))
+                    for i in range(n)])),
+                    "divergent-scalar iff every source is fully compressed and, if written "
+                    "divergently, under this active mask", owner=self)
+            else:
+                fv.check(m, ~self.div_scalar, "no divergent-scalar without the option",
+                         owner=self)
         return m

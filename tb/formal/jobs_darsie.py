@@ -17,6 +17,11 @@ from tb.formal.flow import FormalJob
 from tb.formal.harness import Harness, ports
 
 
+def _ones(value):
+    """Number of set bits of ``value`` (a sum of its bits)."""
+    return sum(value[i] for i in range(len(value)))
+
+
 def _phys_freelist(fv):
     n = 4
     dut = PhysRegFreeList(entries=n, tag_width=3, banks=2)
@@ -91,4 +96,21 @@ JOBS = [
               _version_table, depth=3, cover_depth=6, rtl_files=("rtl/darsie/version_table.py",)),
     FormalJob("rename_table", "RenameTable", "warps=2, entries=3, reg=2, version=2 bits",
               _rename_table, depth=3, cover_depth=6, rtl_files=("rtl/darsie/rename_table.py",)),
+]
+
+
+def _coalescer(fv):
+    from rtl.darsie.coalescer import PCCoalescer
+    dut = PCCoalescer(slots=4, tbs=2, pc_width=2, ports=2)
+
+    def props(m, fv, dut, state):
+        fv.cover(m, (_ones(dut.port0_slots) == 2) & (_ones(dut.port1_slots) == 2),
+                 "two ports each merge two requests")
+        fv.cover(m, dut.leftover != 0, "requests left for the next cycle")
+    return Harness(dut, props), ports(dut)
+
+
+JOBS += [
+    FormalJob("pc_coalescer", "PCCoalescer", "slots=4, tbs=2, pc_width=2, ports=2", _coalescer,
+              depth=2, cover_depth=2, rtl_files=("rtl/darsie/coalescer.py",)),
 ]

@@ -49,6 +49,11 @@ class _RoundTrip:
                      "halves differ: whole code shorter than one half's")
 
 
+def _ones(value):
+    """Number of set bits of ``value`` (a sum of its bits)."""
+    return sum(value[i] for i in range(len(value)))
+
+
 def _roundtrip(groups):
     def build(fv):
         rt = _RoundTrip(groups)
@@ -71,4 +76,74 @@ JOBS = [
     FormalJob("gscalar_half", "Compressor", f"lanes={LANES}, groups=2 (+ Decompressor)",
               _roundtrip(2), depth=2, cover_depth=2, also=("Decompressor",),
               rtl_files=("rtl/gscalar/compressor.py", "rtl/gscalar/decompressor.py")),
+]
+
+
+BANK_REGS = 2
+
+
+def _bank(fv):
+    from amaranth.hdl import Array
+
+    from rtl.gscalar.bank import CompressedBank
+    from rtl.gscalar.eligibility import ScalarEligibility  # noqa: F401  (own job below)
+
+    bank = CompressedBank(lanes=LANES, registers=BANK_REGS, groups=1)
+    comp, dec = Compressor(lanes=LANES, groups=1), Decompressor(lanes=LANES, groups=1)
+
+    def props(m, fv, bank, state):
+        m.submodules.comp, m.submodules.dec = comp, dec
+        # Write side: the compressor codes the written value (as the pipeline does).
+        m.d.comb += [comp.values.eq(bank.wr_data), comp.active.eq(bank.wr_mask),
+                     bank.wr_enc.eq(comp.enc_groups), bank.wr_base.eq(comp.base_groups),
+                     bank.wr_fs.eq(comp.fs)]
+        # Read side: the operand collector's decompressor.
+        m.d.comb += [dec.stored.eq(bank.rd_data), dec.enc_groups.eq(bank.rd_enc),
+                     dec.base_groups.eq(bank.rd_bvr), dec.d.eq(bank.rd_d)]
+        full = bank.wr_mask == (1 << LANES) - 1
+        # Shadow per register: last value, whether it was written by a full warp (clean),
+        # and its D bit / EBR. Not reset: like the bank's SRAM arrays, they survive rst.
+        value = Array(Signal(32 * LANES, name=f"shadow_value_{r}", reset_less=True) for r in range(BANK_REGS))
+        clean = Array(Signal(name=f"shadow_clean_{r}", reset_less=True) for r in range(BANK_REGS))
+        d = Array(Signal(name=f"shadow_d_{r}", reset_less=True) for r in range(BANK_REGS))
+        ebr = Array(Signal(4, name=f"shadow_ebr_{r}", reset_less=True) for r in range(BANK_REGS))
+        with m.If(bank.wr_en):
+            m.d.sync += [value[bank.wr_reg].eq(bank.wr_data), clean[bank.wr_reg].eq(full),
+                         d[bank.wr_reg].eq(~bank.wr_raw & ~full),
+                         ebr[bank.wr_reg].eq(Mux(bank.wr_raw, 0, comp.enc_groups))]
+        fv.check(m, bank.wr_conflict == (bank.wr_en & ~bank.wr_raw & ~full & ~d[bank.wr_reg]
+                                         & (ebr[bank.wr_reg] != 0)),
+                 "a divergent write conflicts iff the register holds compressed non-divergent bytes")
+        rd = fv.past(m, bank.rd_en, "rd_en")
+        was_clean = fv.past(m, clean[bank.rd_reg], "rd_clean")
+        was_value = fv.past(m, value[bank.rd_reg], "rd_value")
+        was_d, was_ebr = fv.past(m, d[bank.rd_reg], "rd_d"), fv.past(m, ebr[bank.rd_reg], "rd_ebr")
+        fv.check(m, ~rd | ((bank.rd_d == was_d) & (bank.rd_enc == was_ebr)),
+                 "a read returns the register's D bit and EBR")
+        fv.check(m, ~(rd & was_clean) | (dec.values == was_value),
+                 "write, compress, store, read, decompress returns the value written")
+        fv.cover(m, rd & was_clean & (bank.rd_enc == 0b1110) & (_ones(bank.rd_arrays) == 1),
+                 "read of a 3-byte-compressed register activates one array")
+        fv.cover(m, bank.wr_conflict, "divergent write to a compressed register")
+    top = Harness(bank, props)
+    driven = {"wr_enc", "wr_base", "wr_fs"}
+    return top, [getattr(bank, n) for n in bank.signature.members if n not in driven]
+
+
+def _eligibility(fv):
+    from rtl.gscalar.eligibility import ScalarEligibility
+    dut = ScalarEligibility(sources=3, lanes=4, divergent=True)
+
+    def props(m, fv, dut, state):
+        fv.cover(m, dut.div_scalar & dut.src_d.any(), "divergent-scalar with a D-set source")
+        fv.cover(m, dut.scalar & (dut.src_en == 0b111), "scalar with three sources")
+    return Harness(dut, props), ports(dut)
+
+
+JOBS += [
+    FormalJob("gscalar_bank", "CompressedBank", f"lanes={LANES}, registers={BANK_REGS}, groups=1 "
+              "(+ Compressor, Decompressor)", _bank, mode="bmc", depth=5, cover_depth=4,
+              memory_map=True, timeout=150, rtl_files=("rtl/gscalar/bank.py",)),
+    FormalJob("gscalar_eligibility", "ScalarEligibility", "sources=3, lanes=4, divergent",
+              _eligibility, depth=2, cover_depth=2, rtl_files=("rtl/gscalar/eligibility.py",)),
 ]
