@@ -219,14 +219,21 @@ def _tcl_name(name: str) -> str:
     return "{" + name + "}"
 
 
+#: pseudo operation type of :func:`sta_activity_commands`: every source still (only the clock runs)
+CLOCK_ONLY = "clock only"
+
+
 def sta_activity_commands(amap: ActivityMap, toggles: Toggles, op: str | None) -> str:
     """OpenSTA commands setting each matched source's activity (transitions per cycle) in the
-    cycles of operation type ``op`` (None: all cycles)."""
-    cycles = sum(toggles.cycles.values()) if op is None else toggles.cycles[op]
+    cycles of operation type ``op`` (None: all cycles; :data:`CLOCK_ONLY`: every activity 0)."""
+    cycles = (1 if op == CLOCK_ONLY else
+              sum(toggles.cycles.values()) if op is None else toggles.cycles[op])
     if cycles == 0:
         raise SynthError(f"no cycles of operation type {op!r}")
 
     def rate(key: tuple[str, int]) -> float:
+        if op == CLOCK_ONLY:
+            return 0.0
         c = toggles.counts.get(key, Counter())
         n = sum(c.values()) if op is None else c[op]
         return n / cycles

@@ -1,8 +1,10 @@
 """Energy per access measured on real-kernel traces: ``python -m synth.trace_energy`` (issue 69, item 3).
 
 For each structure with recorded real-kernel traces whose parameters equal a synthesis
-target's (today the five DARSIE structures: MM, DCT and HS on the pascal config, recorded by
-:func:`tb.darsie.golden_traces.record_workload_traces`), the trace's ops replay on the RTL in
+target's -- the DARSIE structures (MM, DCT and HS on the pascal config, recorded by
+:func:`tb.darsie.golden_traces.record_workload_traces`) and the structures whose cocotb bench
+records real kernels (:data:`BENCH_TARGETS`: UV, WarpMan, CAPRI, the ILP scoreboard; the same
+workloads and cycle counts as their ``*_kernel_traces_cocotb`` tests) -- the trace's ops replay on the RTL in
 the Amaranth simulator (:mod:`synth.activity`), the switching activity of each operation type
 is mapped onto the target's osu018 netlist (``build/synth/netlists/<target>.v``, written by
 ``make synth``; synthesised here only when missing) and OpenSTA's ``report_power`` gives the
@@ -17,12 +19,13 @@ import json
 import sys
 import tempfile
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 from golden.errors import SimtlabError
 
-from .activity import (ActivityMap, Toggles, map_netlist, op_class, record_vcd,
+from .activity import (CLOCK_ONLY, ActivityMap, Toggles, map_netlist, op_class, record_vcd,
                        sta_activity_commands, toggle_counts)
 from .errors import SynthError
 from .fileio import write_atomic
@@ -38,6 +41,20 @@ DARSIE_TARGETS = {
     "darsie_rename_table_1tb": "rename_table",
     "darsie_version_table_1tb": "version_table",
     "darsie_phys_freelist_1tb": "phys_freelist",
+}
+#: synthesis target -> (module, bench key or None for a module-level BENCH); the workloads and
+#: cycles come from the module's REAL_TRACES (or TRACE_WORKLOADS / TRACE_CYCLES)
+BENCH_TARGETS = {
+    "uv_irb_8": ("tb.uv.benches", "uv_irb"),
+    "uv_irb_8_parity": ("tb.uv.benches", "uv_irb"),
+    "uv_srf_map_512x128": ("tb.uv.benches", "uv_srf_map"),
+    "uv_detect": ("tb.uv.benches", "uv_detect"),
+    "warpman_wb": ("tb.warpman.benches", "warpman_wb"),
+    "warpman_check": ("tb.warpman.benches", "warpman_check"),
+    "capri_capt_8": ("tb.capri.benches", "capri_capt"),
+    "capri_capt_32": ("tb.capri.benches", "capri_capt"),
+    "capri_wcu": ("tb.capri.benches", "capri_wcu"),
+    "ilp_scoreboard_8": ("tb.ilp.test_scoreboard", None),
 }
 #: operation types shown per structure (the most frequent); the rest are pooled as "other"
 TOP_OPS = 4
@@ -61,6 +78,8 @@ class TraceEnergy:
                 "cycles": self.cycles, "flops_matched": self.flops_matched, "flop_bits": self.flop_bits,
                 "inputs": self.inputs,
                 "energy_pj": {k: round(p.energy_pj, 4) for k, p in self.power.items()},
+                "energy_above_clock_pj": {k: round(p.energy_pj - self.power[CLOCK_ONLY].energy_pj, 4)
+                                          for k, p in self.power.items() if k != CLOCK_ONLY},
                 "leakage_w": next(iter(self.power.values())).leakage_w if self.power else None}
 
 
@@ -76,17 +95,57 @@ def _merge(parts: list[Toggles]) -> Toggles:
     return Toggles(counts=counts, cycles=cycles, signals=frozenset(signals))
 
 
+@dataclass(frozen=True)
+class TraceSource:
+    """How to get and replay one structure's real-kernel traces."""
+
+    structure: str                 # trace ``structure`` key
+    rtl: Any                       # params dataclass -> Amaranth component
+    clocked: bool
+    record: Any                    # (out_dir, cycles) -> [trace files]
+
+
+def trace_source(target: str) -> TraceSource:
+    """The trace source of a target of :data:`DARSIE_TARGETS` or :data:`BENCH_TARGETS`."""
+    import importlib
+
+    if target in DARSIE_TARGETS:
+        from tb.darsie.benches import BENCHES
+        from tb.darsie.golden_traces import WORKLOADS, record_workload_traces
+        b = BENCHES[DARSIE_TARGETS[target]]
+
+        def record(out: Path, cycles: int) -> list[Path]:
+            return [f for w in WORKLOADS for f in record_workload_traces(w, out / "darsie", max_cycles=cycles)]
+        return TraceSource(b.name, b.rtl, b.clocked, record)
+    if target not in BENCH_TARGETS:
+        raise SynthError(f"no real-kernel traces for target {target!r} "
+                         f"(known: {', '.join([*DARSIE_TARGETS, *BENCH_TARGETS])})")
+    module, key = BENCH_TARGETS[target]
+    mod = importlib.import_module(module)
+    b = mod.BENCH if key is None else mod.BENCHES[key]
+    workloads, cycles_default = ((mod.TRACE_WORKLOADS, mod.TRACE_CYCLES) if key is None
+                                 else mod.REAL_TRACES[key])
+
+    def record_bench(out: Path, cycles: int) -> list[Path]:
+        paths = []
+        for w in workloads:
+            path = out / b.name / f"{w}_{cycles_default}.jsonl"
+            if not path.is_file():
+                path.parent.mkdir(parents=True, exist_ok=True)
+                b.record_trace(w, path, max_cycles=cycles_default)
+            paths.append(path)
+        return paths
+    return TraceSource(b.name, lambda params: b.rtl(**asdict(params)), not b.comb, record_bench)
+
+
 def trace_energy(target: str, netlist: str, trace_files: list[Path], liberty: Liberty,
-                 max_cycles: int = 2000) -> TraceEnergy:
+                 max_cycles: int = 2000, source: TraceSource | None = None) -> TraceEnergy:
     """Replay ``trace_files`` (one structure, the target's parameters) and price each op type."""
-    from dataclasses import asdict
-
     from golden.structures.darsie import read_trace
-    from tb.darsie.benches import BENCHES
 
-    structure = DARSIE_TARGETS[target]
+    bench = source or trace_source(target)
+    structure = bench.structure
     (tgt,) = select_targets(load_targets(str(DEFAULT_TARGETS)), [target])
-    bench = BENCHES[structure]
     parts, workloads, other_params = [], set(), set()
     with tempfile.TemporaryDirectory(prefix="simtlab-vcd-") as tmp:
         for i, path in enumerate(trace_files):
@@ -122,6 +181,7 @@ def trace_energy(target: str, netlist: str, trace_files: list[Path], liberty: Li
     amap = map_netlist(netlist, target, toggles)
     scenarios = {"all": sta_activity_commands(amap, toggles, None)}
     scenarios.update({c: sta_activity_commands(amap, toggles, c) for c in toggles.cycles})
+    scenarios[CLOCK_ONLY] = sta_activity_commands(amap, toggles, CLOCK_ONLY)
     fo4 = fo4_of(liberty.text())
     power = run_power(netlist, target, liberty.path, fo4, scenarios, label=f"{target} trace power")
     return TraceEnergy(target=target, structure=structure, workloads=tuple(sorted(workloads)),
@@ -136,14 +196,14 @@ def render_markdown(results: list[TraceEnergy], skipped: list[str] = ()) -> str:
              "operation type of the trace replayed on the RTL (Amaranth simulator), their toggle rates set on "
              "the netlist's input ports and the flip-flops whose Q net keeps its RTL name, OpenSTA propagating "
              "the rest; dynamic energy of one cycle at 1.8 V, 180 nm (clock tree of the flip-flops included).",
-             "'above idle' subtracts the idle cycles' energy (the ungated clock of the flip-flops): the "
-             "energy the access itself adds.",
-             "", "| target | workloads | operation type | cycles | pJ/cycle (180 nm) | pJ above idle "
+             f"'above clock' subtracts the '{CLOCK_ONLY}' row (every input and flip-flop still, the ungated "
+             "clock of the flip-flops running): the energy the access itself adds.",
+             "", "| target | workloads | operation type | cycles | pJ/cycle (180 nm) | pJ above clock "
              "| flip-flops matched |", "|---|---|---|--:|--:|--:|--:|"]
     for r in results:
-        idle = r.power.get("idle")
+        idle = r.power.get(CLOCK_ONLY)
         for op, p in r.power.items():
-            above = "-" if idle is None else f"{p.energy_pj - idle.energy_pj:,.2f}"
+            above = "-" if idle is None or op == CLOCK_ONLY else f"{p.energy_pj - idle.energy_pj:,.2f}"
             lines.append(f"| {r.target} | {', '.join(r.workloads)} | {op} | {r.cycles.get(op, 0):,} "
                          f"| {p.energy_pj:,.2f} | {above} | {r.flops_matched:,} / {r.flop_bits:,} |")
     if skipped:
@@ -153,7 +213,7 @@ def render_markdown(results: list[TraceEnergy], skipped: list[str] = ()) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m synth.trace_energy", description=__doc__.split("\n")[0])
-    parser.add_argument("--traces", default="build/power/darsie_traces",
+    parser.add_argument("--traces", default="build/power/traces",
                         help="trace folder (recorded here when missing)")
     parser.add_argument("--netlists", default="build/synth/netlists", help="netlists of `make synth`")
     parser.add_argument("--out", default="build/synth", help="output folder")
@@ -161,21 +221,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cycles", type=int, default=2000, help="cycles replayed per trace file")
     args = parser.parse_args(argv)
     try:
-        from tb.darsie.golden_traces import WORKLOADS, record_workload_traces
         liberty = Liberty.find()
-        files = []
-        for w in WORKLOADS:
-            files += record_workload_traces(w, args.traces, max_cycles=args.cycles)
         results, skipped = [], []
-        for target in args.only or list(DARSIE_TARGETS):
-            if target not in DARSIE_TARGETS:
-                raise SynthError(f"no real-kernel traces for target {target!r} "
-                                 f"(known: {', '.join(DARSIE_TARGETS)})")
+        for target in args.only or [*DARSIE_TARGETS, *BENCH_TARGETS]:
             path = Path(args.netlists) / f"{target}.v"
             if not path.is_file():
                 raise SynthError(f"{path} missing: run `make synth` first")
             try:
-                r = trace_energy(target, path.read_text(), files, liberty, args.cycles)
+                src = trace_source(target)
+                files = src.record(Path(args.traces), args.cycles)
+                r = trace_energy(target, path.read_text(), files, liberty, args.cycles, src)
             except SynthError as exc:
                 if args.only:
                     raise

@@ -258,6 +258,8 @@ def test_netlist_ports_and_named_flops_get_the_trace_activity(tmp_path):
     assert "[get_ports {req[0]}] -activity 0 " in tcl
     assert "sta::set_power_pin_activity [get_pins {_1_/Q}] 0.5 0.5" in tcl
     assert "-activity 0.5 " in sta_activity_commands(amap, t, None)   # req[1]: 3 toggles / 6 cycles
+    assert "-activity 0 " in sta_activity_commands(amap, t, "clock only")
+    assert "-activity 0.5 " not in sta_activity_commands(amap, t, "clock only")
 
 
 def test_version_table_energy_on_a_real_trace_is_above_its_idle_clock(tmp_path):
@@ -280,4 +282,5 @@ def test_version_table_energy_on_a_real_trace_is_above_its_idle_clock(tmp_path):
     assert r.flops_matched == r.flop_bits == 704          # every version-table flip-flop keeps its name
     assert r.workloads == ("MM",) and r.cycles["all"] == sum(v for k, v in r.cycles.items() if k != "all")
     assert "idle" in r.power and "ins_en" in r.power
-    assert r.power["ins_en"].energy_pj > r.power["idle"].energy_pj > 0
+    assert r.power["ins_en"].energy_pj > r.power["idle"].energy_pj > r.power["clock only"].energy_pj > 0
+    assert r.to_dict()["energy_above_clock_pj"]["ins_en"] > 0
