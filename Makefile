@@ -12,6 +12,8 @@
 #                  standard cells (um^2) + SRAM macros priced by OpenRAM (synth/macros.yaml)
 #                  -> build/synth/area.md and area.json, beside the papers' figures
 #                  + critical path (ns, FO4) and energy per access by OpenSTA (docs/timing-energy.md)
+#   make synth-energy  energy per operation type of the structures on real-kernel traces
+#                  (OpenSTA power on the make-synth netlists) -> build/synth/trace_energy.md
 #   make synth-quick  the fast generic-cell flow (transistor estimate, memories as flip-flops)
 #   make macros    compile the SRAM macro shapes with OpenRAM (own venv .venv-openram, slow)
 #                  and update synth/macros.yaml
@@ -48,7 +50,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.simtlab-installed
 JOBS   ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: setup yosys formal native test test-sweep cosim verilog synth synth-quick macros mutate osu018 opensta ptx registers bench bench-ir clean iverilog chromium reproduce speedups validate publish campaign campaign-status campaign-stop campaign-archive
+.PHONY: setup yosys formal native test test-sweep cosim verilog synth synth-quick macros mutate osu018 opensta synth-energy ptx registers bench bench-ir clean iverilog chromium reproduce speedups validate publish campaign campaign-status campaign-stop campaign-archive
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -161,6 +163,11 @@ synth: setup
 
 synth-quick: setup
 	$(PY) -m synth.area --flow quick --out build/synth-quick
+
+# energy per operation type on real-kernel traces (synth/trace_energy.py) over the netlists
+# of `make synth`: records the traces (timing runs), replays them on the RTL, OpenSTA power
+synth-energy: synth
+	$(PY) -m synth.trace_energy --netlists build/synth/netlists --out build/synth
 
 # OpenRAM 1.2 needs numpy < 2, so it lives in its own venv. MACROS lists the shapes to
 # compile (WORDSxWIDTH[_weN], N = write-mask bits); shapes already in synth/macros.yaml are kept.
