@@ -50,6 +50,47 @@ def run_job_safe(job) -> dict:
         return {**asdict(job), "key": job.key, "error": f"{type(e).__name__}: {e}"}
 
 
+#: field of a worker's answer for a job whose claim another live process holds
+#: (:mod:`golden.report.job_claims`): the owner record; the job was not simulated
+CLAIMED = "claimed_by"
+#: seconds between two looks for the results of jobs other processes are running
+CLAIM_POLL_S = 0.5
+
+
+def run_job_claimed(job, deps: dict | None, cache_root: str | None) -> dict:
+    """The task of a local worker (or of this process) when results go to a cache:
+    claim the job in ``cache_root`` (:mod:`golden.report.job_claims`), look in the cache
+    again (another report may have stored it since), simulate only if it is still missing,
+    store the result, release the claim. A job another live process has claimed is not
+    simulated: the answer is ``{"key": ..., CLAIMED: owner}``. Without a cache, or without
+    a dependency map (the job cannot be cached), the job just runs."""
+    if cache_root is None or deps is None:
+        return run_job_safe(job)
+    from golden.report.cache import ResultCache
+    from golden.report.job_claims import Claim, release, try_claim
+    try:
+        claim = try_claim(cache_root, job.key)
+    except OSError:    # claims cannot be written: run unclaimed (the store reports the problem)
+        return run_job_safe(job)
+    if not isinstance(claim, Claim):
+        return {"key": job.key, CLAIMED: claim}
+    try:
+        store = ResultCache(cache_root, archive=[])
+        hit = store.get(job, deps)
+        if hit is not None:
+            return {**hit, "from_cache": True}
+        r = run_job_safe(job)
+        if "error" not in r:
+            r.setdefault("simulated_at", source_commit())
+            try:
+                store.put(r, deps)
+            except OSError:  # the parent stores it again and says what went wrong
+                pass
+        return r
+    finally:
+        release(claim)
+
+
 def run_job_on_worker(job, deps: dict | None, cache_root: str | None) -> dict:
     """The task a Dask worker runs: check that the files ``job`` depends on are the same
     on this worker as on the client (``deps``, the client's dependency map), run ``job``,
@@ -146,24 +187,44 @@ def run_jobs(jobs, workers: int = 1, progress: bool = True, cache=None, executor
 
     commit = source_commit()
 
+    root = str(cache.root) if cache is not None else None
+    elsewhere: dict = {}     # jobs another live process had claimed: {key: job}
+
     def done(j, r):
+        if CLAIMED in r:
+            elsewhere[j.key] = j
+            return
         if "error" not in r:
             r.setdefault("simulated_at", commit)
         results[j.key] = r
-        if cache is not None:
+        if cache is not None and not r.get("from_cache"):
             cache.put(r, deps[j.key])
         for plain in waiting.pop(j.key, ()):
             settle_derived(plain, r)
         rep.update(r)
 
+    def run_local(batch):
+        if workers <= 1 or len(batch) <= 1:
+            for j in batch:
+                done(j, run_job_claimed(j, deps.get(j.key), root))
+        else:
+            run_unordered(run_job_claimed, [(j, (j, deps.get(j.key), root)) for j in batch],
+                          workers, done)
+
     try:
         if executor == "dask" and todo:
             _run_dask(todo, workers, scheduler, cache, deps, done)
-        elif workers <= 1 or len(todo) <= 1:
-            for j in todo:
-                done(j, run_job_safe(j))
         else:
-            run_unordered(run_job_safe, [(j, (j,)) for j in todo], workers, done)
+            run_local(todo)
+            if elsewhere and progress:
+                print(f"waiting for {len(elsewhere)} simulation(s) another simtlab process is "
+                      f"running (claimed in {cache.root / 'claims'})", file=sys.stderr, flush=True)
+            while elsewhere:
+                retry = _settle_claimed(elsewhere, cache, deps, done)
+                if retry:
+                    run_local(retry)
+                elif elsewhere:
+                    time.sleep(CLAIM_POLL_S)
     except (KeyboardInterrupt, Interrupted):
         exit_at_second_interrupt()
         rep.close()
@@ -171,6 +232,23 @@ def run_jobs(jobs, workers: int = 1, progress: bool = True, cache=None, executor
     finally:
         rep.close()
     return results
+
+
+def _settle_claimed(elsewhere: dict, cache, deps, done) -> list:
+    """One look at the jobs other processes had claimed: a result now in the cache is
+    taken (``done``); a job whose claim is gone without a result (its owner died) is
+    returned, to be run here; the others stay in ``elsewhere``."""
+    from golden.report.job_claims import holder
+    retry = []
+    for key, j in list(elsewhere.items()):
+        hit = cache.get(j, deps[key])
+        if hit is not None:
+            del elsewhere[key]
+            done(j, {**hit, "from_cache": True})
+        elif holder(cache.root, key) is None:
+            del elsewhere[key]
+            retry.append(j)
+    return retry
 
 
 def _kept_message(todo, results: dict, cache) -> str:
