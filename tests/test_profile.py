@@ -206,6 +206,10 @@ def test_mm_profile_has_cuda_source_lines():
     assert len(mapped) >= 0.9 * sum(1 for r in p.rows if r.pc >= 0 and r.text.strip())
     assert all(r.source[0] == "mm.cu" for r in mapped)
     assert any(r.text.startswith("ld.global") and r.source[2] for r in mapped)
+    lines = p.line_rows()
+    assert len(lines) == len({r.source[:2] for r in mapped})
+    assert sum(r.executed for r in lines) == sum(r.executed for r in mapped)
+    assert sum(r.total_cycles for r in lines) == sum(r.total_cycles for r in mapped)
 
 
 @pytest.mark.parametrize("argv,needle", [

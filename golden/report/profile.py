@@ -103,6 +103,29 @@ class RunProfile:
     def row_map(self) -> dict:
         return {(r.kernel, r.pc): r for r in self.rows}
 
+    def line_rows(self) -> list[InstructionRow]:
+        """The rows summed per kernel and CUDA source line (instructions without a line are
+        left out), in order of each line's first PC; ``pc`` is that first PC and ``text``
+        the source text."""
+        out: dict = {}
+        for r in self.rows:
+            if r.pc < 0 or not r.source:
+                continue
+            key = (r.kernel, r.source[0], r.source[1])
+            agg = out.get(key)
+            if agg is None:
+                agg = out[key] = InstructionRow(r.kernel, r.pc, func=r.func, text=r.source[2],
+                                                source=r.source)
+            for col in ("issued", "executed", "eliminated", "skipped", "lanes", "overridden",
+                        "scalar", "converted"):
+                setattr(agg, col, getattr(agg, col) + getattr(r, col))
+            for k, v in r.cycles.items():
+                agg.cycles[k] += v
+            for d, into in ((r.mem, agg.mem), (r.mech, agg.mech)):
+                for k, v in d.items():
+                    into[k] = into.get(k, 0) + v
+        return list(out.values())
+
     def check(self) -> list[str]:
         """Columns whose sum differs from the run's global counter (empty: all equal)."""
         bad = []
@@ -123,7 +146,8 @@ class RunProfile:
                 "cycles": self.cycles, "outputs_match": self.outputs_match,
                 "launches": self.launches, "source_note": self.source_note,
                 "output_digest": self.output_digest,
-                "totals": self.totals, "rows": [r.to_dict(self.warp_size) for r in self.rows]}
+                "totals": self.totals, "rows": [r.to_dict(self.warp_size) for r in self.rows],
+                "source_lines": [r.to_dict(self.warp_size) for r in self.line_rows()]}
 
 
 def _cache_dir() -> Path:

@@ -100,6 +100,19 @@ def text_listing(p: RunProfile) -> str:
             out.append("  ".join(x.rjust(w[i]) for i, x in enumerate(c)) + "  " + r.text
                        + (f"  [{notes}]" if notes else ""))
         out.append("")
+        lines = [r for r in p.line_rows() if r.kernel == k]
+        if lines:
+            out.append(f"kernel {k} by CUDA source line (its instructions summed)")
+            head = ("line",) + _COLS[1:] + ("cycles",)
+            cells = [[_src(r)] + _cells(r, p.warp_size)[1:] + [f"{r.total_cycles:,}"]
+                     for r in lines]
+            w = [max(len(c), *(len(x[i]) for x in cells)) for i, c in enumerate(head)]
+            out.append("  ".join(c.rjust(w[i]) for i, c in enumerate(head)) + "  source  [mechanisms]")
+            for r, c in zip(lines, cells):
+                notes = mechanism_notes(r)
+                out.append("  ".join(x.rjust(w[i]) for i, x in enumerate(c)) + "  " + r.text
+                           + (f"  [{notes}]" if notes else ""))
+            out.append("")
     return "\n".join(out)
 
 
@@ -143,6 +156,7 @@ table{border-collapse:collapse;font-size:12px}
 th,td{padding:1px 6px;border-bottom:1px solid #eee;text-align:right;white-space:nowrap}
 th{background:#f4f4f4;position:sticky;top:0}
 td.l,th.l{text-align:left}
+td.m{text-align:left;white-space:normal;min-width:16em;max-width:48em}
 td.ptx{font-family:monospace;text-align:left}
 tr.src td{background:#eef4fb;text-align:left;font-family:monospace;color:#234}
 .bar{display:inline-block;height:8px;background:#c55;vertical-align:middle}
@@ -193,9 +207,23 @@ def html_listing(p: RunProfile) -> str:
             extra = _counters(r.mech)
             body.append("<tr>" + "".join(f"<td>{_e(c)}</td>" for c in cells)
                         + f"<td>{r.total_cycles:,} {bar}</td><td class=ptx>{_e(r.text)}</td>"
-                        + f"<td class=l>{_e(notes)}"
+                        + f"<td class=m>{_e(notes)}"
                         + (f"<br><small>{extra}</small>" if extra else "") + "</td></tr>")
         body.append("</table>")
+        lines = [r for r in p.line_rows() if r.kernel == k]
+        if lines:
+            body.append(f"<h3>kernel {_e(k)} by CUDA source line</h3><table><tr><th class=l>"
+                        "line</th>" + "".join(f"<th>{_e(c)}</th>" for c in cols[1:])
+                        + "<th class=l>source</th><th class=l>mechanisms</th></tr>")
+            for r in lines:
+                cells = _cells(r, p.warp_size)[1:]
+                bar = (f"<span class=bar style=\"width:{120 * r.total_cycles / total:.1f}px\">"
+                       "</span>")
+                body.append(f"<tr><td class=l>{_e(_src(r))}</td>"
+                            + "".join(f"<td>{_e(c)}</td>" for c in cells)
+                            + f"<td>{r.total_cycles:,} {bar}</td><td class=ptx>{_e(r.text)}</td>"
+                            + f"<td class=l>{_e(mechanism_notes(r))}</td></tr>")
+            body.append("</table>")
     return _page(f"profile {p.workload} {p.label}", body)
 
 
@@ -228,6 +256,6 @@ def html_diff(a: RunProfile, b: RunProfile, diffs: list[DiffRow]) -> str:
         line = _e(f"{src[0]}:{src[1]}: {src[2]}") if src else ""
         body.append("<tr>" + "".join(cells) + f"<td class=l>{_e(d.kernel)}</td>" + pc_cell
                     + f"<td class=l>{line}</td><td class=ptx>{_e(d.b.text or d.a.text)}</td>"
-                    f"<td class=l><small>{_counters(d.b.mech)}</small></td></tr>")
+                    f"<td class=m><small>{_counters(d.b.mech)}</small></td></tr>")
     body.append("</table>")
     return _page(f"profile diff {a.workload} {a.label} vs {b.label}", body)
