@@ -102,6 +102,8 @@ cdef class SM:
 
     @cython.locals(d=DecodedInst, w=WarpSlot, sched=IssueScheduler, eo=long, head_ready=long, spc=long, has_inst=bint, at_bar=bint, blk=int, n=int, used=int, ib=IBuffer, h=long, pc_=PipelineClass)
     cpdef int _issue(self, IssueScheduler sched, long now)
+    @cython.locals(w=WarpSlot, ib=IBuffer, ready=bint)
+    cpdef long _waiting_pc(self, IssueScheduler sched, long now, bint held)
     @cython.locals(sched=IssueScheduler, progress=bint, reason=int)
     cpdef bint tick(self, long now)
     @cython.locals(wake=long, eo=long, p=PipelineClass, f=long)
