@@ -18,6 +18,7 @@ import os
 import sys
 import time
 from dataclasses import dataclass
+from pathlib import Path
 
 #: the dependency map every SleepJob result is stored with (no source file decides it)
 FAKE_DEPS = {"fake/sleep_job.py": "1"}
@@ -34,21 +35,37 @@ class SleepJob:
     name: str
     seconds: float = 0.2
     log: str = ""
+    #: the result cache the job's result goes to: a run that starts while a valid result
+    #: of this job is already stored there logs ``DUPLICATE <key>`` (a recomputation)
+    cache: str = ""
 
     @property
     def key(self) -> str:
         return f"sleep/{self.name}"
 
+    def already_stored(self) -> bool:
+        """True when the cache holds a valid result of this job (schema, name, value)."""
+        if not self.cache:
+            return False
+        from golden.report.cache import checked_entry
+        from golden.report.entries import entry_name
+        data, problem = checked_entry(Path(self.cache) / entry_name(self.key), self)
+        return data is not None and data.get("value") == expected_value(self.name)
+
     def run(self) -> dict:
         if self.log:
+            line = f"{self.key} {os.getpid()}\n"
+            if self.already_stored():
+                line += f"DUPLICATE {self.key}\n"
             fd = os.open(self.log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
             try:
-                os.write(fd, f"{self.key} {os.getpid()}\n".encode())
+                os.write(fd, line.encode())
             finally:
                 os.close(fd)
         t0 = time.perf_counter()
         time.sleep(self.seconds)
-        return {"name": self.name, "seconds": self.seconds, "log": self.log, "key": self.key,
+        return {"name": self.name, "seconds": self.seconds, "log": self.log, "cache": self.cache,
+                "key": self.key,
                 "outputs_match": True, "value": expected_value(self.name),
                 "wall_seconds": time.perf_counter() - t0, "cpu_seconds": 0.0}
 
@@ -60,13 +77,14 @@ class FakeFinder:
         return dict(FAKE_DEPS)
 
 
-def jobs(n: int, seconds: float, log: str) -> list[SleepJob]:
-    return [SleepJob(f"j{i:03d}", seconds, log) for i in range(n)]
+def jobs(n: int, seconds: float, log: str, cache: str = "") -> list[SleepJob]:
+    return [SleepJob(f"j{i:03d}", seconds, log, cache) for i in range(n)]
 
 
 def main(argv=None) -> int:
     from golden.report.cache import ResultCache
     from golden.report.executors import run_jobs
+    from golden.errors import SimtlabError
     from golden.workers import Interrupted, interrupted_exit
     ap = argparse.ArgumentParser()
     ap.add_argument("--cache", required=True)
@@ -75,13 +93,17 @@ def main(argv=None) -> int:
     ap.add_argument("--log", default="")
     ap.add_argument("-j", type=int, default=2)
     ap.add_argument("--executor", default="local")
+    ap.add_argument("--archive", action="append", default=[])
     a = ap.parse_args(argv)
     try:
-        cache = ResultCache(a.cache, archive=[], finder=FakeFinder())
-        res = run_jobs(jobs(a.n, a.seconds, a.log), workers=a.j, cache=cache,
+        cache = ResultCache(a.cache, archive=a.archive, finder=FakeFinder())
+        res = run_jobs(jobs(a.n, a.seconds, a.log, str(cache.root)), workers=a.j, cache=cache,
                        derive_passive=False, executor=a.executor)
     except (Interrupted, KeyboardInterrupt) as e:
         return interrupted_exit(e)
+    except SimtlabError as e:
+        print(f"simtlab: error: {e}", file=sys.stderr)
+        return 2
     print(json.dumps({k: r.get("value", r.get("error")) for k, r in res.items()}))
     return 0
 
