@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from golden.errors import ConfigError
-from tb.mutate.run import REPO, load_mutants, main
+from tb.mutate.run import REPO, formal_jobs_for, load_mutants, main
 
 FIND = "m.d.comb += self.error.eq(self.free & (out_of_range | double_free))"
 
@@ -29,6 +29,7 @@ def test_committed_mutants_are_valid_and_span_structures():
     assert len(mutants) >= 10
     assert len({m.file for m in mutants}) >= 10
     assert all(any(t.startswith("tb/") for t in m.tests) for m in mutants)   # cocotb too
+    assert all(formal_jobs_for(m.file) for m in mutants)                     # and formal
 
 
 @pytest.mark.parametrize(("body", "message"), [
@@ -49,7 +50,7 @@ def test_a_real_bug_is_caught_and_an_equivalent_one_survives(tmp_path, capsys):
     path = _write(tmp_path, caught + _mutant("reordered", same, equivalent=True))
     assert main(["--mutants", str(path), "--out", str(tmp_path / "out")]) == 0
     report = (tmp_path / "out" / "report.md").read_text()
-    assert "| double-free-ok |" in report and "| caught |" in report
+    assert "| double-free-ok |" in report and "| caught | caught | caught |" in report
     assert "survived (equivalent)" in report
     path = _write(tmp_path, _mutant("reordered", same))           # not marked: a failure
     assert main(["--mutants", str(path), "--out", str(tmp_path / "out")]) == 1

@@ -243,4 +243,8 @@ class CAM(wiring.Component):
                      "hit_index names the matching valid entry", owner=self)
             fv.check(m, ~self.insert_evict | Cat(*valid_kept).all(),
                      "an insert evicts only when every entry is valid", owner=self)
+            dropped = (self.flush | (self.inv_index_en & (self.inv_index == self.insert_index))
+                       | (self.inv_tag_en & (self.inv_tag == self.insert_tag)))
+            fv.check(m, ~(self.insert_hit & dropped),
+                     "an insert never reuses an entry invalidated in the same cycle", owner=self)
         return m

@@ -4,8 +4,10 @@ Each mutant of ``tb/mutate/mutants.yaml`` is one realistic bug: an exact piece o
 replaced by a wrong one. For every mutant, in a scratch copy of the checkout (the files git
 tracks, so the working tree is never touched), the mutated file is written and the
 mutant's tests run (its structure's Amaranth-simulator tests and cocotb bench under
-Icarus). A mutant is *caught* when those tests fail. The tests are first run once without
-any mutant, so a broken suite is not mistaken for a catch.
+Icarus), and so do the formal jobs of ``tb/formal`` that check the mutated file (their
+``rtl_files``; SymbiYosys proofs of the structure's Assert properties). A mutant is
+*caught* when the tests or the formal jobs fail; the report has one column for each. Both
+are first run once without any mutant, so a broken suite is not mistaken for a catch.
 
 Prints one line per mutant and writes ``build/mutate/report.md``; exits 1 if a mutant not
 marked ``equivalent`` survives, or if a mutant's text is not found exactly once.
@@ -110,6 +112,28 @@ def run_tests(root: Path, tests: tuple[str, ...], timeout: float) -> tuple[int, 
     return rc, time.monotonic() - start, "\n".join(out.strip().splitlines()[-3:])
 
 
+def formal_jobs_for(file: str) -> list[str]:
+    """Names of the formal jobs that check ``file`` (their ``rtl_files``)."""
+    from tb.formal.jobs import all_jobs
+    return [job.name for job in all_jobs() if file in job.rtl_files]
+
+
+def run_formal(root: Path, jobs: list[str], timeout: float) -> tuple[int, float, str]:
+    """``python -m tb.formal.run --only jobs`` inside ``root``; (exit code, seconds, tail).
+    Exit 1 = an assertion failed or a cover goal became unreachable."""
+    env = dict(os.environ, PYTHONPATH=str(root), PYTHONDONTWRITEBYTECODE="1")
+    start = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="formal-") as out:
+        try:
+            proc = subprocess.run([sys.executable, "-m", "tb.formal.run", "-j", "2", "--out", out,
+                                   "--only", *jobs], cwd=root, env=env,
+                                  capture_output=True, text=True, timeout=timeout)
+            rc, text = proc.returncode, proc.stdout + proc.stderr
+        except subprocess.TimeoutExpired:
+            rc, text = -1, "timeout"
+    return rc, time.monotonic() - start, "\n".join(text.strip().splitlines()[-3:])
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m tb.mutate.run", description=__doc__.split("\n\n")[0])
     ap.add_argument("--mutants", default=str(MUTANTS), metavar="FILE",
@@ -117,7 +141,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--only", nargs="+", metavar="ID", help="run only these mutants")
     ap.add_argument("--timeout", type=float, default=900.0, help="seconds per test run")
     ap.add_argument("--out", default=str(REPO / "build" / "mutate"), help="report folder")
+    ap.add_argument("--no-tests", action="store_true",
+                    help="skip the simulator/cocotb tests (formal column only)")
+    ap.add_argument("--no-formal", action="store_true", help="skip the formal jobs")
     args = ap.parse_args(argv)
+    if args.no_tests and args.no_formal:
+        print("error: --no-tests and --no-formal leave nothing to run", file=sys.stderr)
+        return 1
     try:
         mutants = load_mutants(Path(args.mutants))
     except ConfigError as exc:
@@ -133,29 +163,53 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="simtlab-mutate-") as tmp:
         root = Path(tmp)
         scratch_copy(root)
-        union = tuple(dict.fromkeys(t for m in mutants for t in m.tests))
-        rc, secs, tail = run_tests(root, union, args.timeout)
-        print(f"unmutated: {len(union)} test paths, exit {rc} ({secs:.0f} s)", flush=True)
-        if rc != 0:
-            print(f"error: the tests fail without any mutant:\n{tail}", file=sys.stderr)
-            return 1
+        if not args.no_tests:
+            union = tuple(dict.fromkeys(t for m in mutants for t in m.tests))
+            rc, secs, tail = run_tests(root, union, args.timeout)
+            print(f"unmutated: {len(union)} test paths, exit {rc} ({secs:.0f} s)", flush=True)
+            if rc != 0:
+                print(f"error: the tests fail without any mutant:\n{tail}", file=sys.stderr)
+                return 1
+        jobs = {} if args.no_formal else {m.id: formal_jobs_for(m.file) for m in mutants}
+        all_jobs = list(dict.fromkeys(j for js in jobs.values() for j in js))
+        if all_jobs:
+            rc, secs, tail = run_formal(root, all_jobs, args.timeout)
+            print(f"unmutated: {len(all_jobs)} formal jobs, exit {rc} ({secs:.0f} s)", flush=True)
+            if rc != 0:
+                print(f"error: the formal jobs fail without any mutant:\n{tail}", file=sys.stderr)
+                return 1
         for m in mutants:
             path = root / m.file
             original = path.read_text(encoding="utf-8")
             path.write_text(original.replace(m.find, m.replace), encoding="utf-8")
+            secs, by_tests, by_formal = 0.0, "not run", "not run"
             try:
-                rc, secs, tail = run_tests(root, m.tests, args.timeout)
+                if not args.no_tests:
+                    rc, s, tail = run_tests(root, m.tests, args.timeout)
+                    secs += s
+                    by_tests = "caught" if rc not in (0, 5) else "missed"
+                if jobs.get(m.id):
+                    rc, s, tail = run_formal(root, jobs[m.id], args.timeout)
+                    secs += s
+                    by_formal = "caught" if rc == 1 else ("missed" if rc == 0 else f"error {rc}")
+                elif not args.no_formal:
+                    by_formal = "no formal job"
             finally:
                 path.write_text(original, encoding="utf-8")
-            caught = rc not in (0, 5)
+            caught = "caught" in (by_tests, by_formal)
             verdict = "caught" if caught else ("survived (equivalent)" if m.equivalent else "SURVIVED")
-            rows.append((m, verdict, secs))
-            print(f"{m.id:<34} {verdict:<22} {secs:5.0f} s  {m.what}", flush=True)
-    missed = [m for m, v, _ in rows if v == "SURVIVED"]
+            rows.append((m, by_tests, by_formal, verdict, secs))
+            print(f"{m.id:<34} tests {by_tests:<8} formal {by_formal:<14} {verdict:<22} "
+                  f"{secs:5.0f} s  {m.what}", flush=True)
+    missed = [r[0] for r in rows if r[3] == "SURVIVED"]
     lines = ["# RTL mutation check", "", f"`make mutate`: {len(rows)} injected bugs, "
-             f"{sum(v == 'caught' for _, v, _ in rows)} caught, {len(missed)} survived.", "",
-             "| mutant | file | bug | verdict | seconds |", "|---|---|---|---|--:|"]
-    lines += [f"| {m.id} | {m.file} | {m.what} | {v} | {s:.0f} |" for m, v, s in rows]
+             f"{sum(r[3] == 'caught' for r in rows)} caught, {len(missed)} survived. "
+             "tests = the structure's Amaranth-simulator tests and cocotb bench; formal = its "
+             "formal jobs (tb/formal, docs/formal.md).", "",
+             "| mutant | file | bug | caught by tests | caught by formal | verdict | seconds |",
+             "|---|---|---|---|---|---|--:|"]
+    lines += [f"| {m.id} | {m.file} | {m.what} | {bt} | {bf} | {v} | {s:.0f} |"
+              for m, bt, bf, v, s in rows]
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     (out / "report.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
