@@ -9,6 +9,8 @@ absent) and the temporary file is removed.
 
 Temporary files are named ``.<name>.<random>.tmp`` (:data:`TEMP_PREFIX` + the
 destination's name), so a tidy-up can recognise the ones a killed writer left behind.
+The file gets the permissions an ordinary ``open(path, "w")`` would give (0666 less the
+umask), not ``mkstemp``'s owner-only 0600.
 """
 
 from __future__ import annotations
@@ -38,6 +40,10 @@ def atomic_path(path: str | os.PathLike):
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f"{TEMP_PREFIX}{path.name}.", suffix=TEMP_SUFFIX,
                                dir=path.parent)
+    try:
+        os.fchmod(fd, 0o666 & ~_umask())   # mkstemp's 0600 would hide results from others
+    except OSError:
+        pass
     os.close(fd)
     try:
         yield Path(tmp)
@@ -48,6 +54,18 @@ def atomic_path(path: str | os.PathLike):
         except FileNotFoundError:
             pass
         raise
+
+
+def _umask() -> int:
+    """This process's file-creation mask (read without changing it: /proc on Linux;
+    elsewhere the usual 022)."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    return 0o022
 
 
 def write_atomic(path: str | os.PathLike, text: str | bytes) -> Path:

@@ -87,6 +87,7 @@ def _worker_start(parent_pid: int) -> None:
     """Initializer of every pool worker: ignore Ctrl-C (the parent handles it), die with
     the parent."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})   # blocked by the spawner
     die_with_parent(parent_pid)
 
 
@@ -148,7 +149,14 @@ def run_unordered(fn, tasks: list, workers: int, on_done) -> None:
     finished = 0
     pending: dict = {}
     try:
-        pending = {ex.submit(fn, *args): tag for tag, args in tasks}
+        # workers are forked inside submit(): Ctrl-C stays blocked until each has set
+        # itself to ignore it (a SIGINT in between would end it with a traceback); one
+        # that arrives meanwhile is delivered here when the mask is restored
+        mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            pending = {ex.submit(fn, *args): tag for tag, args in tasks}
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
         while pending:
             done, _ = wait(list(pending), return_when=FIRST_COMPLETED)
             for f in done:

@@ -258,3 +258,16 @@ def test_archived_entries_of_every_kind_validate(tmp_path):
         pytest.skip("no committed archive in this checkout")
     bad = [(p.name, problem) for p in files if (problem := checked_entry(p)[1])]
     assert bad == []
+
+
+def test_atomic_writes_get_the_permissions_of_an_ordinary_write(tmp_path):
+    """mkstemp's temporary files are owner-only (0600); a written result or report must
+    be readable as any file the user writes (0666 less the umask), e.g. on a shared cache."""
+    old = os.umask(0o022)
+    try:
+        p = write_atomic(tmp_path / "r.json", "{}")
+        assert p.stat().st_mode & 0o777 == 0o644
+        os.umask(0o077)
+        assert write_atomic(tmp_path / "s.json", "{}").stat().st_mode & 0o777 == 0o600
+    finally:
+        os.umask(old)
