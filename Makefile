@@ -21,7 +21,7 @@
 #                  SymbiYosys (yowasp-sby) + Yices: k-induction or BMC, and cover goals ->
 #                  build/formal/formal.md (docs/formal.md); also run by make test
 #   make mutate    inject the RTL bugs of tb/mutate/mutants.yaml one by one; each must be
-#                  caught by its structure's tests -> build/mutate/report.md
+#                  caught by its structure's tests or formal jobs -> build/mutate/report.md
 #   make ptx       regenerate the committed PTX next to each .cu: workloads, PTX samples,
 #                  SIMT test kernels (needs nvcc; tests/simt/kernels/sm80 with -arch=sm_80),
 #                  then `make registers`
@@ -238,7 +238,8 @@ formal: setup
 	$(PY) -m tb.formal.run -j $(JOBS)
 
 # Inject each bug of tb/mutate/mutants.yaml into a scratch copy and check that the
-# structure's tests catch it -> build/mutate/report.md (exit 1 if one survives).
+# structure's tests and/or its formal jobs catch it -> build/mutate/report.md (one column
+# each; exit 1 if one survives).
 mutate: setup
 	$(PY) -m tb.mutate.run
 
