@@ -41,10 +41,25 @@ def test_new_mechanism_and_structure_pass_their_generated_tests(tree, capsys):
                 "golden/structures/vc/value_cache.py", "rtl/vc/value_cache.py",
                 "tb/vc/test_value_cache.py", "tb/vc/value_cache_stimulus.py"):
         assert (tree / rel).is_file(), rel
+    traced = (tree / "golden/structures/registry.py").read_text()
+    assert "from golden.structures.vc import STRUCTURES as _VC" in traced
     r = run_pytest(tree, "tests/mechanisms/test_obs_count.py",
                    "tests/structures/test_vc_value_cache.py", "tb/vc/test_value_cache.py")
     assert r.returncode == 0, r.stdout[-4000:] + r.stderr[-2000:]
-    assert "8 passed" in r.stdout, r.stdout[-2000:]
+    assert "9 passed" in r.stdout, r.stdout[-2000:]
+
+
+def test_a_second_structure_joins_its_scaffold_made_group(tree):
+    if not (tree / "golden/structures/vc/__init__.py").exists():
+        assert main(["new", "structure", "value_cache", "--group", "vc", "--dest", str(tree)]) == 0
+    assert main(["new", "structure", "tag_store", "--group", "vc", "--dest", str(tree)]) == 0
+    traced = (tree / "golden/structures/registry.py").read_text()
+    assert traced.count("import STRUCTURES as _VC") == 1
+    r = subprocess.run([sys.executable, "-c", "from golden.structures.registry import "
+                        "traced_structures as t; s = t(); print(s['value_cache'].golden_cls"
+                        ".__name__, s['tag_store'].params_cls.__name__, 'ilp_gshare' in s)"],
+                       cwd=tree, env=environment(tree), capture_output=True, text=True)
+    assert r.stdout.split() == ["ValueCache", "TagStoreParams", "True"], r.stderr[-2000:]
 
 
 @pytest.mark.parametrize("argv, message", [
@@ -56,11 +71,16 @@ def test_new_mechanism_and_structure_pass_their_generated_tests(tree, capsys):
     (["new", "structure", "value-cache"], "invalid structure name 'value-cache'"),
     (["new", "structure", "gshare", "--group", "ilp"], "exists already: golden/structures/ilp/gshare.py"),
     (["new", "structure", "ok_name", "--group", "Bad"], "invalid group name 'Bad'"),
+    (["new", "structure", "ok_name", "--group", "ilp"],
+     "group 'ilp' exists and golden/structures/ilp/__init__.py has no STRUCTURES table"),
+    (["new", "structure", "ilp_gshare", "--group", "mine"],
+     "golden/structures/ilp/__init__.py traces a structure of that name"),
 ])
 def test_new_refuses_existing_and_invalid_names_in_one_line(tmp_path, capsys, argv, message):
     tree = tmp_path
     for rel in ("golden/mechanisms/registry.py", "synth/targets.yaml",
-                "golden/structures/ilp/gshare.py"):
+                "golden/structures/registry.py", "golden/structures/ilp/gshare.py",
+                "golden/structures/ilp/__init__.py"):
         (tree / rel).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(REPO / rel, tree / rel)
     before = sorted(p for p in tree.rglob("*"))
