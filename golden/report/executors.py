@@ -81,10 +81,11 @@ def run_job_claimed(job, deps: dict | None, cache_root: str | None) -> dict:
             return {**hit, "from_cache": True}
         r = run_job_safe(job)
         if "error" not in r:
-            r.setdefault("simulated_at", source_commit())
+            # stored before the claim goes; the report stores it again with its own
+            # simulated_at (this process's commit may be read later, after an edit)
             try:
                 store.put(r, deps)
-            except OSError:  # the parent stores it again and says what went wrong
+            except OSError:  # the report stores it again and says what went wrong
                 pass
         return r
     finally:
@@ -93,9 +94,10 @@ def run_job_claimed(job, deps: dict | None, cache_root: str | None) -> dict:
 
 def run_job_on_worker(job, deps: dict | None, cache_root: str | None) -> dict:
     """The task a Dask worker runs: check that the files ``job`` depends on are the same
-    on this worker as on the client (``deps``, the client's dependency map), run ``job``,
-    store the result in ``cache_root`` when the worker can write there, and return it."""
-    from golden.report.cache import ResultCache
+    on this worker as on the client (``deps``, the client's dependency map), run ``job``
+    under its claim in ``cache_root`` (:func:`run_job_claimed`: on a cache shared with the
+    workers, a job another process is running is not run twice), store the result there
+    when the worker can write there, and return it."""
     from golden.report.deps import default_finder
     if deps is not None:
         finder = default_finder()
@@ -106,13 +108,12 @@ def run_job_on_worker(job, deps: dict | None, cache_root: str | None) -> dict:
                     "error": f"worker's simtlab source differs from the client's in "
                              f"{', '.join(differ[:5])}{' ...' if len(differ) > 5 else ''}; "
                              f"install the same checkout on the workers"}
-    result = run_job_safe(job)
-    if cache_root is not None:
+    if cache_root is not None and deps is not None:
         try:
-            ResultCache(cache_root, archive=[]).put(result, deps)
-        except OSError:  # the cache directory is not shared with this worker: the client stores it
+            return run_job_claimed(job, deps, cache_root)   # claims coordinate on a shared FS
+        except OSError:  # the cache directory is not writable from here: the client stores it
             pass
-    return result
+    return run_job_safe(job)
 
 
 def run_jobs(jobs, workers: int = 1, progress: bool = True, cache=None, executor: str = "local",
@@ -216,15 +217,17 @@ def run_jobs(jobs, workers: int = 1, progress: bool = True, cache=None, executor
             _run_dask(todo, workers, scheduler, cache, deps, done)
         else:
             run_local(todo)
-            if elsewhere and progress:
-                print(f"waiting for {len(elsewhere)} simulation(s) another simtlab process is "
-                      f"running (claimed in {cache.root / 'claims'})", file=sys.stderr, flush=True)
-            while elsewhere:
-                retry = _settle_claimed(elsewhere, cache, deps, done)
-                if retry:
-                    run_local(retry)
-                elif elsewhere:
-                    time.sleep(CLAIM_POLL_S)
+        # jobs another process had claimed: wait for their results; one whose owner died
+        # without a result is run here (locally, also after a Dask run: a rare case)
+        if elsewhere and progress:
+            print(f"waiting for {len(elsewhere)} simulation(s) another simtlab process is "
+                  f"running (claimed in {cache.root / 'claims'})", file=sys.stderr, flush=True)
+        while elsewhere:
+            retry = _settle_claimed(elsewhere, cache, deps, done)
+            if retry:
+                run_local(retry)
+            elif elsewhere:
+                time.sleep(CLAIM_POLL_S)
     except (KeyboardInterrupt, Interrupted):
         exit_at_second_interrupt()
         rep.close()
