@@ -262,6 +262,16 @@ def cmd_locality(args) -> int:
 
 
 def main(argv=None) -> int:
+    """Run one simtlab command; its exit status. Ctrl-C at any point (also while the
+    command's modules load) ends with one line and 130, never a traceback."""
+    from golden.workers import interrupted_exit
+    try:
+        return _main(argv)
+    except KeyboardInterrupt as e:
+        return interrupted_exit(e)
+
+
+def _main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="simtlab", description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
     lp = sub.add_parser("list", help="list workloads (--occupancy CONFIG: TBs per SM and waves)")
