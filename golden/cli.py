@@ -363,6 +363,8 @@ def _main(argv=None) -> int:
     add_validate_subcommand(sub)
     from golden.report.profile_cli import add_subcommand as add_profile_subcommand
     add_profile_subcommand(sub)
+    from golden.report.timeline_cli import add_subcommand as add_timeline_subcommand
+    add_timeline_subcommand(sub)
     from golden.configs.cli import add_subcommand as add_config_subcommand
     add_config_subcommand(sub)
     from golden.scaffold.cli import add_subcommand as add_new_subcommand

@@ -227,6 +227,8 @@ class KernelRun:
             self.pc_profile = gpu.pc_profiler.begin(launch, self.stats, memory)
             for sm in self.sms:
                 sm.pc_profile = self.pc_profile
+        if gpu.timeline is not None:
+            gpu.timeline.attach(self, memory)   # per-SM counters (golden/timing/timeline.py)
         self.threads = launch.geo.threads_per_tb
         self.wpt = launch.geo.warps_per_tb
         self.n_tbs = launch.geo.num_tbs
@@ -368,6 +370,9 @@ class GPU:
         #: a :class:`golden.timing.pc_profile.PCProfiler` that collects per-PC counters of
         #: every later launch; None (default) = off, no profiling cost
         self.pc_profiler = None
+        #: a :class:`golden.timing.timeline.Timeline` that samples every later launch every
+        #: N cycles; None (default) = off, no per-cycle cost
+        self.timeline = None
 
     def occupancy(self, launch, config=None) -> Occupancy:
         """Resources of one TB of ``launch`` and TBs per SM (:mod:`golden.timing.occupancy`)
@@ -523,6 +528,9 @@ class GPU:
         now = 0
         end = 0
         active = list(runs)
+        timeline = self.timeline
+        # the watchdog's test doubles as the timeline's interval boundary: no per-cycle cost
+        check_at = max_cycles + 1 if timeline is None else timeline.first_check(max_cycles)
         # Event skipping at two levels. Per SM: a cycle without progress that leaves the
         # SM quiescent puts it to sleep until its next_event() (or a new TB); its stall
         # counters are caught up when it wakes (SM.sleep / SM.wake). Whole GPU: when no
@@ -566,6 +574,8 @@ class GPU:
                         continue
                     last = max(now, self._drain(kr.sms, now))
                     end = max(end, last)
+                    if timeline is not None:
+                        timeline.finish(kr, last)
                     kr.stats.cycles = last + 1 - kr.start
                     if kr.sharing is not None:
                         kr.sharing.detach(kr)
@@ -600,15 +610,19 @@ class GPU:
                         if sm.warps and sm.sleep_since is None:
                             sm.account_idle(target - now - 1)
                 now = target
-            if now > max_cycles:
-                raise DeadlockError(self._watchdog_report(
-                    active, now, f"more than {max_cycles:,} cycles (max_cycles)"))
+            if now >= check_at:
+                if now > max_cycles:
+                    raise DeadlockError(self._watchdog_report(
+                        active, now, f"more than {max_cycles:,} cycles (max_cycles)"))
+                check_at = timeline.sample(active, now, max_cycles)
             for kr in active:
                 ln = kr.launch
                 if ln.stats.warp_instructions > ln.watchdog:
                     raise DeadlockError(self._watchdog_report(
                         active, now, f"more than {ln.watchdog:,} warp instructions "
                                      f"(max_instructions)"))
+        if timeline is not None:
+            timeline.end_loop(end)
         return end
 
     @staticmethod

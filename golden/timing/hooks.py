@@ -94,6 +94,8 @@ Hook points and what a return value means:
   thread-to-warp mapping (dynamic warps: thread block compaction), or None for static
   warps. The first mechanism that returns one owns the TB.
 * :meth:`on_complete` -- a launch finished; ``stats`` is the merged TimingStats.
+* :meth:`timeline_sample` -- optional gauges of what the mechanism does on an SM, read
+  only by the over-time view (:mod:`golden.timing.timeline`) once per sampled interval.
 """
 
 from __future__ import annotations
@@ -267,3 +269,11 @@ class Mechanism:
 
     def on_complete(self, stats) -> None:
         """The launch finished; ``stats`` is its merged :class:`TimingStats`."""
+
+    def timeline_sample(self, sm) -> dict | None:
+        """What this mechanism is doing on ``sm`` now, for the over-time view
+        (:mod:`golden.timing.timeline`, called once per sampled interval and SM, never when
+        no timeline is attached): a small ``{name: number}`` dict of gauges (table
+        occupancy, warps held...), or None. Counters the mechanism keeps with
+        ``sm.stats.count_mechanism`` are sampled without this (as per-interval deltas)."""
+        return None

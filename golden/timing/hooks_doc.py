@@ -77,10 +77,14 @@ EVENTS: dict[str, tuple[str, str, str]] = {
     "form_warps": ("TB", "a TB became resident (all its warps)",
                    "who owns the TB's thread-to-warp mapping (dynamic warps)"),
     "on_complete": ("launch", "a launch finished", "its merged statistics"),
+    "timeline_sample": ("interval", "a timeline (golden/timing/timeline.py) samples an SM, "
+                        "once per interval and SM; never when no timeline is attached",
+                        "nothing: it only reports gauges"),
 }
 
 _TIER_COST = {"instruction": "hot: per warp instruction",
-              "warp": "per warp", "TB": "per thread block", "launch": "once per launch"}
+              "warp": "per warp", "TB": "per thread block", "launch": "once per launch",
+              "interval": "once per sampled interval and SM (off by default)"}
 _FILTER = re.compile(r"type\(m\)\.(\w+) is not Mechanism\.\1")
 
 
@@ -233,7 +237,7 @@ def render() -> str:
         else:
             who = "every attached mechanism"
         md.append(f"| [`{h}`](#{h}) | {_cell(when)} | {_cell(change)} | "
-                  f"{_TIER_COST[tier]} | {who} |")
+                  f"{_TIER_COST.get(tier, f'per {tier}')} | {who} |")
     md += ["", "## Hooks", ""]
     for h in hooks_:
         fn = getattr(Mechanism, h)

@@ -172,6 +172,14 @@ class WarpManMechanism(Mechanism):
     def on_warp_exit(self, sm, warp) -> None:
         self._state(sm).warp_exited(sm, warp)
 
+    def timeline_sample(self, sm) -> dict | None:
+        """Over-time gauges of ``sm`` (read only): warps of its partial TB still waiting in
+        the workload buffer (``buffered_warps``) and its resident TBs (``resident_tbs``)."""
+        st = self._sms.get(sm.id) if sm.launch is self._launch else None
+        if st is None:
+            return None
+        return {"buffered_warps": st.wb.unissued, "resident_tbs": len(st.slots)}
+
 
 class _SMState:
     """The golden structures of one SM: its workload buffer and dispatch check, and the
