@@ -4,8 +4,11 @@
 (:mod:`golden.validate.sampling_table`).
 
 Writes ``<out>/validate.md`` and ``<out>/validate.json`` (atomically) and prints the
-Markdown. Exit status 0 when every correlation row is within the tolerance of
-``golden/validate/reference.yaml`` and every simulated output matched numpy, else 1.
+Markdown; with correlation cases also the scatter of ours against the reference
+(:mod:`golden.validate.scatter`: ``figures/validate-correlation.svg|png`` and the
+interactive ``validate-correlation.html``). Exit status 0 when every correlation row is
+within the tolerance of ``golden/validate/reference.yaml`` and every simulated output
+matched numpy, else 1.
 """
 
 from __future__ import annotations
@@ -89,4 +92,8 @@ def cmd_validate(args) -> int:
     write_output(out / "validate.md", text + "\n")
     write_output(out / "validate.json", json.dumps(out_json, indent=2))
     print(text)
+    if out_json.get("correlation"):
+        from golden.validate.scatter import write_scatter
+        for p in write_scatter(out, out_json):   # the correlation view (issue 72 item 3)
+            print(f"wrote {p}")
     return 0 if ok else 1

@@ -64,6 +64,8 @@ def publish(out: Path, datas: dict, markdowns: dict, results: dict, jobs_of: dic
         if problems:
             md = "\n".join(f"**{p}**" for p in problems) + "\n\n" + md
         files = [f"{name}.md", f"{name}.json"] + ([] if name in extra else [f"{name}.csv"])
+        # interactive views written beside the report (validate's correlation scatter)
+        files += [f for f in (f"{name}-correlation.html",) if (out / f).is_file()]
         sections.append({"name": name, "markdown": md, "figures": figs, "files": files})
     index = out / "index.html"
     write_output(index, page(out, meta, sections))
