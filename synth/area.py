@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -73,6 +74,7 @@ class TargetArea:
     #: OpenSTA timing and power of the netlist (liberty flow with `sta` installed), and its report
     sta: StaResult | None = None
     sta_report: str = ""
+    sta_error: str = ""
 
 
 def synthesize_verilog(verilog: str, top: str, label: str) -> tuple[AreaStats, str, str]:
@@ -186,16 +188,23 @@ def run_area(targets: list[Target], out_dir: str | Path, *, source: str = "synth
     for i, target in enumerate(targets, 1):
         start = time.monotonic()
         if flow == "liberty":
-            result = liberty_area_of(target, liberty, macros)
+            result = _cached_liberty_area(target, liberty, macros, out / "cache")
             a = result.liberty
             msg = (f"{a.storage_bits} bits ({a.flip_flops} FFs, {a.macro_bits} in macros), "
                    f"logic {a.logic_um2:,.0f} um^2, macros {a.macro_um2:,.0f} um^2")
             if with_sta:
-                sta, report = run_sta(result.netlist, target.name, liberty.path, fo4,
-                                      label=f"target {target.name}, OpenSTA")
-                result = dataclasses.replace(result, sta=sta, sta_report=report)
-                msg += (f", critical path {sta.critical_ns} ns, {sta.energy_pj:.1f} pJ/cycle"
-                        if sta.critical_ns is not None else ", no timed path")
+                try:
+                    sta, report = run_sta(result.netlist, target.name, liberty.path, fo4,
+                                          label=f"target {target.name}, OpenSTA")
+                except SynthError as exc:     # the area stands; the row says why no timing
+                    result = dataclasses.replace(result, sta_error=str(exc).splitlines()[0])
+                    msg += f", no STA: {result.sta_error}"
+                else:
+                    result = dataclasses.replace(result, sta=sta, sta_report=report)
+                    msg += (f", critical path {sta.critical_ns} ns, {sta.energy_pj:.1f} pJ/cycle"
+                            if sta.critical_ns is not None else ", no timed path")
+            if result.netlist:     # written at once: synth.trace_energy can start on it
+                write_atomic(out / "netlists" / f"{target.name}.v", result.netlist)
         else:
             result = area_of(target)
             s = result.stats
@@ -234,11 +243,46 @@ def _macro_text(a: LibertyArea) -> str:
     return "; ".join(parts) or "-"
 
 
+#: bump when the liberty flow's output changes for the same inputs (invalidates the cache)
+CACHE_VERSION = 1
+
+
+def _cached_liberty_area(target: Target, liberty: Liberty, macros: MacroLibrary, cache: Path) -> TargetArea:
+    """:func:`liberty_area_of`, or its earlier result for the same Verilog, library, macro table
+    and scripts from ``cache`` (``<name>-<key>.pickle``; the slow rows take minutes)."""
+    import hashlib
+    import pickle
+
+    from . import liberty as liberty_mod
+    verilog = verilog_of(target)
+    key = hashlib.sha256("\0".join([
+        str(CACHE_VERSION), verilog, liberty.text(), str(liberty.node_nm),
+        json.dumps([dataclasses.asdict(e) if dataclasses.is_dataclass(e) else repr(e)
+                    for e in macros.entries], sort_keys=True, default=str),
+        liberty_mod.COARSE_SCRIPT, liberty_mod.FINE_SCRIPT, json.dumps(target.params, sort_keys=True),
+    ]).encode()).hexdigest()[:20]
+    path = cache / f"{target.name}-{key}.pickle"
+    if path.is_file():
+        try:
+            hit = pickle.loads(path.read_bytes())
+            if isinstance(hit, TargetArea) and hit.verilog == verilog:
+                return dataclasses.replace(hit, target=target)
+        except Exception:           # a damaged cache entry is recomputed
+            pass
+    result = liberty_area_of(target, liberty, macros)
+    cache.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_bytes(pickle.dumps(result))
+    tmp.replace(path)
+    return result
+
+
 def _timing_cells(r: TargetArea, fo4: Fo4 | None, budget: CycleBudget | None) -> str:
     """The timing / energy columns of one row: ns, FO4, paper cycle in FO4, fits?, pJ, leakage."""
     s = r.sta
     if s is None or fo4 is None:
-        return "| no sta | - | - | " + (f"{budget.fo4:.0f}" if budget else "-") + " | - | - | - "
+        why = "STA failed" if r.sta_error else "no sta"
+        return f"| {why} | - | - | " + (f"{budget.fo4:.0f}" if budget else "-") + " | - | - | - "
     paper = f"{budget.fo4:.0f}" if budget else "-"
     depth = str(s.stages) if s.stages else "-"
     if s.critical_ns is None:
@@ -247,7 +291,9 @@ def _timing_cells(r: TargetArea, fo4: Fo4 | None, budget: CycleBudget | None) ->
         n = s.fo4(fo4)
         ns, n_fo4 = f"{s.critical_ns:.2f}", f"{n:.1f}"
         fits = "-" if budget is None else ("yes" if n <= budget.fo4 else f"no ({n / budget.fo4:.1f}x)")
-    return f"| {ns} | {n_fo4} | {depth} | {paper} | {fits} | {s.energy_pj:,.1f} | {s.leakage_w * 1e9:,.1f} "
+    energy = "-" if math.isnan(s.energy_pj) else f"{s.energy_pj:,.1f}"
+    leak = "-" if math.isnan(s.leakage_w) else f"{s.leakage_w * 1e9:,.1f}"
+    return f"| {ns} | {n_fo4} | {depth} | {paper} | {fits} | {energy} | {leak} "
 
 
 def render_liberty_markdown(results: list[TargetArea], source: str, liberty: Liberty,
@@ -324,6 +370,7 @@ def render_liberty_json(results: list[TargetArea], source: str, liberty: Liberty
         "targets": {r.target.name: {"component": r.target.component, "params": r.target.params,
                                     "notes": r.target.notes, "paper": r.target.paper,
                                     **r.liberty.to_dict(),
+                                    "sta_error": r.sta_error or None,
                                     "sta": None if r.sta is None else {
                                         **r.sta.to_dict(),
                                         "fo4": None if r.sta.critical_ns is None or fo4 is None
