@@ -132,6 +132,36 @@ def test_row_from_fake_measurement_names_failing_property_and_missing_timing_job
     assert md.rstrip().splitlines()[-1] == "0 of 1 rows within tolerance"
 
 
+def test_explained_failure_is_named_with_its_reason_but_never_counted_within():
+    import copy
+    facts = copy.deepcopy(FACTS)
+    facts["papers"]["WarpMan"]["benchmarks"]["MM"]["explained"] = {
+        "limiter": "compiler allocation", "warps_per_tb": "shape fixed by DARSIE"}
+    spec = row_specs(facts, WORKLOADS)[0][0]
+    results = {FidelityProbe("MM", "small", 0).key: _fake_probe()}
+    row = build_row(spec, results_lookup(results, "small", 0))
+    by = {c.prop: c for c in row.cells}
+    assert by["limiter"].ok is False and by["limiter"].explained == "compiler allocation"
+    assert by["warps_per_tb"].ok is True and by["warps_per_tb"].explained == ""
+    assert row.explained and not row.within
+    md = fidelity.render_rows([row], [], "small", 0)
+    assert "OUT (explained): limited by" in md
+    assert "limited by both vs register -- compiler allocation" in md
+    lines = md.rstrip().splitlines()
+    assert lines[-2] == ("1 rows out of tolerance: 1 with a stated reason (explained, not "
+                         "counted within), 0 without")
+    assert lines[-1] == "0 of 1 rows within tolerance"
+    assert fidelity.to_json([row], [], "small", 0)["explained"] == 1
+
+
+def test_explained_fact_without_reason_or_published_value_is_rejected(tmp_path):
+    bad = tmp_path / "f.yaml"
+    bad.write_text("papers:\n  WarpMan:\n    prefix: WarpMan\n    cite: T5\n    benchmarks:\n"
+                   "      MM: {facts: {tbs_per_sm: 5}, explained: {limiter: why}}\n")
+    with pytest.raises(SimtlabError, match="explained 'limiter' needs a published fact"):
+        fidelity.load_facts(bad)
+
+
 def test_timing_measurement_from_cached_result_is_used():
     spec = row_specs(FACTS, WORKLOADS)[0][0]
     timing = {"outputs_match": True, "cycles": 1000,

@@ -22,7 +22,11 @@ Tolerances (:data:`TOLERANCE`): shapes and classes exact; percentages of a whole
 ±5 points; other ratios (IPC, instruction and register counts, thread counts) within ±25%;
 published bounds ("at most 16 warps per SM") as bounds; the UV input is shown, not checked.
 A row is within tolerance when at least one of its properties was measured and none is
-out of tolerance.
+out of tolerance. A fact may carry a stated reason why the stand-in cannot match it
+(``explained`` in the facts file: e.g. a shape another paper's use of the same stand-in
+fixes, or a compiler's register allocation); a failing cell with a reason is shown as
+"explained", and a row whose failures are all explained is named as such -- it is still
+out of tolerance and never counted within.
 
 :class:`FidelityMarks` lets a report mark a number computed from a stand-in that is out of
 tolerance for that report's paper (a ``†`` and a footnote naming the failing properties).
@@ -355,6 +359,10 @@ def load_facts(path: Path | str = FACTS_PATH) -> dict:
                 if prop not in PROPERTIES:
                     raise SimtlabError(f"{path}: papers.{paper}.benchmarks.{bench}: "
                                        f"unknown property {prop!r}")
+            for prop, why in (b.get("explained") or {}).items():
+                if prop not in b.get("facts", {}) or not str(why).strip():
+                    raise SimtlabError(f"{path}: papers.{paper}.benchmarks.{bench}: explained "
+                                       f"{prop!r} needs a published fact and a reason")
     return data
 
 
@@ -388,6 +396,8 @@ class RowSpec:
     facts: dict
     cites: dict
     note: str = ""
+    #: property -> why the stand-in cannot match it (shown when that property fails)
+    explained: dict = field(default_factory=dict)
 
 
 def row_specs(facts: dict, workloads: dict) -> tuple[list[RowSpec], list[tuple[str, str, str]]]:
@@ -407,7 +417,7 @@ def row_specs(facts: dict, workloads: dict) -> tuple[list[RowSpec], list[tuple[s
                     break
                 cites = {p: (bspec.get("cite") or {}).get(p, spec["cite"]) for p in bspec["facts"]}
                 rows.append(RowSpec(w, paper, b, dict(bspec["facts"]), cites,
-                                    bspec.get("note", "")))
+                                    bspec.get("note", ""), dict(bspec.get("explained") or {})))
                 break
     return rows, bare
 
@@ -425,11 +435,14 @@ class Cell:
     ok: bool | None
     cite: str
     missing: str = ""
+    #: why the stand-in cannot match (set only when the cell is out of tolerance)
+    explained: str = ""
 
     def to_dict(self) -> dict:
         return {"property": self.prop, "label": PROPERTIES[self.prop].label,
                 "published": self.published, "measured": self.measured, "tolerance": self.kind,
-                "within": self.ok, "cite": self.cite, "missing": self.missing}
+                "within": self.ok, "cite": self.cite, "missing": self.missing,
+                "explained": self.explained}
 
 
 @dataclass
@@ -455,9 +468,15 @@ class Row:
         """No property out of tolerance and at least one checked."""
         return not self.failing and any(c.ok for c in self.cells)
 
+    @property
+    def explained(self) -> bool:
+        """Out of tolerance, and every failing property has a stated reason (still not
+        within tolerance)."""
+        return bool(self.failing) and all(c.explained for c in self.failing)
+
     def to_dict(self) -> dict:
         return {"workload": self.workload, "paper": self.paper, "benchmark": self.benchmark,
-                "within_tolerance": self.within, "note": self.note,
+                "within_tolerance": self.within, "explained": self.explained, "note": self.note,
                 "failing": [c.prop for c in self.failing],
                 "cells": [c.to_dict() for c in self.cells]}
 
@@ -481,8 +500,9 @@ def build_row(spec: RowSpec, lookup: Callable[[str, str], tuple[dict | None, str
                 missing = f"not measurable from {key} ({type(e).__name__}: {e})"
             if measured is None and not missing:
                 missing = f"not measurable from {key}"
-        row.cells.append(Cell(prop, published, measured, p.kind,
-                              within(p.kind, published, measured), spec.cites[prop], missing))
+        ok = within(p.kind, published, measured)
+        row.cells.append(Cell(prop, published, measured, p.kind, ok, spec.cites[prop], missing,
+                              spec.explained.get(prop, "") if ok is False else ""))
     return row
 
 
@@ -558,13 +578,20 @@ def _cell_text(c: Cell) -> str:
     pub = bound + _fmt(c.published, unit)
     if c.measured is None:
         return f"{c.missing} · paper {pub}" if c.kind != "info" else f"paper {pub}"
-    mark = {True: " ✓", False: " ✗", None: ""}[c.ok]
+    mark = {True: " ✓", False: " ✗ (explained)" if c.explained else " ✗", None: ""}[c.ok]
     return f"{_fmt(c.measured, unit)} · paper {pub}{mark}"
 
 
 def summary_line(rows: list[Row]) -> str:
     """``K of N rows within tolerance``."""
     return f"{sum(r.within for r in rows)} of {len(rows)} rows within tolerance"
+
+
+def explained_line(rows: list[Row]) -> str:
+    """How many rows are out of tolerance, and how many of those with a stated reason."""
+    out = [r for r in rows if r.failing]
+    return (f"{len(out)} rows out of tolerance: {sum(r.explained for r in out)} with a stated "
+            f"reason (explained, not counted within), {sum(not r.explained for r in out)} without")
 
 
 def render_rows(rows: list[Row], bare, size: str, seed: int) -> str:
@@ -588,7 +615,8 @@ def render_rows(rows: list[Row], bare, size: str, seed: int) -> str:
             by = {c.prop: c for c in r.cells}
             kinds = ", ".join(f"{PROPERTIES[c.prop].label} {TOLERANCE[c.kind]}" for c in r.cells)
             verdict = ("within" if r.within else
-                       "OUT: " + ", ".join(PROPERTIES[c.prop].label for c in r.failing)
+                       ("OUT (explained): " if r.explained else "OUT: ")
+                       + ", ".join(PROPERTIES[c.prop].label for c in r.failing)
                        if r.failing else "not measured")
             md.append(f"| {r.workload} | {r.benchmark} | "
                       + " | ".join(_cell_text(by[p]) if p in by else "" for p in props)
@@ -602,10 +630,12 @@ def render_rows(rows: list[Row], bare, size: str, seed: int) -> str:
                "(figure only): " + "; ".join(f"{w} ({p}: {e})" for w, p, e in bare) + ".", ""]
     fails = [r for r in rows if r.failing]
     md += ["## Out of tolerance", ""]
-    md += [f"* {r.workload} for {r.paper} {r.benchmark}: " + ", ".join(
-        f"{PROPERTIES[c.prop].label} {_fmt(c.measured, PROPERTIES[c.prop].unit)} vs "
-        f"{_fmt(c.published, PROPERTIES[c.prop].unit)}" for c in r.failing) for r in fails] \
-        or ["* none"]
+    md += [f"* {r.workload} for {r.paper} {r.benchmark}"
+           + (" (explained)" if r.explained else "") + ": " + "; ".join(
+               f"{PROPERTIES[c.prop].label} {_fmt(c.measured, PROPERTIES[c.prop].unit)} vs "
+               f"{_fmt(c.published, PROPERTIES[c.prop].unit)}"
+               + (f" -- {c.explained}" if c.explained else "") for c in r.failing)
+           for r in fails] or ["* none"]
     missing = sorted({c.missing for r in rows for c in r.unmeasured})
     md += ["", f"Not measured: {sum(len(r.unmeasured) for r in rows)} properties of "
            f"{sum(bool(r.unmeasured) for r in rows)} rows "
@@ -613,7 +643,7 @@ def render_rows(rows: list[Row], bare, size: str, seed: int) -> str:
     md += [f"* {m}" for m in missing[:40]]
     if len(missing) > 40:
         md.append(f"* ... and {len(missing) - 40} more")
-    md += ["", summary_line(rows)]
+    md += ["", explained_line(rows), summary_line(rows)]
     return "\n".join(md) + "\n"
 
 
@@ -622,6 +652,7 @@ def to_json(rows: list[Row], bare, size: str, seed: int) -> dict:
             "class_boundary_percent": CLASS_BOUNDARY, "rows": [r.to_dict() for r in rows],
             "no_published_property": [list(b) for b in bare],
             "within": sum(r.within for r in rows), "total": len(rows),
+            "explained": sum(r.explained for r in rows),
             "summary": summary_line(rows)}
 
 
