@@ -284,3 +284,24 @@ def test_version_table_energy_on_a_real_trace_is_above_its_idle_clock(tmp_path):
     assert "idle" in r.power and "ins_en" in r.power
     assert r.power["ins_en"].energy_pj > r.power["idle"].energy_pj > r.power["clock only"].energy_pj > 0
     assert r.to_dict()["energy_above_clock_pj"]["ins_en"] > 0
+
+
+def test_failed_power_report_leaves_timing_and_no_energy():
+    import math
+    checks = SAMPLE.read_text().split("@@power")[0]
+    r = parse_report(checks + "@@power\n@@power_error can't use non-numeric floating-point value\n@@end\n",
+                     period_ns=100.0, activity=0.5, label="x")
+    assert r.critical_ns == pytest.approx(100.0 - 96.7355) and math.isnan(r.energy_pj)
+
+
+def test_second_liberty_run_of_a_target_comes_from_the_cache(tmp_path, monkeypatch):
+    _liberty()
+    (target,) = select_targets(load_targets(str(DEFAULT_TARGETS)), ["priority_encoder_32"])
+    first = area.run_area([target], tmp_path, flow="liberty", progress=None, macros=MacroLibrary.load())
+    assert len(list((tmp_path / "cache").glob("priority_encoder_32-*.pickle"))) == 1
+
+    def no_synthesis(*a, **k):
+        raise AssertionError("synthesised again")
+    monkeypatch.setattr(area, "liberty_area_of", no_synthesis)
+    again = area.run_area([target], tmp_path, flow="liberty", progress=None, macros=MacroLibrary.load())
+    assert again[0].liberty == first[0].liberty and again[0].netlist == first[0].netlist
