@@ -45,6 +45,10 @@ def test_ratio_estimator_by_hand():
     assert e.std_error == pytest.approx(math.sqrt(var))
     assert e.df == pytest.approx(1)
     assert e.high - e.value == pytest.approx(12.706 * math.sqrt(var))
+    # cycles cannot be negative: the total is at least the detailed launches' 40
+    assert e.value - 12.706 * math.sqrt(var) < 40 and e.low == 40
+    free = ratio_estimate(groups, detailed, x, y, nonnegative=False)
+    assert free.low == pytest.approx(e.value - 12.706 * math.sqrt(var))
     assert launch_weights(groups, detailed, x) == {0: 10 / 3, 1: 10 / 3}
 
 
@@ -182,3 +186,21 @@ def test_validation_summary_counts_coverage_and_reduction():
     assert s["coverage"] == 0.5
     assert s["detailed_inst_reduction"] == pytest.approx(300 / 150)
     assert s["detailed_inst_reduction_sampled_rows"] == pytest.approx(4.0)
+
+
+def test_sub_wave_launches_group_only_with_their_grid():
+    from golden.simt.stats import LaunchStats
+    from golden.timing.sampling import LaunchSignature
+
+    def sig(i, grid_x, n):
+        st = LaunchStats(kernel="k", grid=(grid_x, 1, 1), block=(32, 1, 1), warp_instructions=n,
+                         thread_instructions=32 * n)
+        st.by_opcode["add"] = n
+        return LaunchSignature.from_stats(i, st)
+
+    sigs = [sig(0, 2, 100), sig(1, 3, 150), sig(2, 40, 2000), sig(3, 50, 2500)]
+    plan = SamplingPlan()
+    # 2 and 3 TBs are below one TB per SM of a 28-SM GPU: not grouped across grids
+    assert group_launches(sigs, plan, num_sms=28) == [[0], [1], [2, 3]]
+    assert group_launches(sigs, plan, num_sms=1) == [[0, 1], [2, 3]]
+    assert group_launches(sigs, SamplingPlan(match_grid=True), num_sms=1) == [[0], [1], [2], [3]]

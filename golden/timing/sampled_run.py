@@ -190,7 +190,7 @@ def run_sampled_timing_workload(name: str, size: str, seed: int, config_name: st
     registry.run_workload(w, size=size, seed=seed, device=probe)
     sigs = probe.signatures
     prepass_cpu = time.process_time() - c0
-    groups = group_launches(sigs, plan)
+    groups = group_launches(sigs, plan, num_sms=cfg.core.num_sms)
     detailed = choose_detailed(groups, plan)
     chosen = sorted(i for s in detailed for i in s)
     dev = SampledTimingDevice(cfg, detailed=chosen, expected=sigs, mechanisms=mechs, **limits)

@@ -15,7 +15,11 @@ full run. This module holds the statistics, with no simulation inside:
   with ``match_grid``) whose mix vectors lie within ``mix_distance`` (L1 distance) of the
   group's first launch and whose warp instructions lie within a factor ``size_ratio`` of
   it. By default the grid may differ (BFS levels, NW diagonals grow and shrink): the size
-  bound and the ratio estimator on warp instructions account for it.
+  bound and the ratio estimator on warp instructions account for it -- except for a launch
+  with fewer TBs than the GPU has SMs (``num_sms``), whose cycles follow the work of one
+  TB rather than the launch's total (its TBs run side by side): such a launch is grouped
+  only with launches of the same grid. (Measured: NW small, whose 1-4-TB diagonals were
+  grouped across grids, had errors up to 26% before this rule.)
 * :func:`choose_detailed` -- a simple random sample without replacement in every group
   (``n_h = min(N_h, max(min_per_group, ceil(fraction * N_h)))``), seeded.
 * :func:`ratio_estimate` -- the *separate ratio estimator* of a total (Cochran,
@@ -27,7 +31,8 @@ full run. This module holds the statistics, with no simulation inside:
       s_eh^2 = sum_{i in s_h} (y_i - R_h x_i)^2 / (n_h - 1)
 
   and the 95% interval ``Y_hat +- t(0.975, df) * sqrt(V_hat)`` with Satterthwaite's
-  degrees of freedom. A group simulated whole contributes its exact total and no
+  degrees of freedom (for a non-negative quantity the lower end is at least the detailed
+  launches' own sum, which the total cannot be below). A group simulated whole contributes its exact total and no
   variance. A group with one detailed launch out of several has no variance
   information: the interval is then *not estimable* (None), never invented.
 
@@ -130,6 +135,10 @@ class LaunchSignature:
                    warp_instructions=int(n), mix=tuple(sorted(feats.items())))
 
     @property
+    def num_tbs(self) -> int:
+        return self.grid[0] * self.grid[1] * self.grid[2]
+
+    @property
     def shape(self) -> tuple:
         return (self.kernel, self.grid, self.block)
 
@@ -143,15 +152,17 @@ class LaunchSignature:
         return sum(abs(a.get(k, 0.0) - b.get(k, 0.0)) for k in set(a) | set(b))
 
 
-def group_launches(sigs: list, plan: SamplingPlan) -> list[list[int]]:
+def group_launches(sigs: list, plan: SamplingPlan, num_sms: int = 1) -> list[list[int]]:
     """Strata of launch indices, in order of their first launch (see module docstring):
     a launch joins the first group of its kernel/block (/grid) whose first launch is within
-    ``plan.mix_distance`` and ``plan.size_ratio`` of it, else opens a new group."""
+    ``plan.mix_distance`` and ``plan.size_ratio`` of it, else opens a new group. Launches
+    with fewer than ``num_sms`` TBs only join launches of the same grid."""
     groups: list[list[int]] = []
     leaders: list[LaunchSignature] = []
     for s in sigs:
         for g, lead in zip(groups, leaders):
-            if lead.key(plan.match_grid) != s.key(plan.match_grid):
+            same_grid = plan.match_grid or min(lead.num_tbs, s.num_tbs) < num_sms
+            if lead.key(same_grid) != s.key(same_grid):
                 continue
             a, b = max(lead.warp_instructions, 1), max(s.warp_instructions, 1)
             if max(a, b) / min(a, b) > plan.size_ratio:
@@ -199,7 +210,8 @@ class Estimate:
         return self.low <= v <= self.high
 
     def to_dict(self) -> dict:
-        hw = None if self.low is None else (self.high - self.low) / 2
+        # the upper half-width t * SE (the lower end may be raised, see ratio_estimate)
+        hw = None if self.low is None else self.high - self.value
         return {"estimate": self.value, "low": self.low, "high": self.high,
                 "half_width": hw,
                 "half_width_pct": (None if hw is None or not self.value
@@ -221,9 +233,11 @@ def launch_weights(groups: list[list[int]], detailed: list[list[int]], x: list) 
 
 
 def ratio_estimate(groups: list[list[int]], detailed: list[list[int]], x: list,
-                   y: dict) -> Estimate:
+                   y: dict, nonnegative: bool = True) -> Estimate:
     """The separate ratio estimate of ``sum_i y_i`` over every launch, from ``y`` of the
-    detailed launches (``index -> value``) and ``x`` of all launches (module docstring)."""
+    detailed launches (``index -> value``) and ``x`` of all launches (module docstring).
+    ``nonnegative``: ``y`` cannot be negative (cycles, counts, joules), so the total is at
+    least the detailed launches' sum, and the interval's lower end is raised to it."""
     total = 0.0
     var = 0.0
     terms = []          # (a_h * s_h^2, n_h - 1) for Satterthwaite's df
@@ -268,6 +282,9 @@ def ratio_estimate(groups: list[list[int]], detailed: list[list[int]], x: list,
                         "exactly on their ratio line")
     df = var * var / sum(v * v / d for v, d in terms if v > 0)
     hw = t975(df) * se
-    return Estimate(total, total - hw, total + hw, se, df, False,
+    low = total - hw
+    if nonnegative:
+        low = max(low, float(sum(y.values())))
+    return Estimate(total, low, total + hw, se, df, False,
                     "separate ratio estimator on warp instructions, t interval "
                     "(Satterthwaite df)")
