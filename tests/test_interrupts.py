@@ -228,7 +228,8 @@ def test_ctrl_c_during_dask_report_exits_130_with_one_line(tmp_path):
     workers = wait_for(lambda: len(children_of(p.pid)) >= 2 and children_of(p.pid), 120,
                        "the local cluster's workers")
     time.sleep(5.0)
-    err = interrupt_and_check(p, tmp_path, workers, within=10.0)
+    # a Ctrl-C while the local cluster is still starting waits until it has started
+    err = interrupt_and_check(p, tmp_path, workers, within=30.0)
     assert "simulation(s) had finished" in err
 
 

@@ -283,20 +283,26 @@ def _run_dask(todo, workers: int, scheduler: str | None, cache, deps, done) -> N
         raise SimtlabError("--executor dask needs the 'distributed' package "
                            "(pip install 'dask[distributed]')") from e
     root = str(cache.root) if cache is not None else None
-    cluster = None
-    if scheduler is None:
-        cluster = LocalCluster(n_workers=max(1, workers), threads_per_worker=1, processes=True,
-                               dashboard_address=None)
-        client = Client(cluster)
-    else:
-        try:
-            # SIMTLAB_DASK_CONNECT_TIMEOUT: how long to try reaching the scheduler
-            client = Client(scheduler,
-                            timeout=os.environ.get("SIMTLAB_DASK_CONNECT_TIMEOUT", "30s"))
-        except OSError as e:
-            raise SimtlabError(f"cannot reach the Dask scheduler at {scheduler}: {e}") from e
+    cluster = client = None
     futs: dict = {}
     try:
+        if scheduler is None:
+            # Ctrl-C stays blocked while the cluster starts: its event-loop thread and the
+            # worker processes it spawns inherit the mask, so only this thread ever sees a
+            # Ctrl-C; one pressed meanwhile arrives when the mask is restored, below
+            # (the resource tracker is started first: starting it unblocks Ctrl-C again)
+            import signal
+            from multiprocessing import resource_tracker
+            resource_tracker.ensure_running()
+            mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+            try:
+                cluster = LocalCluster(n_workers=max(1, workers), threads_per_worker=1,
+                                       processes=True, dashboard_address=None)
+                client = Client(cluster)
+            finally:
+                signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+        else:
+            client = _connect(Client, scheduler)
         futs = {client.submit(run_job_on_worker, j, deps.get(j.key), root, pure=False): j for j in todo}
         for f in dask_completed(list(futs)):
             job = futs[f]
@@ -309,9 +315,28 @@ def _run_dask(todo, workers: int, scheduler: str | None, cache, deps, done) -> N
         _stop_dask_quietly(client, cluster, futs)
         raise
     finally:
-        client.close()
+        if client is not None:
+            client.close()
         if cluster is not None:
             cluster.close()
+
+
+def _connect(Client, scheduler: str):
+    """A client of the Dask scheduler at ``scheduler``; a one-line :class:`SimtlabError` for
+    an address that is malformed or cannot be reached within
+    ``SIMTLAB_DASK_CONNECT_TIMEOUT`` (a Dask duration: 30s, 2min; default 30s)."""
+    import dask.utils
+    timeout = os.environ.get("SIMTLAB_DASK_CONNECT_TIMEOUT", "30s")
+    try:
+        dask.utils.parse_timedelta(timeout)
+    except (KeyError, ValueError, TypeError):
+        raise SimtlabError(f"SIMTLAB_DASK_CONNECT_TIMEOUT={timeout!r} is not a duration "
+                           f"(e.g. 30s, 2min)") from None
+    try:
+        return Client(scheduler, timeout=timeout)
+    except (OSError, ValueError, TypeError) as e:
+        raise SimtlabError(f"cannot reach the Dask scheduler at {scheduler}: "
+                           f"{type(e).__name__}: {e}") from None
 
 
 def _stop_dask_quietly(client, cluster, futs) -> None:
@@ -327,7 +352,8 @@ def _stop_dask_quietly(client, cluster, futs) -> None:
     for name in ("distributed", "tornado", "asyncio"):
         logging.getLogger(name).setLevel(logging.CRITICAL + 1)
     try:
-        client.cancel(list(futs))
+        if client is not None:
+            client.cancel(list(futs))
     except Exception:  # noqa: BLE001 - the cluster is going away anyway
         pass
     if cluster is not None:
