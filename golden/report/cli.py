@@ -245,6 +245,22 @@ def _plan_estimate(todo, cache) -> str:
             f"stored runs of the same workload at this size; {none} without an estimate)")
 
 
+def _report_json_problem(data) -> str | None:
+    """What keeps ``data`` from being the JSON ``simtlab report`` wrote (the fields publish
+    reads before a report's own presentation: an object, ``size`` one of the sizes,
+    ``seed`` a non-negative integer, ``all_configs`` true/false), or None."""
+    if not isinstance(data, dict):
+        return f"a JSON {type(data).__name__}, not an object"
+    if data.get("size", "small") not in ("small", "default", "paper"):
+        return f"size {data.get('size')!r} is not small, default or paper"
+    seed = data.get("seed", 0)
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        return f"seed {seed!r} is not a non-negative integer"
+    if not isinstance(data.get("all_configs", False), bool):
+        return f"all_configs {data.get('all_configs')!r} is not true or false"
+    return None
+
+
 def cmd_publish(args) -> int:
     """Figures, CSV and page from ``<out>/<report>.json`` / ``.md`` and the cached results."""
     from golden.report.present import publish
@@ -258,6 +274,10 @@ def cmd_publish(args) -> int:
                 datas[n] = json.loads(j.read_text())
             except ValueError as e:
                 raise SimtlabError(f"{j}: not valid JSON ({e}); run `simtlab report {n}` again")
+            problem = _report_json_problem(datas[n])
+            if problem:
+                raise SimtlabError(f"{j}: not a report's JSON ({problem}); run "
+                                   f"`simtlab report {n}` again")
             mds[n] = m.read_text()
     if not datas and not (out / "validate.json").is_file():
         raise SimtlabError(f"no report results in {out}; run `simtlab report all` (or "
