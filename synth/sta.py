@@ -211,6 +211,12 @@ if {{[llength [get_ports -quiet clk]] > 0}} {{
 }} else {{
   create_clock -name clk -period {period}
 }}
+# inputs timed by clk: OpenSTA reads a clocked pin's activity as transitions per clock period
+# (an input with no clock would read it as transitions per second)
+foreach p [all_inputs] {{
+  if {{[get_full_name $p] != "clk"}} {{ set_input_delay 0 -clock clk $p }}
+}}
+set_output_delay 0 -clock clk [all_outputs]
 set_load {load} [all_outputs]
 set_input_transition {slew} [all_inputs]
 """

@@ -305,3 +305,17 @@ def test_second_liberty_run_of_a_target_comes_from_the_cache(tmp_path, monkeypat
     monkeypatch.setattr(area, "liberty_area_of", no_synthesis)
     again = area.run_area([target], tmp_path, flow="liberty", progress=None, macros=MacroLibrary.load())
     assert again[0].liberty == first[0].liberty and again[0].netlist == first[0].netlist
+
+
+def test_input_port_activity_counts_per_cycle_on_a_combinational_netlist():
+    # OpenSTA reads an unclocked input's activity per second: run_power must time the inputs
+    # by the (virtual) clock so that trace activities (per cycle) give per-cycle energy
+    lib = _liberty()
+    _need("OpenSTA (sta)", sta_binary() is not None)
+    from synth.sta import run_power
+    f = fo4_of(lib.text())
+    act = {n: f"set_power_activity -input_ports [get_ports a] -activity {a} -duty 0.5\n"
+           for n, a in (("full", 1.0), ("half", 0.5))}
+    p = run_power(_fo4_chain(4), "chain", lib.path, f, act, label="chain power")
+    assert p["full"].energy_pj > 0.05                  # 4 + 9 inverters switching: ~0.1-1 pJ
+    assert p["full"].energy_pj == pytest.approx(2 * p["half"].energy_pj, rel=0.01)
