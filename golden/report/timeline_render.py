@@ -58,6 +58,8 @@ def figure(doc: dict):
     times, per_sm = _series(doc)
     sms = sorted(per_sm)
     mech_keys = sorted({k for r in doc["sm_samples"] for k in r["mechanism"]})
+    if any(r["instructions_skipped"] for r in doc["sm_samples"]):
+        mech_keys.insert(0, "instructions_skipped")     # skipped / eliminated by a mechanism
     gauge_keys = sorted({k for r in doc["sm_samples"] for k in r["gauges"]})
     n_rows = 5 + (1 if mech_keys or gauge_keys else 0)
     titles = ["IPC per SM (warp instructions executed / cycle)", "Resident warps (mean)",
@@ -142,8 +144,11 @@ def figure(doc: dict):
             5, "always")
     if n_rows == 6:
         for key in mech_keys:
-            y = [sum(per_sm[s].get(t, {}).get("mechanism", {}).get(key, 0) for s in sms)
-                 for t in times]
+            if key == "instructions_skipped":
+                y = [sum(per_sm[s][t][key] for s in sms if t in per_sm[s]) for t in times]
+            else:
+                y = [sum(per_sm[s].get(t, {}).get("mechanism", {}).get(key, 0) for s in sms)
+                     for t in times]
             add(go.Scatter(x=x_all, y=y, mode="lines", name=key, customdata=hover_iv,
                            hovertemplate=f"{key}<br>cycles %{{customdata}}<br>%{{y:,}}"
                                          "<extra></extra>"), 6, "always")
