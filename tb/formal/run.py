@@ -23,11 +23,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", default=str(REPO / "build" / "formal"), help="output folder")
     ap.add_argument("-j", "--jobs", type=int, default=2, help="solver processes at a time")
     ap.add_argument("--list", action="store_true", help="list the jobs and exit")
+    ap.add_argument("--paper", action="store_true",
+                    help="also the paper-size jobs (minutes; make formal runs them)")
     args = ap.parse_args(argv)
-    jobs = all_jobs()
+    jobs = all_jobs(paper=args.paper or bool(args.only))
     if args.list:
         for job in jobs:
-            print(f"{job.name:24} {job.structure:22} {job.size:32} {job.mode} {job.depth}")
+            print(f"{job.name:24} {job.structure:22} {job.size:32} {job.mode} {job.depth}"
+                  + ("  (paper size, --paper)" if job.paper else ""))
         return 0
     if args.only:
         names = {j.name for j in jobs}
