@@ -198,3 +198,39 @@ def test_bfs_timeline_page_plots_in_headless_chromium_without_console_errors(bfs
     # the drawn page has the launch phases and the SM selector
     assert r.stdout.count("bfs_expand") >= len(bfs["launches"])
     assert "all SMs" in r.stdout
+
+
+def test_concurrent_kernels_are_sampled_per_partition_without_changing_the_session(monkeypatch):
+    """GPU.run_partitions (two programs on two SM sets, shared memory system)."""
+    from golden.configs import load_config
+    from golden.timing import concurrent
+    from golden.timing.concurrent import Partition, run_concurrent, split_sms
+    from golden.timing.timeline import Timeline
+    from golden.workloads import registry
+    cfg = load_config("gtx280")
+    a, b = split_sms(30, 15, 15)
+
+    def prog(n):
+        return lambda dev: registry.run_workload(registry.get(n), size="small", seed=0, device=dev)
+
+    def run():
+        return run_concurrent(cfg, [("SCAN", prog("SCAN")), ("FFT", prog("FFT"))],
+                              [Partition(a), Partition(b)])
+    plain = run()
+    timelines = []
+
+    class SampledGPU(concurrent.GPU):
+        def __init__(self, *args, **kw):
+            super().__init__(*args, **kw)
+            self.timeline = Timeline(300)
+            timelines.append(self.timeline)
+    monkeypatch.setattr(concurrent, "GPU", SampledGPU)
+    sampled = run()
+    assert sampled.session.to_dict() == plain.session.to_dict()
+    (tl,) = timelines
+    assert sorted({ln["partition"] for ln in tl.launches}) == [0, 1]
+    assert sum(r["instructions_executed"] for r in tl.sm_samples) == \
+        sampled.session.instructions_executed
+    assert sum(r["row_hits"] for r in tl.channel_samples) == sampled.session.dram_row_hits
+    for ln in tl.launches:
+        assert {r["sm"] for r in tl.sm_samples if r["launch"] == ln["index"]} <= set(ln["sms"])
