@@ -130,3 +130,10 @@ _SIMULATED = sorted(name for name, job in _JOBS.items()
 @pytest.mark.parametrize("name", _SIMULATED)
 def test_formal_properties_hold_in_the_amaranth_simulator_on_random_inputs(name):
     _random_inputs(_JOBS[name])
+
+
+def test_formal_cli_names_an_unknown_job_in_one_line(capsys):
+    from tb.formal.run import main
+    assert main(["--only", "no_such_job"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("error: unknown formal job(s) no_such_job")
