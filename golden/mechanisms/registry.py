@@ -13,7 +13,7 @@ import importlib
 from golden.errors import ConfigError
 from golden.mechanisms.arguments import accepted_arguments, convert
 from golden.mechanisms.arguments import parameters as declared_parameters
-from golden.mechanisms.claims import conflicts, describe
+from golden.mechanisms.claims import conflicts, ordered
 
 #: name -> "module:factory". Mechanism authors add one line here.
 MECHANISMS: dict[str, str] = {
@@ -112,7 +112,9 @@ def make_mechanisms(mechanisms, config) -> list:
     """Instantiate the named mechanisms of one run for ``config`` (a :class:`GPUConfig`).
     A name may carry keyword arguments for its factory: ``"ilp-sc:entries=4"``
     (:func:`arguments`). The same mechanism twice, or two mechanisms that claim the same
-    part of the SM (:mod:`golden.mechanisms.claims`), are refused before the run."""
+    part of the SM or one that claims a part the other assumes (:mod:`golden.mechanisms.claims`),
+    are refused before the run. The instances are returned in the composition order
+    (:data:`golden.mechanisms.claims.CHAIN`), which is the order the SM calls their hooks."""
     parsed = [(text, *arguments(text)) for text in mechanisms]
     for i, (text, name, _) in enumerate(parsed):
         for other, oname, _ in parsed[:i]:
@@ -122,7 +124,6 @@ def make_mechanisms(mechanisms, config) -> list:
     out = [(text, _factory(name, text)(config, **kwargs)) for text, name, kwargs in parsed]
     clash = conflicts(out)
     if clash is not None:
-        a, b, shared = clash
-        raise ConfigError(f"mechanisms '{a}' and '{b}' cannot run together: they "
-                          f"{describe(shared)}")
-    return [m for _, m in out]
+        a, b, reason = clash
+        raise ConfigError(f"mechanisms '{a}' and '{b}' cannot run together: {reason}")
+    return [m for _, m in ordered(out)]

@@ -15,6 +15,7 @@ REPORTS = {
     "warpman": "golden.report.warpman",
     "coarse": "golden.report.coarse",
     "capri": "golden.report.capri",
+    "compose": "golden.report.compose",
     "fidelity": "golden.report.fidelity",
 }
 

@@ -24,6 +24,13 @@ Hook points and what a return value means:
   is empty, so its functional PC is ``pc``) or defers that to :meth:`after_step`, moves
   ``warp.fetch_pc`` on by 8 per skipped instruction and returns False: the SM then
   fetches at the new ``warp.fetch_pc`` in the same cycle.
+* :meth:`on_skip` -- a fetch-stage mechanism skipped the instruction at ``pc`` for
+  ``warp`` and its results are now in the warp's registers, written without issue
+  (:class:`golden.mechanisms.darsie.frontend.DeferredSkips` calls it on every mechanism
+  of the SM): a skipped instruction never reaches :meth:`on_issue`, so a mechanism that
+  keeps per-register state (G-Scalar's encodings, UV's tokens) updates it here.
+  Several mechanisms on one SM are called in the composition order of
+  :data:`golden.mechanisms.claims.CHAIN`.
 * :meth:`after_step` -- right after the functional step of an issued instruction,
   before the SM re-steers fetch (a mechanism applies the functional part of skips it
   decided at fetch while older instructions were still in the I-buffer).
@@ -190,6 +197,10 @@ class Mechanism:
     #: the registry refuses two mechanisms that claim the same part. Empty: passive.
     claims: frozenset = frozenset()
 
+    #: The parts this mechanism needs to behave as the baseline's (it reads or waits on
+    #: what they do): the registry refuses it beside a mechanism that claims one of them.
+    assumes: frozenset = frozenset()
+
     #: What sampled timing simulation (:mod:`golden.timing.sampling`) must keep whole in
     #: detail for this mechanism's results to hold, one of :data:`SAMPLING_UNITS`:
     #: ``"any"`` (no state beyond one instruction/warp), ``"whole-tbs"`` (state within a
@@ -210,6 +221,10 @@ class Mechanism:
         pipeline name (``"alu"``, ``"sfu"``, ``"mem"``) to convert it, or an
         :class:`IssueOverride`."""
         return None
+
+    def on_skip(self, sm, warp, pc: int) -> None:
+        """The instruction at ``pc`` was skipped at fetch for ``warp`` (by a fetch-stage
+        mechanism); its results are already in the warp's registers."""
 
     def after_step(self, sm, warp, pc: int, record) -> None:
         """The functional step of the instruction at ``pc`` ran (``record`` is its

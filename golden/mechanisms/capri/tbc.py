@@ -50,7 +50,7 @@ from __future__ import annotations
 import numpy as np
 
 from golden.errors import PTXError, SimtlabError
-from golden.mechanisms.claims import WARP_FORMATION
+from golden.mechanisms.claims import TB_DISPATCH, WARP_FORMATION
 from golden.simt.program import NO_RECONVERGENCE
 from golden.structures.capri.wcu import Wcu, WcuParams
 from golden.timing.dynamic_warps import LANE_IDS, WarpFormation, lane_threads
@@ -546,6 +546,8 @@ class Tbc(Mechanism):
     reads_wave_registers = False
     #: forms every CTA's warps by compaction (CAPRI inherits this)
     claims = frozenset({WARP_FORMATION})
+    #: compacts the threads of whole CTAs (no partial-TB dispatch, no early warp release)
+    assumes = frozenset({TB_DISPATCH})
 
     #: sampled timing (whole-tbs): CTA compaction forms each TB's warps from that TB's threads only
     sampling = "whole-tbs"

@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from golden.mechanisms.claims import FETCH, ISSUE
+from golden.mechanisms.claims import FETCH, WARP_FORMATION
 from golden.mechanisms.darsie.frontend import DeferredSkips, full_mask
 from golden.ptx.ir import Addr, Imm, Reg, SpecialReg, Sym, Vec
 from golden.timing.hooks import Mechanism
@@ -107,8 +107,11 @@ class DacIdealMechanism(Mechanism):
     name = "dac"
     #: register values are read through FunctionalLaunch.warp_register (deferral may stay on)
     reads_wave_registers = False
-    #: skips fetch and issue of affine instructions another warp of the TB executed
-    claims = frozenset({FETCH, ISSUE})
+    #: skips fetch (and so issue) of affine instructions another warp of the TB executed;
+    #: its on_issue only counts
+    claims = frozenset({FETCH})
+    #: skips by stepping the static warp (launch.next_pc / step_warp), not a formed one
+    assumes = frozenset({WARP_FORMATION})
 
     #: sampled timing (whole-launch): affine-skip state spans the TBs of an SM; rebuilt per launch
     sampling = "whole-launch"

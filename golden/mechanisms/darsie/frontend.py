@@ -88,3 +88,5 @@ class DeferredSkips:
             launch.step_warp(w.wave, w.widx)
         else:
             launch.skip_warp(w.wave, w.widx, values)
+        for m in sm.mechanisms:   # composed mechanisms keep their register state right
+            m.on_skip(sm, w, pc)

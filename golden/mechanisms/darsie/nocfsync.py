@@ -26,7 +26,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from golden.mechanisms.claims import FETCH, ISSUE, REGISTER_STORAGE, WARP_FORMATION
+from golden.mechanisms.claims import (DEPENDENCE_TRACKING, ELIMINATION, FETCH,
+                                      REGISTER_RENAMING, TB_DISPATCH, WARP_FORMATION)
 from golden.mechanisms.darsie.frontend import DeferredSkips, full_mask
 from golden.mechanisms.darsie.marking import MarkingOptions, mark_kernel
 from golden.mechanisms.darsie.skip import _ATOMICS, _FENCES, _LOADS, DarsieParams
@@ -59,7 +60,8 @@ class NoCfSyncMechanism(Mechanism):
     #: register values are read through FunctionalLaunch.warp_register (deferral may stay on)
     reads_wave_registers = False
     #: as DARSIE (skip.DarsieMechanism.claims)
-    claims = frozenset({FETCH, ISSUE, REGISTER_STORAGE, WARP_FORMATION})
+    claims = frozenset({FETCH, REGISTER_RENAMING, WARP_FORMATION})
+    assumes = frozenset({ELIMINATION, TB_DISPATCH, DEPENDENCE_TRACKING})
 
     #: sampled timing (whole-launch): DARSIE's TB-wide skip tables span the TBs of an SM; marking and tables rebuilt per launch
     sampling = "whole-launch"

@@ -88,7 +88,8 @@ import numpy as np
 
 from golden.errors import ConfigError, SimtlabError
 from golden.mechanisms.arguments import takes
-from golden.mechanisms.claims import FETCH, ISSUE, REGISTER_STORAGE, WARP_FORMATION
+from golden.mechanisms.claims import (DEPENDENCE_TRACKING, ELIMINATION, FETCH,
+                                      REGISTER_RENAMING, TB_DISPATCH, WARP_FORMATION)
 from golden.mechanisms.darsie.frontend import DeferredSkips, full_mask
 from golden.mechanisms.darsie.lattice import Redundancy
 from golden.mechanisms.darsie.marking import MarkingOptions, mark_kernel
@@ -290,7 +291,11 @@ class DarsieMechanism(Mechanism):
     reads_wave_registers = False
     #: skips fetch and issue of TB-redundant instructions, renames their destination
     #: registers, and tracks (and holds at branches) the TB's static warps
-    claims = frozenset({FETCH, ISSUE, REGISTER_STORAGE, WARP_FORMATION})
+    claims = frozenset({FETCH, REGISTER_RENAMING, WARP_FORMATION})
+    #: followers wait for the leader's write-back (LeaderWB), and the majority path and
+    #: Sync entries count on every warp of a TB being resident until the TB ends; skips
+    #: and copy-backs write registers outside a shared scoreboard
+    assumes = frozenset({ELIMINATION, TB_DISPATCH, DEPENDENCE_TRACKING})
 
     def __init__(self, config, params: DarsieParams | None = None):
         self.params = params or DarsieParams()

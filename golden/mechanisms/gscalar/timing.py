@@ -76,6 +76,13 @@ Approximations (documented; see also the report):
   memory instructions charge one lane to the address-generation units too.
 * an instruction another mechanism eliminates still updates the metadata (its results
   are written functionally) but is charged no RF energy.
+* composed with a fetch-stage mechanism (DARSIE, DAC-IDEAL; :mod:`golden.mechanisms.claims`):
+  an instruction skipped at fetch never issues, so it is neither counted nor classified;
+  ``on_skip`` sets its destinations' metadata from the values the skip wrote (as the write
+  would have: the follower reads the leader's physical register, written by the same
+  values) and charges no RF energy. ``skipped`` / ``skipped_scalar`` (counted only when
+  skips happen) are the skipped instructions and those that would have run as scalars
+  (from the sources' metadata when the skip lands): the overlap of the two mechanisms.
 """
 
 from __future__ import annotations
@@ -482,6 +489,19 @@ class GScalarMechanism(Mechanism):
         return u
 
     # ---------------------------------------------------------------- issue: scalar class
+    def _masks(self, st: _Static, warp) -> tuple:
+        """(SIMT path mask, active mask = path AND guard, launched-threads mask) of
+        ``warp`` at the instruction ``st``."""
+        wave = warp.wave
+        widx = warp.widx
+        depth = int(wave.stacks.depth[widx])
+        path = active = int(wave.stacks.mask[widx, depth - 1]) & _FULL32
+        if st.guard is not None:
+            lo = widx * WARP_LANES
+            g = _pack(wave.regs[st.guard][lo:lo + WARP_LANES])
+            active &= (~g & _FULL32) if st.guard_negated else g
+        return path, active, self._valid_mask(wave, widx)
+
     def on_issue(self, sm, warp, pc: int, inst):
         self._flush_pending()
         if inst is None:
@@ -491,13 +511,7 @@ class GScalarMechanism(Mechanism):
         st = self._static_of(pc, inst)
         wave = warp.wave
         widx = warp.widx
-        depth = int(wave.stacks.depth[widx])
-        path = active = int(wave.stacks.mask[widx, depth - 1]) & _FULL32
-        if st.guard is not None:
-            lo = widx * WARP_LANES
-            g = _pack(wave.regs[st.guard][lo:lo + WARP_LANES])
-            active &= (~g & _FULL32) if st.guard_negated else g
-        full = self._valid_mask(wave, widx)
+        path, active, full = self._masks(st, warp)
         c = self._c
         nact = active.bit_count()
         c["instructions"] += 1
@@ -584,9 +598,30 @@ class GScalarMechanism(Mechanism):
                     break
         return n
 
-    def _scalar_lanes(self, st: _Static, warp, wave, widx: int, active: int, nondiv: bool):
-        """Lanes the instruction uses if it runs (partly) scalar, after counting its class;
-        None when it runs as a vector instruction."""
+    def on_skip(self, sm, warp, pc: int) -> None:
+        """``pc`` was skipped at fetch for ``warp`` (see the module docstring)."""
+        inst = sm.launch.program.slots[pc >> 3].inst
+        if inst is None:
+            return
+        if sm.launch is not self._launch:
+            self._begin_launch(sm.launch)
+        cur = self._cur
+        if cur is not None and cur[0] is warp:   # the older, issued instruction wrote first
+            self._cur = None
+            self._apply_writes(cur, charge=True)
+        st = self._static_of(pc, inst)
+        _path, active, full = self._masks(st, warp)
+        count = sm.stats.count_mechanism
+        count(f"{self.name}.skipped")
+        if active and st.opclass in self.variant.classes and self._scalar_lanes(
+                st, warp, warp.wave, warp.widx, active, active == full, count=False) is not None:
+            count(f"{self.name}.skipped_scalar")
+        self._apply_writes((warp, pc, st, active, full), charge=False)
+
+    def _scalar_lanes(self, st: _Static, warp, wave, widx: int, active: int, nondiv: bool,
+                      count: bool = True):
+        """Lanes the instruction uses if it runs (partly) scalar, after counting its class
+        (unless ``count`` is False); None when it runs as a vector instruction."""
         v = self.variant
         T = self.tracker
         g = warp.gid
@@ -612,7 +647,7 @@ class GScalarMechanism(Mechanism):
             full_ok = full_ok and u[0]
             div_ok = div_ok and u[0]
             half_ok = [half_ok[0] and u[1], half_ok[1] and u[2]]
-        c = self._c
+        c = self._c if count else dict.fromkeys(COUNTERS, 0)
         if full_ok:
             c[f"scalar_{st.opclass}"] += 1
             return 1

@@ -45,7 +45,7 @@ I-buffer.
 
 from __future__ import annotations
 
-from golden.mechanisms.claims import FETCH
+from golden.mechanisms.claims import FETCH, WARP_FORMATION
 from golden.errors import ConfigError
 from golden.mechanisms.ilp.branch_class import branch_classes, folded_branches
 from golden.structures.ilp import Gshare, GshareOps, GshareParams
@@ -81,6 +81,8 @@ class BranchPredictionMechanism(Mechanism):
     reads_wave_registers = False
     #: steers fetch past branches by prediction
     claims = frozenset({FETCH})
+    #: predicts from and speculates past each static warp's own SIMT stack
+    assumes = frozenset({WARP_FORMATION})
 
     #: sampled timing (whole-launch): the predictors' history is kept per (launch, SM) and spans the TBs of an SM
     sampling = "whole-launch"

@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from golden.mechanisms.claims import ISSUE, REGISTER_STORAGE
+from golden.mechanisms.claims import DEPENDENCE_TRACKING
 from golden.structures._check import width_of
 from golden.structures.ilp import Scoreboard, ScoreboardOps, ScoreboardParams
 from golden.timing.hooks import Mechanism
@@ -212,7 +212,7 @@ class ILPScoreboardMechanism(Mechanism):
     reads_wave_registers = False
     #: replaces the dependence tracking that gates issue, and serves operands from the
     #: scoreboard's value entries instead of the RF
-    claims = frozenset({ISSUE, REGISTER_STORAGE})
+    claims = frozenset({DEPENDENCE_TRACKING})
 
     #: sampled timing (whole-launch): the shared scoreboard of an SM is kept per (launch, SM)
     sampling = "whole-launch"

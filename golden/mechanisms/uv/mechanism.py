@@ -79,7 +79,7 @@ import numpy as np
 
 from golden.errors import ConfigError, SimtlabError
 from golden.mechanisms.arguments import takes
-from golden.mechanisms.claims import ISSUE, REGISTER_STORAGE
+from golden.mechanisms.claims import ELIMINATION, ISSUE, REGISTER_STORAGE
 from golden.mechanisms.uv.decode import IMM, REG, decode_uv
 from golden.ptx.ir import Imm, SpecialReg, Sym
 from golden.timing.hooks import IssueOverride, Mechanism
@@ -171,6 +171,8 @@ class UVMechanism(Mechanism):
                  census=None):
         self.config = config
         self.p = params or UVParams()
+        if self.p.eliminate:   # DARSIE's UV comparison point: no execution, no write-back
+            self.claims = type(self).claims | {ELIMINATION}
         #: (structure name, SM id, params) -> trace recorder or None (golden/mechanisms/uv/trace.py)
         self.recorder_factory = recorder_factory
         #: observer of SRF occupancy and IRB lookups, or None (golden/mechanisms/uv/census.py)
@@ -429,6 +431,38 @@ class UVMechanism(Mechanism):
                 for r in uset:
                     srf.release(base + r)
             self.uniform_regs.pop(w, None)
+
+    def on_skip(self, sm, w, pc: int) -> None:
+        """Composition with a fetch-stage mechanism (:mod:`golden.mechanisms.claims`): ``pc``
+        was skipped at fetch for ``w`` and never issues: it is not counted, scalarised or
+        looked up in the IRB. Token design: its destinations get the token the detection
+        rule (§2.3) gives them from the warp's state when the skip lands, as if it had
+        issued (a skipped broadcast load is not recognised: its destinations lose the
+        token). SRF design: its destinations lose their SRF mapping (the warp reads them
+        from where the skipping mechanism put them, DARSIE's leader's physical register).
+        Counters ``uv.skipped`` and ``uv.skipped_uniform`` (skipped instructions this
+        design would have detected uniform: the overlap of the two mechanisms)."""
+        if sm.launch is not self._launch:
+            self._reset(sm)
+        u = self.dec[pc >> 3]
+        uset = self._uset(w)
+        st = w.wave.stacks
+        depth = int(st.depth[w.widx])
+        full = depth > 0 and int(st.mask[w.widx, depth - 1]) == FULL
+        mech = sm.stats.count_mechanism
+        mech("uv.skipped")
+        uniform = (u.eligible and full and not u.thread_special
+                   and all(r in uset for r in u.src_regs) and (u.guard is None or u.guard in uset))
+        if uniform:
+            mech("uv.skipped_uniform")
+        srf = self._srf(sm) if self.p.design == "srf" else None
+        for r in u.dsts:
+            if uniform and srf is None:
+                uset.add(r)
+            elif r in uset:
+                uset.discard(r)
+                if srf is not None:
+                    srf.release(w.slot * self.nregs + r)
 
     def on_writeback(self, sm, w, pc: int, regs: list) -> list:
         q = self.inflight.get((w, pc))

@@ -1,0 +1,220 @@
+"""Composition report (issue 73): how the six papers' gains add up when two mechanisms
+share one SM.
+
+Each paper measures its mechanism alone, on its own baseline. Here every pair of the
+papers' headline mechanisms (:data:`MECHANISMS`) runs on one common baseline
+(:data:`CONFIGS`). A pair the claims refuse (:mod:`golden.mechanisms.claims`) is listed
+with the reason. For an allowed pair A+B, on the workloads both papers stand in for (the
+first :data:`MAX_WORKLOADS` of the intersection of their ``stands_for`` lists, sorted):
+
+* speed-up = baseline cycles / cycles of A, of B and of A+B, against the product of the
+  single gains S_A x S_B; **interaction** = S_AB / (S_A x S_B): above 1 the gains are
+  super-additive (the pair does better than both alone would predict), below 1
+  sub-additive (they compete for the same waste, or one's cost hits the other's gain);
+* energy gain = baseline energy / energy, likewise (G-Scalar's runs use its own energy
+  model, :func:`golden.mechanisms.gscalar.timing.energy_report`, whose register-file term
+  replaces the baseline's; every other run the configuration's model);
+* overlap, where the model can measure it: of the instructions a fetch-stage mechanism
+  skipped, the share the issue-stage one would have made scalar / detected uniform
+  (``gscalar.skipped_scalar``, ``uv.skipped_uniform``; :meth:`Mechanism.on_skip`);
+* outputs: every run's outputs equal the baseline's bit for bit.
+
+The pairwise interaction matrix gives, per pair, the geometric mean of the speed-up
+interaction over its workloads.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+from golden.report.runner import (ReportOptions, TimingJob, geomean, same_outputs, standing_for,
+                                  succeeded)
+
+#: paper -> the mechanism that stands for it (its headline design, as its report runs it)
+MECHANISMS: dict[str, str] = {
+    "DARSIE": "darsie",
+    "UV": "uv-token",
+    "WarpMan": "warpman-duel",
+    "ILP": "ilp-sc",
+    "G-Scalar": "gscalar",
+    "CAPRI": "capri",
+}
+#: the common baseline(s)
+CONFIGS: tuple = ("pascal",)
+#: workloads per pair (the first ones of the sorted intersection of the papers' lists)
+MAX_WORKLOADS = 3
+#: |interaction - 1| below this counts as "product" (neither super- nor sub-additive)
+TOLERANCE = 0.01
+#: counters of the composed run that measure the overlap: (numerator, denominator, what)
+OVERLAP = (("gscalar.skipped_scalar", "gscalar.skipped", "skipped that G-Scalar would make scalar"),
+           ("uv.skipped_uniform", "uv.skipped", "skipped that UV would detect uniform"))
+
+
+def pairs() -> list[tuple[str, str]]:
+    """Every pair of papers, in :data:`MECHANISMS` order."""
+    return list(itertools.combinations(MECHANISMS, 2))
+
+
+def refusal(pa: str, pb: str, config: str = CONFIGS[0]) -> str | None:
+    """The registry's reason the two papers' mechanisms cannot run together, or None."""
+    from golden.configs import load_config
+    from golden.errors import ConfigError
+    from golden.mechanisms.registry import make_mechanisms
+    try:
+        make_mechanisms([MECHANISMS[pa], MECHANISMS[pb]], load_config(config))
+    except ConfigError as e:
+        return str(e).split("cannot run together: ", 1)[-1]
+    return None
+
+
+def workloads(pa: str, pb: str) -> list[str]:
+    """The workloads both papers stand in for (at most :data:`MAX_WORKLOADS`)."""
+    return sorted(set(standing_for(pa)) & set(standing_for(pb)))[:MAX_WORKLOADS]
+
+
+def _job(w: str, config: str, opts: ReportOptions, mechs: tuple = ()) -> TimingJob:
+    return TimingJob(w, config, size=opts.size, seed=opts.seed, mechanisms=mechs)
+
+
+def _runs(pa: str, pb: str, w: str, config: str, opts: ReportOptions) -> dict:
+    a, b = MECHANISMS[pa], MECHANISMS[pb]
+    return {"base": _job(w, config, opts), "a": _job(w, config, opts, (a,)),
+            "b": _job(w, config, opts, (b,)), "ab": _job(w, config, opts, (a, b))}
+
+
+def jobs(opts: ReportOptions) -> list:
+    out, seen = [], set()
+    for config in CONFIGS:
+        for pa, pb in pairs():
+            if refusal(pa, pb, config) is not None:
+                continue
+            for w in workloads(pa, pb):
+                for j in _runs(pa, pb, w, config, opts).values():
+                    if j.key not in seen:
+                        seen.add(j.key)
+                        out.append(j)
+    return out
+
+
+def _energy(r: dict) -> float:
+    """Total energy (J) of a run; G-Scalar's runs through its own energy model."""
+    if any(m.split(":", 1)[0] == "gscalar" for m in r["mechanisms"]):
+        from golden.configs import load_config
+        from golden.mechanisms.gscalar.timing import energy_report
+        from golden.timing.stats import TimingStats
+        ov = dict(r["overrides"]) if r.get("overrides") else None
+        return energy_report(TimingStats.from_dict(r["timing"]), load_config(r["config"], ov),
+                             "gscalar").total
+    return r["energy"]["total_j"]
+
+
+def _kind(x: float | None) -> str:
+    if x is None or math.isnan(x):
+        return "–"
+    return "super" if x > 1 + TOLERANCE else "sub" if x < 1 - TOLERANCE else "product"
+
+
+def _overlap(r: dict) -> tuple | None:
+    m = r["timing"]["mechanism"]
+    for num, den, what in OVERLAP:
+        if m.get(den):
+            return m.get(num, 0), m[den], what
+    return None
+
+
+def _pair_rows(results, pa, pb, config, opts):
+    rows, md = [], []
+    for w in workloads(pa, pb):
+        jobs_ = _runs(pa, pb, w, config, opts)
+        rs = {k: results.get(j.key) for k, j in jobs_.items()}
+        missing = [k for k, r in rs.items() if not succeeded(r)]
+        if missing:
+            what = ", ".join(f"{k}: {'missing' if rs[k] is None else 'error'}" for k in missing)
+            md.append(f"| {pa}+{pb} | {w} | {what} |" + " |" * 8)
+            rows.append({"pair": [pa, pb], "workload": w, "missing": missing})
+            continue
+        base = rs["base"]
+        same = all(same_outputs(rs[k], base) for k in ("a", "b", "ab"))
+        s = {k: base["cycles"] / rs[k]["cycles"] for k in ("a", "b", "ab")}
+        eb = _energy(base)
+        e = {k: eb / _energy(rs[k]) for k in ("a", "b", "ab")}
+        si, ei = s["ab"] / (s["a"] * s["b"]), e["ab"] / (e["a"] * e["b"])
+        ov = _overlap(rs["ab"])
+        rows.append({"pair": [pa, pb], "workload": w, "speedup": s, "speedup_product":
+                     s["a"] * s["b"], "speedup_interaction": si, "energy_gain": e,
+                     "energy_product": e["a"] * e["b"], "energy_interaction": ei,
+                     "overlap": None if ov is None else {"part": ov[0], "of": ov[1],
+                                                         "what": ov[2]},
+                     "base_cycles": base["cycles"], "outputs_identical": same})
+        ovt = "–" if ov is None else f"{ov[0]:,} / {ov[1]:,} {ov[2]}"
+        md.append(f"| {pa}+{pb} | {w} | {s['a']:.3f} | {s['b']:.3f} | {s['ab']:.3f} | "
+                  f"{s['a'] * s['b']:.3f} | {si:.3f} ({_kind(si)}) | {e['ab']:.3f} | "
+                  f"{e['a'] * e['b']:.3f} | {ei:.3f} ({_kind(ei)}) | {ovt} | "
+                  f"{'identical' if same else 'DIFFER'} |")
+    return rows, md
+
+
+def _matrix(cells: dict, refused: dict) -> list[str]:
+    names = list(MECHANISMS)
+    md = ["| | " + " | ".join(names) + " |", "|---|" + "---|" * len(names)]
+    for i, pa in enumerate(names):
+        row = []
+        for j, pb in enumerate(names):
+            key = (pa, pb) if i < j else (pb, pa)
+            if i == j:
+                row.append("–")
+            elif key in refused:
+                row.append("refused")
+            elif cells.get(key) is None:
+                row.append("missing")
+            else:
+                x = cells[key]
+                row.append(f"{x:.3f} {_kind(x)}")
+        md.append(f"| **{pa}** | " + " | ".join(row) + " |")
+    return md
+
+
+def render(results: dict, opts: ReportOptions) -> tuple[str, dict]:
+    md = ["# Composition: pairs of mechanisms on one SM (issue 73)", "",
+          "Every pair of the six papers' mechanisms (" +
+          ", ".join(f"{p} = `{m}`" for p, m in MECHANISMS.items()) +
+          f") on a common baseline, size `{opts.size}`, seed {opts.seed}, on the workloads "
+          f"both papers stand in for (at most {MAX_WORKLOADS}). S = baseline cycles / cycles; "
+          "E = baseline energy / energy; interaction = S_AB / (S_A x S_B) "
+          f"(super-additive above 1 + {TOLERANCE}, sub-additive below 1 - {TOLERANCE}). "
+          "The composition order and the claims that refuse a pair are "
+          "`golden/mechanisms/claims.py`.", ""]
+    data = {"size": opts.size, "seed": opts.seed, "mechanisms": MECHANISMS, "configs": {}}
+    for config in CONFIGS:
+        refused = {}
+        for pa, pb in pairs():
+            why = refusal(pa, pb, config)
+            if why is not None:
+                refused[(pa, pb)] = why
+        rows, lines, cells, ecells = [], [], {}, {}
+        for pa, pb in pairs():
+            if (pa, pb) in refused:
+                continue
+            r, m = _pair_rows(results, pa, pb, config, opts)
+            rows += r
+            lines += m
+            ok = [x for x in r if "speedup" in x]
+            cells[(pa, pb)] = geomean([x["speedup_interaction"] for x in ok]) if ok else None
+            ecells[(pa, pb)] = geomean([x["energy_interaction"] for x in ok]) if ok else None
+        md += [f"## `{config}`", "", "### Speed-up interaction (geomean over the pair's "
+               "workloads)", ""] + _matrix(cells, refused) + [
+            "", "### Energy interaction", ""] + _matrix(ecells, refused) + [
+            "", "### Refused pairs", ""]
+        md += [f"* **{pa} + {pb}** (`{MECHANISMS[pa]}` + `{MECHANISMS[pb]}`): {why}"
+               for (pa, pb), why in refused.items()] or ["none"]
+        md += ["", "### Per workload", "",
+               "| pair | workload | S_A | S_B | S_AB | S_A x S_B | interaction | E_AB | "
+               "E_A x E_B | energy interaction | overlap (composed run) | outputs |",
+               "|---|---|--:|--:|--:|--:|---|--:|--:|---|---|---|"] + lines + [""]
+        data["configs"][config] = {
+            "rows": rows,
+            "refused": [{"pair": list(k), "reason": v} for k, v in refused.items()],
+            "speedup_interaction": [{"pair": list(k), "geomean": v} for k, v in cells.items()],
+            "energy_interaction": [{"pair": list(k), "geomean": v} for k, v in ecells.items()]}
+    return "\n".join(md) + "\n", data
