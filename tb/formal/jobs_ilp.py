@@ -33,8 +33,8 @@ def _scoreboard(fv):
         fv.check(m, ~dut.cm_ok | (reserved.bit_select(dut.cm_idx, 1)
                                   & (owner[dut.cm_idx] == dut.cm_warp)),
                  "a commit never releases an entry its warp did not reserve")
-        # Invariants of the per-warp lists. Not inductive as stated (a cycle of entries
-        # outside a warp's chain satisfies them), so this job is bounded (bmc).
+        # Invariants of the per-warp lists; with the chain-length one below they are
+        # inductive (k = 4), so the two shadow properties above are proved.
         for w in range(SB_WARPS):
             head, tail = state["head"][w], state["tail"][w]
             fv.check(m, ~state["in_board"][w] | (used.bit_select(head, 1) & (owner[head] == w)
@@ -49,6 +49,18 @@ def _scoreboard(fv):
                      "a reserved entry's successor belongs to the same warp")
             fv.check(m, ~used[i] | Array(state["in_board"])[owner[i]],
                      "a reserved entry's warp has a list on the board")
+        # Each warp's reserved entries are exactly its chain head -> ... -> tail (3 entries).
+        nxt_of = Array(state["nxt"])
+        for w in range(SB_WARPS):
+            head, tail = state["head"][w], state["tail"][w]
+            count = sum(used[i] & (owner[i] == w) for i in range(n))
+            second = nxt_of[head]
+            third = nxt_of[second]
+            one = (count == 1) & (head == tail)
+            two = (count == 2) & (head != tail) & (second == tail)
+            three = (count == 3) & (head != tail) & (second != tail) & (third == tail)
+            fv.check(m, ~state["in_board"][w] | one | two | three,
+                     "a warp's reserved entries are exactly its list from head to tail")
         fv.cover(m, dut.full & dut.cm_ok, "commit from a full scoreboard")
         fv.cover(m, dut.cm_ok & dut.al_ok & (dut.cm_warp != dut.al_warp), "commit and allocate in one cycle")
         fv.cover(m, dut.src_hit.all(), "all three sources wait on the board")
@@ -81,7 +93,7 @@ def _gshare(fv):
 JOBS = [
     FormalJob("scoreboard", "Scoreboard",
               f"entries={SB_ENTRIES}, warps={SB_WARPS}, lanes=2, reg_width=2", _scoreboard,
-              mode="bmc", depth=12, cover_depth=6, rtl_files=("rtl/ilp/scoreboard.py",)),
+              depth=4, cover_depth=6, memory_map=True, rtl_files=("rtl/ilp/scoreboard.py",)),
     FormalJob("gshare", "Gshare", "counters=8, pc_width=4, histories=2", _gshare,
               depth=3, cover_depth=6, rtl_files=("rtl/ilp/gshare.py",)),
 ]
