@@ -154,18 +154,39 @@ def strip_macros(netlist: str) -> tuple[str, int]:
 
 
 _CONCAT_ASSIGN_RE = re.compile(r"^(\s*)assign\s*\{([^}]*)\}\s*=\s*\{([^}]*)\}\s*;", re.M)
+_RANGE_RE = re.compile(r"^(.*\S)\s*\[(\d+):(\d+)\]$")
+_CONST_RE = re.compile(r"^(\d+)'([bhd])([0-9a-fA-F_]+)$")
+
+
+def _bits(element: str) -> list[str]:
+    """One concatenation element as its one-bit elements, most significant first."""
+    element = element.strip()
+    m = _RANGE_RE.match(element)
+    if m:
+        hi, lo = int(m.group(2)), int(m.group(3))
+        step = -1 if hi >= lo else 1
+        return [f"{m.group(1)}[{i}]" for i in range(hi, lo + step, step)]
+    m = _CONST_RE.match(element)
+    if m:
+        width = int(m.group(1))
+        value = int(m.group(3).replace("_", ""), {"b": 2, "h": 16, "d": 10}[m.group(2)])
+        return [f"1'b{(value >> i) & 1}" for i in range(width - 1, -1, -1)]
+    if re.match(r"^\d+'", element) or ":" in element:
+        raise SynthError(f"netlist: cannot split the concatenation element {element!r} bit by bit")
+    return [element]
 
 
 def split_concat_assigns(netlist: str) -> str:
-    """``assign {a, b} = {c, d};`` as ``assign a = c; assign b = d;`` (the Debian OpenSTA of
-    2019 cannot read a concatenation on the left of an assign). Only one-bit elements
-    (names, bit-selects, 1-bit constants) are split; anything else raises."""
+    """``assign {a, b[1:0]} = {c, 2'h0};`` as one-bit assigns (the Debian OpenSTA of 2019 cannot
+    read a concatenation on the left of an assign). Ranges and sized constants are expanded bit
+    by bit; a width mismatch raises. (A one-bit element is assumed one bit wide: Yosys names
+    multi-bit wires with a range in these assigns.)"""
     def one(m: re.Match) -> str:
-        lhs = [x.strip() for x in m.group(2).split(",")]
-        rhs = [x.strip() for x in m.group(3).split(",")]
-        if len(lhs) != len(rhs) or any(":" in x or re.match(r"^\d+'", x) and not x.startswith("1'")
-                                       for x in lhs + rhs):
-            raise SynthError(f"netlist: cannot split the assignment {m.group(0).strip()!r} bit by bit")
+        lhs = [b for x in m.group(2).split(",") for b in _bits(x)]
+        rhs = [b for x in m.group(3).split(",") for b in _bits(x)]
+        if len(lhs) != len(rhs):
+            raise SynthError(f"netlist: cannot split the assignment {m.group(0).strip()[:80]!r}... "
+                             f"bit by bit ({len(lhs)} bits = {len(rhs)} bits)")
         return "\n".join(f"{m.group(1)}assign {a} = {b};" for a, b in zip(lhs, rhs))
     return _CONCAT_ASSIGN_RE.sub(one, netlist)
 

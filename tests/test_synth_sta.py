@@ -70,9 +70,12 @@ def test_report_without_paths_has_no_critical_path():
 
 def test_concatenated_assigns_are_split_bit_by_bit():
     text = "  assign { a[1], b } = { c[0], 1'h0 };\n  assign y = x;\n"
-    assert split_concat_assigns(text) == "  assign a[1] = c[0];\n  assign b = 1'h0;\n  assign y = x;\n"
+    assert split_concat_assigns(text) == "  assign a[1] = c[0];\n  assign b = 1'b0;\n  assign y = x;\n"
+    assert split_concat_assigns("  assign { a[2:1], b } = { c[0:1], 1'h1 };\n") == \
+        "  assign a[2] = c[0];\n  assign a[1] = c[1];\n  assign b = 1'b1;\n"
+    assert split_concat_assigns("assign { a[1:0] } = { 2'h2 };") == "assign a[1] = 1'b1;\nassign a[0] = 1'b0;"
     with pytest.raises(SynthError, match="bit by bit"):
-        split_concat_assigns("assign { a[3:0] } = { b[3:0] };")
+        split_concat_assigns("assign { a[3:0] } = { b[2:0] };")
 
 
 def test_macro_instances_are_removed_and_counted():
