@@ -282,18 +282,21 @@ def _timing_cells(r: TargetArea, fo4: Fo4 | None, budget: CycleBudget | None) ->
     s = r.sta
     if s is None or fo4 is None:
         why = "STA failed" if r.sta_error else "no sta"
-        return f"| {why} | - | - | " + (f"{budget.fo4:.0f}" if budget else "-") + " | - | - | - "
+        return f"| {why} | - | - | - | " + (f"{budget.fo4:.0f}" if budget else "-") + " | - | - | - | - "
     paper = f"{budget.fo4:.0f}" if budget else "-"
     depth = str(s.stages) if s.stages else "-"
+
+    def verdict(n: float | None) -> str:
+        return "-" if budget is None or n is None else ("yes" if n <= budget.fo4 else f"no ({n / budget.fo4:.1f}x)")
     if s.critical_ns is None:
-        ns = n_fo4 = fits = "-"
+        ns = n_fo4 = fits = buf = fits_buf = "-"
     else:
-        n = s.fo4(fo4)
-        ns, n_fo4 = f"{s.critical_ns:.2f}", f"{n:.1f}"
-        fits = "-" if budget is None else ("yes" if n <= budget.fo4 else f"no ({n / budget.fo4:.1f}x)")
+        n, b = s.fo4(fo4), s.buffered_fo4(fo4)
+        ns, n_fo4, buf = f"{s.critical_ns:.2f}", f"{n:.1f}", "-" if b is None else f"{b:.0f}"
+        fits, fits_buf = verdict(n), verdict(b)
     energy = "-" if math.isnan(s.energy_pj) else f"{s.energy_pj:,.1f}"
     leak = "-" if math.isnan(s.leakage_w) else f"{s.leakage_w * 1e9:,.1f}"
-    return f"| {ns} | {n_fo4} | {depth} | {paper} | {fits} | {energy} | {leak} "
+    return f"| {ns} | {n_fo4} | {depth} | {buf} | {paper} | {fits} | {fits_buf} | {energy} | {leak} "
 
 
 def render_liberty_markdown(results: list[TargetArea], source: str, liberty: Liberty,
@@ -321,8 +324,9 @@ def render_liberty_markdown(results: list[TargetArea], source: str, liberty: Lib
         "| target | parameters | storage bits | flip-flops | memories | logic um^2 "
         f"({liberty.node_nm:.0f} nm) | macro um^2 ({'/'.join(f'{n:.0f}' for n in sorted(node)) or '-'} nm) "
         f"| total um^2 at {PAPER_NODE_NM:.0f} nm | critical path ns ({liberty.node_nm:.0f} nm) "
-        "| FO4 | cells on the path | paper cycle FO4 | fits? | pJ/access (activity-assumed) | leakage nW | paper |",
-        "|---|---|--:|--:|---|--:|--:|--:|--:|--:|--:|--:|---|--:|--:|---|",
+        "| FO4 | cells on the path | FO4 if buffered (est.) | paper cycle FO4 | fits? | fits if buffered? "
+        "| pJ/access (activity-assumed) | leakage nW | paper |",
+        "|---|---|--:|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|---|---|--:|--:|---|",
     ]
     budgets = budgets or {}
     for r in results:
@@ -345,7 +349,8 @@ def _timing_method(fo4: Fo4 | None, ran: bool) -> list[str]:
     return [
         "Timing and energy: OpenSTA on the osu018 netlist (synth/sta.py, docs/timing-energy.md): critical "
         "path = longest input/flip-flop to output/flip-flop path (clock-to-Q and setup included), no wires, no "
-        "fanout buffering (pessimistic for wide structures). SRAM macros are removed from the STA netlist "
+        "fanout buffering (pessimistic for wide structures); 'if buffered' is a logical-effort estimate: each "
+        "driver on the 20 worst paths costs max(1, log4(load / inverter input)) FO4 (an ideal buffer tree). SRAM macros are removed from the STA netlist "
         f"(no osu018 model): their timing and energy are not included. FO4 (osu018) = {fo4.describe()}. "
         "Paper cycle FO4 = the cycles the paper's pipeline gives the structure at its GPU's clock, in FO4 of its "
         "node by the 0.36 ns/um rule of thumb (synth/cycle_budgets.yaml). pJ/access = dynamic energy of one "
@@ -374,7 +379,9 @@ def render_liberty_json(results: list[TargetArea], source: str, liberty: Liberty
                                     "sta": None if r.sta is None else {
                                         **r.sta.to_dict(),
                                         "fo4": None if r.sta.critical_ns is None or fo4 is None
-                                        else round(r.sta.fo4(fo4), 2)},
+                                        else round(r.sta.fo4(fo4), 2),
+                                        "buffered_fo4_estimate": None if fo4 is None or r.sta.buffered_fo4(fo4) is None
+                                        else round(r.sta.buffered_fo4(fo4), 1)},
                                     "cycle_budget": None if (budgets or {}).get(r.target.name) is None
                                     else {**dataclasses.asdict(budgets[r.target.name]),
                                           "fo4": round(budgets[r.target.name].fo4, 1)}}

@@ -25,6 +25,7 @@ One ``sta`` run (Debian ``opensta``, `make opensta`) per target:
 
 from __future__ import annotations
 
+import math
 import re
 import shutil
 import subprocess
@@ -39,6 +40,8 @@ from .fo4 import Fo4
 PERIOD_NS = 100.0
 #: input toggle probability per cycle of the activity-assumed power estimate
 INPUT_ACTIVITY = 0.5
+#: worst paths (one per endpoint) whose buffered estimate is taken (the maximum)
+BUFFERED_PATHS = 20
 #: seconds one sta run may take
 STA_TIMEOUT_S = 900.0
 
@@ -58,7 +61,7 @@ set_output_delay 0 -clock clk [all_outputs]
 set_input_transition {slew} [all_inputs]
 set_load {load} [all_outputs]
 puts "@@checks"
-report_checks -path_delay max -digits 4
+report_checks -path_delay max -digits 4 -fields {{capacitance}} -group_count {paths}
 set_power_activity -input -activity {activity} -duty 0.5
 puts "@@power"
 if {{[catch {{report_power -digits 6}} msg]}} {{ puts "@@power_error $msg" }}
@@ -86,6 +89,8 @@ class StaResult:
     macros_removed: int = 0
     #: cells on the critical path (logic depth, flip-flop clock-to-Q included)
     stages: int = 0
+    #: loads (pF) of the drivers (input port, cell outputs) of each reported path, worst first
+    path_caps_pf: tuple[tuple[float, ...], ...] = ()
 
     @property
     def dynamic_w(self) -> float:
@@ -95,6 +100,17 @@ class StaResult:
     def energy_pj(self) -> float:
         """Dynamic energy of one cycle (one access) in pJ: dynamic power x period."""
         return self.dynamic_w * self.period_ns * 1e3
+
+    def buffered_fo4(self, fo4: Fo4) -> float | None:
+        """Logical-effort estimate of the critical path had every driver an ideal buffer tree:
+        each driver on the path costs max(1, log4(load / inverter input)) FO4 -- the stages of
+        an FO4 tapered buffer chain -- ignoring the cells' own logical effort and the setup
+        time; the maximum over the :data:`BUFFERED_PATHS` worst unbuffered paths (a path
+        further down the list could be longer once buffered). None without the loads."""
+        if self.critical_ns is None or not self.path_caps_pf:
+            return None
+        return max(sum(max(1.0, math.log(c / fo4.input_cap_pf, 4)) if c > 0 else 1.0 for c in caps)
+                   for caps in self.path_caps_pf)
 
     def fo4(self, fo4: Fo4) -> float | None:
         """The critical path in FO4 delays of the library."""
@@ -111,6 +127,8 @@ _POINT_RE = re.compile(r"^(Startpoint|Endpoint):\s*(\S+)", re.M)
 #: a cell pin line of a path whose increment is not zero: a cell output (no wires, so an input
 #: pin adds nothing)
 _STAGE_RE = re.compile(r"^\s*(?!0\.0+\s)-?[\d.]+\s+-?[\d.]+\s+[\^v]\s+\S+/\w+\s+\(\w+\)", re.M)
+#: a path line with a load column: "cap delay time ^ pin (cell|in)"
+_CAP_RE = re.compile(r"^\s*([\d.]+)\s+-?[\d.]+\s+-?[\d.]+\s+[\^v]\s+\S+\s+\(\w+\)", re.M)
 _TOTAL_RE = re.compile(r"^Total\s+([-+\d.eE]+)\s+([-+\d.eE]+)\s+([-+\d.eE]+)\s+([-+\d.eE]+)", re.M)
 
 
@@ -123,7 +141,8 @@ def parse_report(text: str, *, period_ns: float, activity: float, label: str,
     slack = _SLACK_RE.search(checks)
     if slack is None and "No paths found" not in checks:
         raise SynthError(f"{label}: no slack in the OpenSTA timing report; output tail:\n{_tail(text)}")
-    points = dict(_POINT_RE.findall(checks))
+    points = dict(_POINT_RE.findall(checks.split("slack (")[0]))
+    paths = [p.split("data arrival time")[0] for p in checks.split("Startpoint:")[1:]]
     total = _TOTAL_RE.search(power)
     if "@@power_error" in power:     # OpenSTA's report_power fails on NaN power (seen on
         internal = switching = leakage = float("nan")     # the 512-entry SRF map)
@@ -135,7 +154,15 @@ def parse_report(text: str, *, period_ns: float, activity: float, label: str,
                      startpoint=points.get("Startpoint", ""), endpoint=points.get("Endpoint", ""),
                      period_ns=period_ns, internal_w=internal, switching_w=switching,
                      leakage_w=leakage, activity=activity, macros_removed=macros_removed,
-                     stages=len(_STAGE_RE.findall(checks.split("data arrival time")[0])))
+                     stages=len(_STAGE_RE.findall(_strip_cap(paths[0]))) if paths else 0,
+                     path_caps_pf=tuple(caps for caps in (tuple(float(c) for c in _CAP_RE.findall(p))
+                                                          for p in paths) if caps))
+
+
+def _strip_cap(text: str) -> str:
+    """Path lines without the load column (so the stage pattern sees "delay time ...")."""
+    return re.sub(r"^(\s*)[\d.]+(\s+-?[\d.]+\s+-?[\d.]+\s+[\^v]\s)", r"\1\2", text, flags=re.M) \
+        if _CAP_RE.search(text) else text
 
 
 def _tail(text: str, lines: int = 15) -> str:
@@ -206,7 +233,7 @@ def run_sta(netlist: str, top: str, liberty_path: Path, fo4: Fo4, *, label: str,
         (work / "netlist.v").write_text(text, encoding="utf-8")
         (work / "run.tcl").write_text(STA_SCRIPT.format(
             lib=str(Path(liberty_path).resolve()), top=top, period=period_ns, slew=round(fo4.slew_ns, 5),
-            load=round(fo4.load_pf, 6), activity=activity), encoding="utf-8")
+            load=round(fo4.load_pf, 6), activity=activity, paths=BUFFERED_PATHS), encoding="utf-8")
         try:
             proc = subprocess.run([binary, "-no_splash", "-exit", "run.tcl"], cwd=work,
                                   stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,

@@ -147,6 +147,9 @@ def test_osu018_fo4_matches_opensta_on_an_fo4_chain():
     _need("OpenSTA (sta)", sta_binary() is not None)
     r, _ = run_sta(_fo4_chain(8), "chain", lib.path, f, label="fo4 chain")
     assert r.critical_ns / 8 == pytest.approx(f.delay_ns, rel=0.05)
+    # the logical-effort estimate: the input port (one inverter load) and 8 stages of 4 loads,
+    # each at least 1 FO4 -> 9 FO4
+    assert r.stages == 8 and r.buffered_fo4(f) == pytest.approx(9.0, abs=0.05)
 
 
 # --- budgets and a real run -----------------------------------------------------------------
