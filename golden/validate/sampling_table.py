@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import math
 import time
-from concurrent.futures import ProcessPoolExecutor
 
 DEFAULT_SMALL = ("BFS", "NW", "LUD", "RS", "FWS", "CFD", "SR1", "PF", "KMEANS", "HS", "SCAN")
 DEFAULT_PAPER = ("NW", "RS", "FWS", "LUD", "CFD")
@@ -169,8 +168,10 @@ def run_table(workloads, size: str, seed: int, config: str, mechanisms: list,
     tasks = [(w, size, seed, config, m, sample_seed) for w in workloads
              for m in [()] + [(x,) for x in mechanisms]]
     if jobs > 1:
-        with ProcessPoolExecutor(max_workers=jobs) as ex:
-            rows = list(ex.map(one_pair, *zip(*tasks)))
+        from golden.workers import run_unordered   # the shared pool (Ctrl-C, orphan-safe)
+        got: dict = {}
+        run_unordered(one_pair, list(enumerate(tasks)), jobs, got.__setitem__)
+        rows = [got[i] for i in range(len(tasks))]
     else:
         rows = [one_pair(*t) for t in tasks]
     return rows, ratio_rows(rows), summary(rows)
