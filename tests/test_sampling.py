@@ -204,3 +204,23 @@ def test_sub_wave_launches_group_only_with_their_grid():
     assert group_launches(sigs, plan, num_sms=28) == [[0], [1], [2, 3]]
     assert group_launches(sigs, plan, num_sms=1) == [[0, 1], [2, 3]]
     assert group_launches(sigs, SamplingPlan(match_grid=True), num_sms=1) == [[0], [1], [2], [3]]
+
+
+def test_cli_sample_runs_a_user_kernel_whole(tmp_path, capsys):
+    """``simtlab run FILE.ptx --args SPEC --mode timing --sample``: one launch, so it is
+    simulated whole and every interval is exact."""
+    import json
+    from pathlib import Path
+
+    from golden.cli import main
+    data = Path(__file__).parent / "data"
+    rc = main(["run", str(data / "user_kernels.ptx"), "--args", str(data / "saxpy.yaml"),
+               "--mode", "timing", "--sample", "--sample-seed", "4",
+               "--json", str(tmp_path / "s.json")])
+    out = capsys.readouterr().out
+    assert rc == 0, out
+    assert "SAMPLED: 1 of 1 launches in detail" in out
+    d = json.loads((tmp_path / "s.json").read_text())
+    assert d["outputs_match"] and d["sampling"]["plan"]["seed"] == 4
+    assert d["sampling"]["intervals"]["cycles"]["exact"]
+    assert d["cycles"] == d["per_launch"][0]["timing"]["cycles"]

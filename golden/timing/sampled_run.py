@@ -180,7 +180,7 @@ def run_sampled_timing_workload(name: str, size: str, seed: int, config_name: st
 
     plan = plan or SamplingPlan()
     cfg = load_config(config_name)
-    w = registry.get(name)
+    w = registry.get(name) if isinstance(name, str) else name  # or a user Workload
     mechs = make_mechanisms(mechanisms, cfg)
     units = check_sampleable(mechs)
     limits = dict(echo_printf=False, max_cycles=max_cycles, max_instructions=max_instructions)
