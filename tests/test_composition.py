@@ -91,13 +91,16 @@ def test_every_refused_pair_gives_a_one_line_reason(pair):
 
 
 @pytest.mark.parametrize("pair,words", [
-    (("darsie", "capri"), ("both claim warp formation",)),
+    (("darsie", "capri"), ("'capri' claims warp formation", "'darsie' assumes")),
     (("gscalar", "uv-srf"), ("both claim", "register storage")),
     (("darsie", "uv"), ("'uv' claims elimination", "'darsie' assumes the baseline's",
                         "LeaderWB")),
     (("tbc", "ilp-bp-static"), ("'tbc' claims warp formation", "SIMT stack")),
     (("capri", "warpman-temp"), ("'warpman-temp' claims TB dispatch",)),
     (("darsie", "dac-ideal"), ("both claim fetch",)),
+    (("capri", "ilp-sc"), ("'capri' claims warp formation", "dynamic_warps")),
+    (("capri", "gscalar"), ("'capri' claims warp formation", "SIMT stack")),
+    (("tbc", "uv-token"), ("'tbc' claims warp formation",)),
 ])
 def test_refusals_name_the_part_and_the_reason(pair, words):
     msg = _status(*pair)

@@ -68,8 +68,8 @@ MEANING: dict[str, str] = {
            "and latency, injected micro-ops)",
     ELIMINATION: "removes issued instructions' execution and write-back",
     DEPENDENCE_TRACKING: "replaces the per-warp dependence tracker that gates issue",
-    WARP_FORMATION: "assumes its own grouping of a TB's threads into warps and holds warps "
-                    "at branches (compacted warps, or the static warps a skip table tracks)",
+    WARP_FORMATION: "forms a TB's warps itself (compaction: its own grouping of the TB's "
+                    "threads) and holds warps at branches",
     REGISTER_STORAGE: "changes where register values live or which RF reads and writes happen "
                       "(compressed RF, scalar RF, uniform lanes)",
     REGISTER_RENAMING: "renames warps' registers onto shared physical registers",
@@ -84,7 +84,9 @@ ASSUMED: dict[str, str] = {
     DEPENDENCE_TRACKING: "it writes registers outside the dependence tracker (skipped "
                          "instructions, copy-backs into the per-warp tracker), which a "
                          "shared scoreboard's in-order commit never sees (HS deadlocks)",
-    WARP_FORMATION: "it reads and steps each static warp's own SIMT stack",
+    WARP_FORMATION: "it reads or steps each static warp's own SIMT stack and registers, or "
+                    "tracks its dependences (formed warps have their own: "
+                    "golden/timing/dynamic_warps.py)",
     TB_DISPATCH: "it needs every warp of a TB resident from dispatch to the TB's end",
 }
 

@@ -119,7 +119,7 @@ def test_a_repeated_key_is_refused():
     (("tbc", "capri"), "warp formation"),
     (("uv-token", "uv-srf"), "issue"),
     (("coarse2", "coarse4"), "L1"),
-    (("darsie", "capri"), "warp formation"),
+    (("darsie", "capri"), "claims warp formation"),
     (("darsie", "uv"), "elimination"),
     (("gscalar", "uv-srf"), "register storage"),
     (("darsie", "ilp-sc"), "dependence tracking"),

@@ -60,8 +60,8 @@ class NoCfSyncMechanism(Mechanism):
     #: register values are read through FunctionalLaunch.warp_register (deferral may stay on)
     reads_wave_registers = False
     #: as DARSIE (skip.DarsieMechanism.claims)
-    claims = frozenset({FETCH, REGISTER_RENAMING, WARP_FORMATION})
-    assumes = frozenset({ELIMINATION, TB_DISPATCH, DEPENDENCE_TRACKING})
+    claims = frozenset({FETCH, REGISTER_RENAMING})
+    assumes = frozenset({ELIMINATION, TB_DISPATCH, DEPENDENCE_TRACKING, WARP_FORMATION})
 
     #: sampled timing (whole-launch): DARSIE's TB-wide skip tables span the TBs of an SM; marking and tables rebuilt per launch
     sampling = "whole-launch"

@@ -291,11 +291,12 @@ class DarsieMechanism(Mechanism):
     reads_wave_registers = False
     #: skips fetch and issue of TB-redundant instructions, renames their destination
     #: registers, and tracks (and holds at branches) the TB's static warps
-    claims = frozenset({FETCH, REGISTER_RENAMING, WARP_FORMATION})
-    #: followers wait for the leader's write-back (LeaderWB), and the majority path and
+    claims = frozenset({FETCH, REGISTER_RENAMING})
+    #: it tracks (and holds at branches) the TB's static warps; followers wait for the
+    #: leader's write-back (LeaderWB), and the majority path and
     #: Sync entries count on every warp of a TB being resident until the TB ends; skips
     #: and copy-backs write registers outside a shared scoreboard
-    assumes = frozenset({ELIMINATION, TB_DISPATCH, DEPENDENCE_TRACKING})
+    assumes = frozenset({ELIMINATION, TB_DISPATCH, DEPENDENCE_TRACKING, WARP_FORMATION})
 
     def __init__(self, config, params: DarsieParams | None = None):
         self.params = params or DarsieParams()

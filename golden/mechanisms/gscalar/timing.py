@@ -94,7 +94,7 @@ import numpy as np
 
 from golden.configs.sourced import load_sourced
 from golden.errors import ConfigError
-from golden.mechanisms.claims import ISSUE, REGISTER_STORAGE
+from golden.mechanisms.claims import ISSUE, REGISTER_STORAGE, WARP_FORMATION
 from golden.mechanisms.gscalar.dead_dst import move_free_destinations
 from golden.mechanisms.gscalar.regstate import HALF_LANES, WARP_LANES, RegisterEncodingTracker
 from golden.mechanisms.gscalar.rf_energy import RFEnergyParams, load_rf_energy
@@ -348,6 +348,8 @@ class GScalarMechanism(Mechanism):
     #: runs eligible instructions as scalars at issue and stores registers compressed
     #: (or in a scalar RF)
     claims = frozenset({ISSUE, REGISTER_STORAGE})
+    #: divergence and encodings come from the static warp's SIMT stack and register rows
+    assumes = frozenset({WARP_FORMATION})
 
     #: sampled timing (whole-launch): per-warp register-compression state and SRF ports, rebuilt when a launch begins
     sampling = "whole-launch"

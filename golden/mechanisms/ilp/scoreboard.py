@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from golden.mechanisms.claims import DEPENDENCE_TRACKING
+from golden.mechanisms.claims import DEPENDENCE_TRACKING, WARP_FORMATION
 from golden.structures._check import width_of
 from golden.structures.ilp import Scoreboard, ScoreboardOps, ScoreboardParams
 from golden.timing.hooks import Mechanism
@@ -213,6 +213,9 @@ class ILPScoreboardMechanism(Mechanism):
     #: replaces the dependence tracking that gates issue, and serves operands from the
     #: scoreboard's value entries instead of the RF
     claims = frozenset({DEPENDENCE_TRACKING})
+    #: dynamic warps replace every warp's tracker with their per-thread scoreboard, so
+    #: under compaction the shared scoreboard would silently do nothing
+    assumes = frozenset({WARP_FORMATION})
 
     #: sampled timing (whole-launch): the shared scoreboard of an SM is kept per (launch, SM)
     sampling = "whole-launch"

@@ -79,7 +79,7 @@ import numpy as np
 
 from golden.errors import ConfigError, SimtlabError
 from golden.mechanisms.arguments import takes
-from golden.mechanisms.claims import ELIMINATION, ISSUE, REGISTER_STORAGE
+from golden.mechanisms.claims import ELIMINATION, ISSUE, REGISTER_STORAGE, WARP_FORMATION
 from golden.mechanisms.uv.decode import IMM, REG, decode_uv
 from golden.ptx.ir import Imm, SpecialReg, Sym
 from golden.timing.hooks import IssueOverride, Mechanism
@@ -162,6 +162,8 @@ class UVMechanism(Mechanism):
     #: scalarises or eliminates uniform instructions at issue and keeps uniform values in
     #: the IRB / scalar RF
     claims = frozenset({ISSUE, REGISTER_STORAGE})
+    #: detects uniformity from the static warp's SIMT stack and register rows
+    assumes = frozenset({WARP_FORMATION})
 
     #: sampled timing (whole-launch): the instruction reuse buffer is shared by the warps of an SM; rebuilt per launch
     sampling = "whole-launch"
