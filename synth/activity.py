@@ -101,6 +101,8 @@ def toggle_counts(vcd_path: Path, classes: list[str], dut_scope: tuple[str, ...]
             scope.pop()
         else:
             width, code, name = int(m.group(2)), m.group(3), m.group(4)
+            if m.group(0).split()[1] in ("string", "real"):
+                continue
             if tuple(scope) == clock_scope and name == "clk":
                 clock_code = code
             if tuple(scope[:len(dut_scope)]) == dut_scope:
@@ -115,6 +117,8 @@ def toggle_counts(vcd_path: Path, classes: list[str], dut_scope: tuple[str, ...]
     for line in body.split("\n"):
         line = line.strip()
         if not line or line[0] in "#$":
+            continue
+        if line[0] in "sSrR":         # string (decoded enum) or real values: not wires
             continue
         if line[0] in "bB":
             raw, code = line[1:].split()

@@ -188,6 +188,7 @@ $scope module bench $end
 $scope module top $end
 $var wire 1 ! clk $end
 $var wire 4 " req $end
+$var string 1 $ op $end
 $scope module sub $end
 $var wire 1 # q $end
 $upscope $end
@@ -199,10 +200,12 @@ $dumpvars
 0!
 b0000 "
 0#
+sIDLE $
 $end
 #5
 1!
 b0011 "
+sREAD $
 #10
 0!
 #15
