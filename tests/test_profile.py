@@ -12,7 +12,6 @@ from golden.report.profile import (DiffRow, InstructionRow, RunProfile, diff_pro
                                    profile_workload)
 from golden.report.profile_lines import source_lines
 from golden.report.profile_render import html_diff, html_listing, text_diff, text_listing
-from golden.timing.pc_profile import MEM_COUNTERS
 from golden.timing.stats import STALL_REASONS
 from golden.workloads.build_ptx import find_nvcc
 
