@@ -88,7 +88,9 @@ def _paper_configs(w) -> dict:
         for seed, cfg in SEED_CONFIGS.items():
             if s.startswith(seed):
                 out.setdefault((cfg, ()), f"stands for {seed}")
-    for cfg, ov in report_configs(w.name, "paper"):
+    # the two-wave rule is for the papers' reports; a cross-paper study (the composition
+    # report) runs workloads on a common GPU whatever it fills, and says so
+    for cfg, ov in report_configs(w.name, "paper", papers_only=True):
         out.setdefault((resolve_path(cfg).stem, tuple(ov)), "main job")
     return out
 

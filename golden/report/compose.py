@@ -42,6 +42,11 @@ MECHANISMS: dict[str, str] = {
 }
 #: the common baseline(s)
 CONFIGS: tuple = ("pascal",)
+#: a study across the papers, not one paper's report: its workloads run on the common
+#: baseline whatever they fill, so the two-wave rule of the papers' inputs
+#: (:func:`golden.workloads.occupancy.report_configs` with ``papers_only``) leaves it out;
+#: at ``paper`` size BFS, for one, fills fewer than two waves of Pascal's 28 SMs
+CROSS_PAPER_STUDY = True
 #: workloads per pair (the first ones of the sorted intersection of the papers' lists)
 MAX_WORKLOADS = 3
 #: |interaction - 1| below this counts as "product" (neither super- nor sub-additive)

@@ -188,14 +188,19 @@ def occupancy_of(probe: Probe, config) -> WorkloadOccupancy:
                              min(waves) if waves else 0.0, probe.warp_instructions)
 
 
-def report_configs(workload: str, size: str = "small") -> list[tuple[str, tuple]]:
+def report_configs(workload: str, size: str = "small",
+                   papers_only: bool = False) -> list[tuple[str, tuple]]:
     """``(config, overrides)`` pairs the main job (every report of ``simtlab report all``)
-    runs ``workload`` on at ``size``, in first-seen order."""
+    runs ``workload`` on at ``size``, in first-seen order. ``papers_only`` leaves out the
+    cross-paper studies (reports whose module sets ``CROSS_PAPER_STUDY = True``, such as the
+    composition study), which run each paper's workloads on a common GPU."""
     from golden.report import available_reports
     from golden.report.runner import ReportOptions, TimingJob
     opts = ReportOptions(size=size)
     out: dict = {}
     for rep in available_reports().values():
+        if papers_only and getattr(rep, "CROSS_PAPER_STUDY", False):
+            continue
         for j in rep.jobs(opts):
             # concurrent sessions (golden.report.hetero.ConcurrentJob) run the same kernels
             # on partitions of GPUs whose lone runs are TimingJobs of the same report;
