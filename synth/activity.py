@@ -147,7 +147,8 @@ def toggle_counts(vcd_path: Path, classes: list[str], dut_scope: tuple[str, ...]
                    signals=frozenset(name for v in ids.values() for name, _ in v))
 
 
-_CELL_RE = re.compile(r"^\s*(\w+)\s+(\S+)\s*\((.*?)\);", re.M | re.S)
+#: an instance: type (a cell, or an escaped submodule name such as ``\\top.bank0``), name, connections
+_CELL_RE = re.compile(r"^\s*(\\?[\w.$]+)\s+(\S+)\s*\((.*?)\);", re.M | re.S)
 _CONN_RE = re.compile(r"\.(\w+)\(\s*(.*?)\s*\)\s*(?:,|$)", re.S)
 _MODULE_RE = re.compile(r"^module\s+(\S+)\s*\((.*?)\);(.*?)^endmodule", re.M | re.S)
 _PORT_RE = re.compile(r"^\s*input\s+(?:\[(\d+):(\d+)\]\s+)?(\S+)\s*;", re.M)
@@ -200,6 +201,7 @@ def map_netlist(netlist: str, top: str, toggles: Toggles) -> ActivityMap:
     def walk(module: str, prefix_pin: str, prefix_net: str) -> None:
         nonlocal total
         for cell, inst, conns in _CELL_RE.findall(modules[module]):
+            cell = cell.lstrip("\\")
             if cell in ("module", "input", "output", "wire", "assign"):
                 continue
             inst = inst.lstrip("\\")

@@ -328,3 +328,16 @@ def test_input_port_activity_counts_per_cycle_on_a_combinational_netlist():
     p = run_power(_fo4_chain(4), "chain", lib.path, f, act, label="chain power")
     assert p["full"].energy_pj > 0.05                  # 4 + 9 inverters switching: ~0.1-1 pJ
     assert p["full"].energy_pj == pytest.approx(2 * p["half"].energy_pj, rel=0.01)
+
+
+def test_flops_of_a_replicated_bank_are_named_through_its_instance():
+    from collections import Counter
+
+    from synth.activity import Toggles, map_netlist
+    netlist = ("module top(clk);\n  input clk;\n  \\top.bank0  bank3 (\n    .clk(clk)\n  );\nendmodule\n"
+               "module \\top.bank0 (clk);\n  input clk;\n  DFFPOSX1 _7_ (\n    .CLK(clk),\n    .D(clk),\n"
+               "    .Q(older_1_3)\n  );\nendmodule\n")
+    t = Toggles(counts={("bank3.older_1_3", 0): Counter(a=2)}, cycles=Counter(a=2),
+                signals=frozenset({"bank3.older_1_3"}))
+    amap = map_netlist(netlist, "top", t)
+    assert amap.flop_bits == 1 and amap.flops == {"bank3/_7_/Q": ("bank3.older_1_3", 0)}
