@@ -293,6 +293,11 @@ def test_version_table_energy_on_a_real_trace_is_above_its_idle_clock(tmp_path):
     assert "idle" in r.power and "ins_en" in r.power
     assert r.power["ins_en"].energy_pj > r.power["idle"].energy_pj > r.power["clock only"].energy_pj > 0
     assert r.to_dict()["energy_above_clock_pj"]["ins_en"] > 0
+    # the all-cycles row is the cycle-weighted mean of the op-type rows (power is linear in
+    # the activities): fails if a scenario's activities are not applied
+    ops = [k for k in r.power if k not in ("all", "clock only")]
+    mean = sum(r.cycles[k] * r.power[k].energy_pj for k in ops) / r.cycles["all"]
+    assert r.power["all"].energy_pj == pytest.approx(mean, rel=0.01)
 
 
 def test_failed_power_report_leaves_timing_and_no_energy():
