@@ -297,6 +297,10 @@ class DarsieMechanism(Mechanism):
     #: Sync entries count on every warp of a TB being resident until the TB ends; skips
     #: and copy-backs write registers outside a shared scoreboard
     assumes = frozenset({ELIMINATION, TB_DISPATCH, DEPENDENCE_TRACKING, WARP_FORMATION})
+    #: launch sampling (golden.timing.sampling) must keep launches whole
+    sampling = "whole-launch"
+    sampling_reason = ("DARSIE's TB-wide skip tables span the TBs of an SM; marking and "
+                       "tables rebuilt per launch (_new_launch)")
 
     def __init__(self, config, params: DarsieParams | None = None):
         self.params = params or DarsieParams()
