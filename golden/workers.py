@@ -28,7 +28,7 @@ import os
 import signal
 import sys
 import threading
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, InvalidStateError, ProcessPoolExecutor, wait
 
 #: exit status of a command stopped by Ctrl-C (128 + SIGINT), as a shell reports it
 EXIT_INTERRUPTED = 130
@@ -138,6 +138,21 @@ def interrupted_exit(e: BaseException, stream=None) -> int:
     return EXIT_INTERRUPTED
 
 
+def _quiet_manager_thread():
+    """Stop the executor's manager thread from printing a traceback while the pool is
+    torn down on purpose: when it finds its killed workers it sets an exception on the
+    futures already cancelled, and CPython 3.11 raises InvalidStateError there (in that
+    thread, which then prints it). Returns the previous ``threading.excepthook``."""
+    previous = threading.excepthook
+
+    def hook(args):
+        if isinstance(args.exc_value, InvalidStateError):
+            return
+        previous(args)
+    threading.excepthook = hook
+    return previous
+
+
 def run_unordered(fn, tasks: list, workers: int, on_done) -> None:
     """Run ``fn(*args)`` for every ``(tag, args)`` of ``tasks`` in a :func:`worker_pool`
     of ``pool_size(workers, len(tasks))`` processes; call ``on_done(tag, result)`` in this
@@ -176,11 +191,15 @@ def run_unordered(fn, tasks: list, workers: int, on_done) -> None:
                 continue
             on_done(tag, r)
             finished += 1
+        previous = _quiet_manager_thread()
         _kill_workers(ex, signal.SIGTERM)
         ex.shutdown(wait=True, cancel_futures=True)
+        threading.excepthook = previous
         raise Interrupted(finished=finished, total=len(tasks)) from None
     except BaseException:
+        previous = _quiet_manager_thread()
         _kill_workers(ex, signal.SIGTERM)
         ex.shutdown(wait=True, cancel_futures=True)
+        threading.excepthook = previous
         raise
     ex.shutdown(wait=True)

@@ -253,3 +253,29 @@ def test_ctrl_c_during_cache_rekey_exits_130_with_one_line(tmp_path):
     time.sleep(2.0)
     err = interrupt_and_check(p, tmp_path, workers, within=10.0)
     assert "of 4 simulation(s) had finished" in err
+
+
+def test_pool_teardown_silences_only_the_manager_threads_invalid_state(capsys):
+    """CPython 3.11's executor manager thread raises InvalidStateError on futures already
+    cancelled when it finds its killed workers; during teardown that is not printed, and
+    any other thread exception still is."""
+    import threading
+    from concurrent.futures import InvalidStateError
+
+    from golden.workers import _quiet_manager_thread
+
+    def raise_(exc):
+        def run():
+            raise exc
+        t = threading.Thread(target=run)
+        t.start()
+        t.join()
+
+    previous = _quiet_manager_thread()
+    try:
+        raise_(InvalidStateError("CANCELLED"))
+        assert "Traceback" not in capsys.readouterr().err
+        raise_(ValueError("a real bug"))
+        assert "a real bug" in capsys.readouterr().err
+    finally:
+        threading.excepthook = previous

@@ -42,7 +42,7 @@ from golden.errors import SimtlabError
 from golden.fileio import write_atomic
 from golden.report.deps import NOT_MODEL, PACKAGE_DIR, DependencyFinder, _is_model_file, holds, \
     default_finder
-from golden.report.entries import entry_name, entry_problem, is_entry_name, load_entry
+from golden.report.entries import CHECKSUM, entry_name, entry_problem, is_entry_name, load_entry, seal
 
 #: default cache root, relative to the working directory (inside ``build/``)
 DEFAULT_ROOT = Path("build/cache/runs")
@@ -243,14 +243,15 @@ class ResultCache:
             return None
         for data in self._valid_entries(job.key, job):
             if holds(data["deps"], deps):
-                return {k: v for k, v in data.items() if k != "deps"}
+                return {k: v for k, v in data.items() if k not in ("deps", CHECKSUM)}
         return None
 
     def get_unverified(self, key: str) -> dict | None:
         """The stored result of job ``key`` whatever the source now is (presentation of a
         report's own results, ``simtlab publish``)."""
         data = self._lookup(key)
-        return None if data is None else {k: v for k, v in data.items() if k != "deps"}
+        return None if data is None else {k: v for k, v in data.items()
+                                          if k not in ("deps", CHECKSUM)}
 
     def put(self, result: dict, deps: dict[str, str] | None) -> None:
         """Store one result with its dependency map (atomically). Results that carry an
@@ -260,7 +261,7 @@ class ResultCache:
         entry = {k: v for k, v in result.items() if k not in ("from_cache", "deps")}
         entry.setdefault("simulated_at", source_commit())
         entry["deps"] = deps
-        write_atomic(self.root / entry_name(result["key"]), json.dumps(entry, default=str))
+        write_atomic(self.root / entry_name(result["key"]), json.dumps(seal(entry), default=str))
 
 
 class CpuEstimator:
@@ -420,7 +421,7 @@ def archive_results(root: Path | str = DEFAULT_ROOT, to: Path | str = DEFAULT_AR
             continue
         if size is not None and data.get("size") != size:
             continue
-        text = json.dumps(data, sort_keys=True, separators=(",", ":"), default=str) + "\n"
+        text = json.dumps(seal(data), sort_keys=True, separators=(",", ":"), default=str) + "\n"
         dest = to / p.name
         if dest.is_file() and dest.read_text() == text:
             continue

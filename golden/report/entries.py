@@ -15,8 +15,13 @@ every report relies on, and returns what is wrong, or None:
 * a :class:`golden.report.runner.TimingJob` result additionally carries every field
   :func:`golden.report.runner.run_job` writes (:data:`TIMING_FIELDS`) with its type.
 
-The checks use only fields every archived result already carries, so the entries written
-before this module existed validate unchanged.
+* ``checksum``, where present: the SHA-256 of the rest of the entry in canonical JSON
+  (:func:`entry_checksum`). The cache seals every entry it writes (:func:`seal`), and
+  ``cache archive`` and ``cache rekey`` seal what they write, so a value edited or
+  corrupted after writing is refused even when it still fits the schema.
+
+Entries written before checksums existed (the archive up to 2026-12-06) carry none; they
+are checked by the schema alone, and get a checksum the next time they are archived.
 """
 
 from __future__ import annotations
@@ -35,7 +40,26 @@ TIMING_FIELDS: dict[str, tuple] = {
 
 _NAME = re.compile(r"[0-9a-f]{24}\.json")
 
-__all__ = ["TIMING_FIELDS", "entry_name", "entry_problem", "is_entry_name", "load_entry"]
+__all__ = ["CHECKSUM", "TIMING_FIELDS", "entry_checksum", "entry_name", "entry_problem",
+           "is_entry_name", "load_entry", "seal"]
+
+#: the field of an entry that holds the checksum of the rest of it
+CHECKSUM = "checksum"
+
+
+def entry_checksum(data: dict) -> str:
+    """SHA-256 (hex) of ``data`` without its :data:`CHECKSUM` field, in canonical JSON:
+    the value as stored and read back (non-JSON values as text, tuples as lists, keys as
+    text), keys sorted, no spaces. Writing and reading an entry give the same digest."""
+    body = {k: v for k, v in data.items() if k != CHECKSUM}
+    norm = json.loads(json.dumps(body, default=str))
+    text = json.dumps(norm, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def seal(data: dict) -> dict:
+    """``data`` with its :data:`CHECKSUM` set to :func:`entry_checksum` (a new dict)."""
+    return {**{k: v for k, v in data.items() if k != CHECKSUM}, CHECKSUM: entry_checksum(data)}
 
 
 def entry_name(key: str) -> str:
@@ -112,4 +136,6 @@ def entry_problem(data, name: str | None = None, timing_job: bool = False) -> st
         tc = data["timing"].get("cycles")
         if "cycles" in data and tc is not None and tc != data["cycles"]:
             return f"'cycles' {data['cycles']!r} differs from its timing record's {tc!r}"
+    if CHECKSUM in data and data[CHECKSUM] != entry_checksum(data):
+        return "its checksum does not match its contents (edited or corrupted after writing)"
     return None

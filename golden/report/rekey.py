@@ -48,11 +48,12 @@ from golden.fileio import write_atomic
 from golden.report.cache import ResultCache, checked_entry, entries_of, entry_name, read_entry, \
     source_commit
 from golden.report.deps import DependencyFinder, default_finder, holds, stale_files
+from golden.report.entries import seal
 from golden.report.runner import TimingJob
 
 #: fields of a result that describe the host or the result's provenance, not the simulation
 NOT_SIMULATION = frozenset({"wall_seconds", "cpu_seconds", "from_cache", "simulated_at", "deps",
-                            "rekeyed", "derived_from"})
+                            "rekeyed", "derived_from", "checksum"})
 
 __all__ = ["RekeyGroup", "RekeyPlan", "choose_witnesses", "plan_rekey", "rekey",
            "simulation_part", "first_differences"]
@@ -364,7 +365,7 @@ def rekey(plan: RekeyPlan, workers: int = 1, progress: bool = True,
                 entry = dict(m.entry)
                 entry["rekeyed"] = [*entry.get("rekeyed", []), record]
             entry["deps"] = m.deps
-            write_atomic(m.path, json.dumps(entry, sort_keys=True, separators=(",", ":"),
+            write_atomic(m.path, json.dumps(seal(entry), sort_keys=True, separators=(",", ":"),
                                             default=str) + "\n")
             done += 1
         if store is not None:

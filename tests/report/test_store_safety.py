@@ -271,3 +271,35 @@ def test_atomic_writes_get_the_permissions_of_an_ordinary_write(tmp_path):
         assert write_atomic(tmp_path / "s.json", "{}").stat().st_mode & 0o777 == 0o600
     finally:
         os.umask(old)
+
+
+def test_an_edited_entry_that_still_fits_the_schema_is_refused_by_its_checksum(tmp_path, capsys):
+    """Both cycle counts doubled (consistent with each other, so the schema passes): the
+    checksum the cache sealed the entry with no longer matches, so it is quarantined."""
+    root = tmp_path / "cache"
+    cache = ResultCache(root, archive=[], finder=None)
+    deps = cache.dependencies(JOB)
+    cache.put(_entry(JOB.key, deps), deps)
+    p = root / entry_name(JOB.key)
+    e = json.loads(p.read_text())
+    assert e["checksum"] and "checksum" not in cache.get(JOB, deps)
+    e["cycles"] *= 2
+    e["timing"]["cycles"] *= 2
+    p.write_text(json.dumps(e))
+    assert cache.get(JOB, deps) is None
+    assert "checksum does not match" in capsys.readouterr().err
+
+
+def test_an_entry_without_a_checksum_is_checked_by_the_schema_and_sealed_when_archived(tmp_path):
+    """Entries written before checksums existed (the committed archive) stay valid; the
+    archive copy gets a checksum that validates."""
+    from golden.report.entries import entry_checksum
+    root, arch = tmp_path / "cache", tmp_path / "arch"
+    cache = ResultCache(root, archive=[], finder=None)
+    deps = cache.dependencies(JOB)
+    root.mkdir()
+    (root / entry_name(JOB.key)).write_text(json.dumps(_entry(JOB.key, deps)))
+    assert cache.get(JOB, deps)["cycles"] == 100
+    assert archive_results(root, arch, "paper") == 1
+    copied = json.loads((arch / entry_name(JOB.key)).read_text())
+    assert copied["checksum"] == entry_checksum(copied)
