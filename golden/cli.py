@@ -378,12 +378,18 @@ def _main(argv=None) -> int:
                     f"(functional mode has no GPU configuration, mechanisms or cycles)")
     from golden.workers import Interrupted, interrupted_exit
     try:
-        return args.fn(args)
+        rc = args.fn(args)
+        sys.stdout.flush()          # a closed pipe shows here, not in the interpreter's exit
+        return rc
     except SimtlabError as e:
         print(f"simtlab: error: {e}", file=sys.stderr)
         return 2
     except (Interrupted, KeyboardInterrupt) as e:   # Ctrl-C: one line, exit 130
         return interrupted_exit(e)
+    except BrokenPipeError:         # the reader went away (simtlab list | head): stop quietly
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())       # so the exit's flush has nowhere to fail
+        return 141                  # 128 + SIGPIPE, what a shell reports for such a writer
 
 
 if __name__ == "__main__":

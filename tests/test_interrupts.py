@@ -284,3 +284,14 @@ def test_pool_teardown_silences_only_the_manager_threads_invalid_state():
     finally:
         threading.excepthook = outer
     assert seen == ["ValueError", "InvalidStateError"]
+
+
+def test_a_reader_that_goes_away_stops_the_command_quietly(tmp_path):
+    """`simtlab list | head`: the pipe closes before simtlab writes; no traceback, 141."""
+    import sys as _sys
+    p = subprocess.Popen([_sys.executable, "-m", "golden.cli", "list"], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, cwd=Path(__file__).resolve().parent.parent)
+    p.stdout.close()
+    err = p.stderr.read().decode()
+    assert p.wait(timeout=60) == 141, err
+    assert "Traceback" not in err and "BrokenPipe" not in err, err
