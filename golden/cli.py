@@ -30,15 +30,11 @@ import time
 from pathlib import Path
 
 from golden.cli_args import (
+    SIZES,
     jobs as jobs_arg, output_dir, output_file, positive_count, pow2_list, seed as seed_arg,
 )
 from golden.errors import SimtlabError
 from golden.fileio import write_output
-
-#: input sizes every workload defines (golden/workloads/defs): ``small`` for tests and the
-#: main job, ``default`` larger, ``paper`` at least two full waves of TBs on every GPU the
-#: workload is reported on (``simtlab list --occupancy CONFIG``)
-SIZES = ("small", "default", "paper")
 
 
 def _registry():

@@ -7,7 +7,13 @@ import argparse
 import os
 from pathlib import Path
 
-__all__ = ["seed", "jobs", "output_file", "output_dir", "pow2_list", "positive_count"]
+__all__ = ["SIZES", "add_timing_run_arguments", "seed", "jobs", "output_file", "output_dir",
+           "pow2_list", "positive_count"]
+
+#: input sizes every workload defines (golden/workloads/defs): ``small`` for tests and the
+#: main job, ``default`` larger, ``paper`` at least two full waves of TBs on every GPU the
+#: workload is reported on (``simtlab list --occupancy CONFIG``)
+SIZES = ("small", "default", "paper")
 
 
 def seed(text: str) -> int:
@@ -114,3 +120,15 @@ def pow2_list(text: str) -> tuple[int, ...]:
     if out != sorted(set(out)):
         raise argparse.ArgumentTypeError(f"{text!r}: values must increase without repeats")
     return tuple(out)
+
+
+def add_timing_run_arguments(p) -> None:
+    """The arguments that name one timing run on a subcommand parser ``p`` (``simtlab
+    profile``, ``simtlab timeline``): the workload, ``--mechanism`` (repeatable),
+    ``--config`` (default pascal), ``--size`` (default small) and ``--seed``."""
+    p.add_argument("workload")
+    p.add_argument("--mechanism", action="append", metavar="NAME",
+                   help="attach a registered mechanism (repeatable), e.g. darsie")
+    p.add_argument("--config", default="pascal", help="GPU configuration (default pascal)")
+    p.add_argument("--size", default="small", choices=SIZES)
+    p.add_argument("--seed", type=seed, default=0)

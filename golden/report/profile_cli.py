@@ -16,11 +16,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from golden.cli_args import output_file, seed as seed_arg
+from golden.cli_args import add_timing_run_arguments, output_file
 from golden.errors import SimtlabError
 from golden.fileio import write_output
 
-SIZES = ("small", "default", "paper")
 
 
 def add_subcommand(sub) -> None:
@@ -28,12 +27,7 @@ def add_subcommand(sub) -> None:
     p = sub.add_parser("profile", help="per-PC profile of a timing run: cycles, stalls, memory "
                                        "traffic and mechanism actions per PTX instruction and "
                                        "CUDA line (--diff: two runs side by side)")
-    p.add_argument("workload")
-    p.add_argument("--mechanism", action="append", metavar="NAME",
-                   help="attach a registered mechanism (repeatable), e.g. darsie")
-    p.add_argument("--config", default="pascal", help="GPU configuration (default pascal)")
-    p.add_argument("--size", default="small", choices=SIZES)
-    p.add_argument("--seed", type=seed_arg, default=0)
+    add_timing_run_arguments(p)
     p.add_argument("--diff", metavar="baseline|MECH",
                    help="also run the baseline (or mechanism MECH) and list the instructions "
                         "by cycles gained or lost")

@@ -13,10 +13,9 @@ from __future__ import annotations
 import argparse
 import json
 
-from golden.cli_args import output_file, seed as seed_arg
+from golden.cli_args import add_timing_run_arguments, output_file
 from golden.fileio import write_output
 
-SIZES = ("small", "default", "paper")
 
 
 def _every(text: str) -> int:
@@ -34,12 +33,7 @@ def add_subcommand(sub) -> None:
     p = sub.add_parser("timeline", help="over-time view of a timing run: per-SM IPC, warps and "
                                         "stall mix, DRAM bandwidth and row hits per channel, "
                                         "mechanism activity, per launch (interactive HTML)")
-    p.add_argument("workload")
-    p.add_argument("--mechanism", action="append", metavar="NAME",
-                   help="attach a registered mechanism (repeatable), e.g. darsie")
-    p.add_argument("--config", default="pascal", help="GPU configuration (default pascal)")
-    p.add_argument("--size", default="small", choices=SIZES)
-    p.add_argument("--seed", type=seed_arg, default=0)
+    add_timing_run_arguments(p)
     p.add_argument("--every", type=_every, default=1000, metavar="N",
                    help="cycles per sampled interval (default 1000)")
     p.add_argument("--html", type=output_file, required=True, metavar="FILE",
