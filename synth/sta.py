@@ -45,7 +45,11 @@ BUFFERED_PATHS = 20
 #: seconds one sta run may take
 STA_TIMEOUT_S = 900.0
 
-STA_SCRIPT = """\
+#: reading and constraining the netlist, shared by the timing and the power scripts: one
+#: clock (on ``clk`` when the design has one, else virtual), inputs and outputs timed by it
+#: (OpenSTA reads a clocked pin's activity as transitions per clock period; an input with
+#: no clock would read it as transitions per second), the input slew and the output load
+DESIGN_SETUP = """\
 read_liberty {lib}
 read_verilog netlist.v
 link_design {top}
@@ -60,6 +64,9 @@ foreach p [all_inputs] {{
 set_output_delay 0 -clock clk [all_outputs]
 set_input_transition {slew} [all_inputs]
 set_load {load} [all_outputs]
+"""
+
+STA_SCRIPT = DESIGN_SETUP + """\
 puts "@@checks"
 report_checks -path_delay max -digits 4 -fields {{capacitance}} -group_count {paths}
 set_power_activity -input -activity {activity} -duty 0.5
@@ -250,24 +257,7 @@ def run_sta(netlist: str, top: str, liberty_path: Path, fo4: Fo4, *, label: str,
                         macros_removed=removed), out
 
 
-POWER_SCRIPT = """\
-read_liberty {lib}
-read_verilog netlist.v
-link_design {top}
-if {{[llength [get_ports -quiet clk]] > 0}} {{
-  create_clock -name clk -period {period} [get_ports clk]
-}} else {{
-  create_clock -name clk -period {period}
-}}
-# inputs timed by clk: OpenSTA reads a clocked pin's activity as transitions per clock period
-# (an input with no clock would read it as transitions per second)
-foreach p [all_inputs] {{
-  if {{[get_full_name $p] != "clk"}} {{ set_input_delay 0 -clock clk $p }}
-}}
-set_output_delay 0 -clock clk [all_outputs]
-set_load {load} [all_outputs]
-set_input_transition {slew} [all_inputs]
-"""
+POWER_SCRIPT = DESIGN_SETUP
 
 
 @dataclass(frozen=True)
