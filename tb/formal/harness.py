@@ -49,3 +49,19 @@ def Held(m: Module, value, name: str) -> Signal:
     sig = Signal.like(value, name=name) if isinstance(value, Signal) else Signal(len(value), name=name)
     m.d.sync += sig.eq(value)
     return sig
+
+
+def freelist_held(m: Module, dut, n: int) -> tuple:
+    """Shadow model of a free list built from its ports only (``alloc``/``alloc_index``,
+    ``free``/``free_index``, ``empty``, ``error``): ``(held, grant, accept)``, where bit ``i`` of
+    ``held`` says the user holds entry ``i``; ``grant`` and ``accept`` are an allocation and
+    an accepted free this cycle."""
+    held = Signal(n, name="held")
+    grant = dut.alloc & ~dut.empty
+    accept = dut.free & ~dut.error
+    for i in range(n):
+        with m.If(accept & (dut.free_index == i)):
+            m.d.sync += held[i].eq(0)
+        with m.Elif(grant & (dut.alloc_index == i)):
+            m.d.sync += held[i].eq(1)
+    return held, grant, accept

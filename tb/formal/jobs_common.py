@@ -5,7 +5,6 @@ harnesses here add shadow models, environment assumptions and cover goals.
 
 from __future__ import annotations
 
-from amaranth.hdl import Cat, Signal
 
 from rtl.common.cam import CAM
 from rtl.common.freelist import FreeList
@@ -13,7 +12,7 @@ from rtl.common.leading_one import LeadingOneDetector
 from rtl.common.popcount import PopCount
 from rtl.common.priority_encoder import PriorityEncoder
 from tb.formal.flow import FormalJob
-from tb.formal.harness import Harness, ports
+from tb.formal.harness import Harness, freelist_held, ports
 
 
 def _priority_encoder(fv):
@@ -54,14 +53,7 @@ def _freelist(n=4, index_width=3, covers=True):
 
         def props(m, fv, dut, state):
             # Shadow model from the ports only: which indices the user holds.
-            held = Signal(n, name="held")
-            grant = dut.alloc & ~dut.empty
-            accept = dut.free & ~dut.error
-            for i in range(n):
-                with m.If(accept & (dut.free_index == i)):
-                    m.d.sync += held[i].eq(0)
-                with m.Elif(grant & (dut.alloc_index == i)):
-                    m.d.sync += held[i].eq(1)
+            held, grant, _ = freelist_held(m, dut, n)
             fv.check(m, held == ~state["is_free"], "the user holds exactly the non-free entries")
             fv.check(m, ~grant | ~held.bit_select(dut.alloc_index, 1),
                      "alloc never hands out a held entry")

@@ -6,7 +6,6 @@ parameterised code).
 
 from __future__ import annotations
 
-from amaranth.hdl import Signal
 
 from rtl.darsie.ops import RenameOp, SkipOp
 from rtl.darsie.phys_freelist import PhysRegFreeList
@@ -14,7 +13,7 @@ from rtl.darsie.rename_table import RenameTable
 from rtl.darsie.skip_table import SkipTable
 from rtl.darsie.version_table import VersionTable
 from tb.formal.flow import FormalJob
-from tb.formal.harness import Harness, ports
+from tb.formal.harness import Harness, freelist_held, ports
 
 
 def _ones(value):
@@ -28,14 +27,7 @@ def _phys_freelist(n=4, tag_width=3, banks=2, covers=True):
 
         def props(m, fv, dut, state):
             is_free = fv.state_of(state["freelist"])["is_free"]
-            held = Signal(n, name="held")
-            grant = dut.alloc & ~dut.empty
-            accept = dut.free & ~dut.error
-            for i in range(n):
-                with m.If(accept & (dut.free_index == i)):
-                    m.d.sync += held[i].eq(0)
-                with m.Elif(grant & (dut.alloc_index == i)):
-                    m.d.sync += held[i].eq(1)
+            held, grant, accept = freelist_held(m, dut, n)
             n_free = n - sum(held[i] for i in range(n))
             fv.check(m, held == ~is_free, "the TB holds exactly the non-free registers")
             fv.check(m, ~grant | ~held.bit_select(dut.alloc_index, 1),
