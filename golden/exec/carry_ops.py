@@ -25,6 +25,7 @@ import numpy as np
 
 from golden.exec.compiled import check_mods, dest_regs, make_op, one_of, split_operands, the_type
 from golden.exec.types import DTYPE, UINT, width
+from golden.exec.wide_mul import mulhi_64
 from golden.ptx.ir import Reg
 
 #: pseudo-register holding the carry flag CC.CF ('.' cannot occur in a PTX identifier)
@@ -85,8 +86,6 @@ def build_add_sub(inst, sub: bool, reads: bool):
 
 def build_mad(inst, reads: bool):
     """``mad{.lo,.hi}.cc`` (``reads=False``) and ``madc{.lo,.hi}{.cc}`` (``reads=True``)."""
-    from golden.exec.int_ops import mulhi_s64, mulhi_u64  # shared 64-bit high products
-
     mods = check_mods(inst, {"cc", "lo", "hi"}, ".lo .hi .cc")
     t = the_type(inst, TYPES, _SUP)
     part = one_of(inst, mods, ("lo", "hi"), "lo", ".lo .hi")
@@ -97,7 +96,7 @@ def build_mad(inst, reads: bool):
         def product(a, b):
             return np.asarray(a * b).view(udt)
     elif w == 64:
-        hi = mulhi_s64 if t[0] == "s" else mulhi_u64
+        hi = mulhi_64(t)
 
         def product(a, b):
             return np.asarray(hi(np.asarray(a), np.asarray(b))).view(udt)

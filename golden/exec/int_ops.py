@@ -21,12 +21,11 @@ import numpy as np
 from golden.exec import carry_ops
 from golden.exec.compiled import check_mods, dest_regs, make_op, one_of, split_operands, the_type, unsupported
 from golden.exec.types import DTYPE, UINT, width
+from golden.exec.wide_mul import mulhi_64
 
 INT_TYPES = ("u16", "u32", "u64", "s16", "s32", "s64")
 SUP = "types .u16 .u32 .u64 .s16 .s32 .s64"
 _I32 = (-(1 << 31), (1 << 31) - 1)
-_M32 = np.uint64(0xFFFFFFFF)
-_S32 = np.uint64(32)
 
 
 def _wide(t: str) -> str:
@@ -46,27 +45,10 @@ def _reject_carry(inst, mods):
 
 # ----------------------------------------------------------------------------- helpers
 
-def mulhi_u64(a, b):
-    """High 64 bits of the 128-bit product of uint64 ``a`` and ``b`` (32-bit limbs)."""
-    a0, a1 = a & _M32, a >> _S32
-    b0, b1 = b & _M32, b >> _S32
-    p01, p10 = a0 * b1, a1 * b0
-    mid = ((a0 * b0) >> _S32) + (p01 & _M32) + (p10 & _M32)
-    return a1 * b1 + (p01 >> _S32) + (p10 >> _S32) + (mid >> _S32)
-
-
-def mulhi_s64(a, b):
-    """High 64 bits of the signed 128-bit product of int64 ``a`` and ``b``."""
-    ua, ub = a.view(np.uint64), b.view(np.uint64)
-    zero = np.uint64(0)
-    hi = mulhi_u64(ua, ub) - np.where(a < 0, ub, zero) - np.where(b < 0, ua, zero)
-    return hi.view(np.int64)
-
-
 def _mulhi(t):
     w = width(t)
     if w == 64:
-        return mulhi_s64 if t[0] == "s" else mulhi_u64
+        return mulhi_64(t)
     dt, wdt = DTYPE[t], DTYPE[_wide(t)]
     return lambda a, b: ((a.astype(wdt) * b.astype(wdt)) >> w).astype(dt)
 
