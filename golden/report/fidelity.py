@@ -42,6 +42,8 @@ from pathlib import Path
 from typing import Any, Callable, ClassVar
 
 from golden.report.runner import (ReportOptions, TimingJob, WorkloadProbe, succeeded)
+from golden.report.warpman_setup import CONFIG as WARPMAN_CONFIG
+from golden.report.warpman_setup import LIFETIMES
 
 #: the published facts; in a folder of their own, so no report job depends on them (a YAML
 #: beside a model module is a dependency of every job that imports the module)
@@ -53,7 +55,6 @@ RATIO = 0.25
 #: between Table 2's highest divergent-class utilisation (BACKP, 83%) and its lowest
 #: non-divergent one (RAY and FFT, 91%) -- derived from Table 2, not stated by CAPRI
 CLASS_BOUNDARY = 87.0
-WARPMAN_CONFIG = "gtx480_warpman"
 ILP_CONFIG = "gtx280"
 OCCUPANCY_CONFIGS = (WARPMAN_CONFIG, ILP_CONFIG)
 
@@ -150,8 +151,7 @@ def _capri_plain(w, size, seed):
 
 
 def _warpman_timing(w, size, seed):
-    from golden.report.warpman import CONFIG, LIFETIMES
-    return TimingJob(w, CONFIG, size=size, seed=seed, mechanisms=(LIFETIMES,))
+    return TimingJob(w, WARPMAN_CONFIG, size=size, seed=seed, mechanisms=(LIFETIMES,))
 
 
 def _uv_timing(w, size, seed):

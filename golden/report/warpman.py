@@ -20,11 +20,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from golden.report.fidelity import FidelityProbe, marks_for
 from golden.report.runner import (ReportOptions, TimingJob, geomean, same_outputs, standing_for,
                                   stands_for_entry, succeeded, timed_run)
-
-CONFIG = "gtx480_warpman"
-LIFETIMES = "warp-lifetimes"
+from golden.report.warpman_setup import CONFIG, LIFETIMES
 #: variant -> mechanism
 VARIANTS = {"temp": "warpman-temp", "temp+spatial": "warpman-spatial",
             "dueling": "warpman-duel", "threshold": "warpman-threshold"}
@@ -92,7 +91,6 @@ def _job(w: str, opts: ReportOptions, variant: str | None = None, overrides=()) 
 
 
 def jobs(opts: ReportOptions) -> list[TimingJob]:
-    from golden.report.fidelity import FidelityProbe
     out = []
     for w in _workloads():
         out.append(OccupancyJob(w, size=opts.size, seed=opts.seed))
@@ -218,7 +216,6 @@ def _performance(results, opts, names, md, data) -> None:
            "| workload | baseline cycles | IPC | " + " | ".join(VARIANTS) + " | " +
            " | ".join(f"energy {v}" for v in VARIANTS) + " | partial | outputs |",
            "|---|--:|--:|" + "--:|" * (2 * len(VARIANTS)) + "--:|---|"]
-    from golden.report.fidelity import marks_for
     marks = marks_for(results, opts, "WarpMan")
     sp = {v: [] for v in VARIANTS}
     en = {v: [] for v in VARIANTS}
