@@ -141,7 +141,7 @@ def trace_source(target: str) -> TraceSource:
 def trace_energy(target: str, netlist: str, trace_files: list[Path], liberty: Liberty,
                  max_cycles: int = 2000, source: TraceSource | None = None) -> TraceEnergy:
     """Replay ``trace_files`` (one structure, the target's parameters) and price each op type."""
-    from golden.structures.darsie import read_trace
+    from golden.structures.trace import read_trace
 
     bench = source or trace_source(target)
     structure = bench.structure

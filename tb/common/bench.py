@@ -14,7 +14,7 @@ declares three cocotb tests calling :func:`directed`, :func:`random_run` and
 * ``directed``: named scenarios, each from reset on a fresh golden model;
 * ``random_run``: seeded random cycles, every output scored every cycle, coverage goals
   asserted;
-* ``replay``: JSON-lines traces (golden/structures/darsie/trace.py), e.g. recorded from
+* ``replay``: JSON-lines traces (golden/structures/trace.py), e.g. recorded from
   timing runs of real kernels, each from reset, every cycle scored against the recorded
   outputs and against a fresh golden model.
 
@@ -149,7 +149,7 @@ async def random_run(dut, bench: StructureBench) -> None:
 
 async def replay(dut, bench: StructureBench) -> None:
     """Replay real-kernel traces: every cycle vs the recorded outputs and vs golden."""
-    from golden.structures.darsie.trace import read_trace
+    from golden.structures.trace import read_trace
     params, tb = _setup(dut, bench)
     files = json.loads(os.environ.get(bench.env_trace_files, "[]"))
     assert files, f"{bench.env_trace_files} lists no trace file"
@@ -192,8 +192,8 @@ def run_real_traces(bench: StructureBench, workloads, cycles: int, tmp_path: Pat
 def record_random_trace(bench: StructureBench, params, path: Path, *, seed: int,
                         cycles: int = RANDOM_CYCLES) -> Path:
     """Drive a golden model with the bench's seeded random stimulus through a
-    :class:`~golden.structures.darsie.trace.TraceRecorder` into ``path``."""
-    from golden.structures.darsie.trace import TraceRecorder
+    :class:`~golden.structures.trace.TraceRecorder` into ``path``."""
+    from golden.structures.trace import TraceRecorder
     ops = bench.random_ops(params, random.Random(seed), cycles)
     with TraceRecorder.open(path, bench.name, params,
                             meta={"source": "random stimulus", "seed": seed}) as rec:
@@ -206,7 +206,7 @@ def record_random_trace(bench: StructureBench, params, path: Path, *, seed: int,
 def run_trace_files(bench: StructureBench, paths, test_module: str) -> None:
     """pytest side: replay trace files of ``bench``'s structure on the RTL, one DUT build
     per parameter set found in their headers."""
-    from golden.structures.darsie.trace import read_trace
+    from golden.structures.trace import read_trace
     groups = defaultdict(list)
     for path in paths:
         trace = read_trace(path)
@@ -236,7 +236,7 @@ def replay_trace_dir(bench: StructureBench, test_module: str, env_dir: str, what
     skip if the variable is unset or the folder holds none."""
     import pytest
 
-    from golden.structures.darsie.trace import trace_files
+    from golden.structures.trace import trace_files
     directory = os.environ.get(env_dir)
     if not directory:
         pytest.skip(f"{env_dir} not set (a folder of your own {what} traces; make test "

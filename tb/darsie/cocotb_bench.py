@@ -6,7 +6,7 @@ with its structure name:
 * :func:`directed` – named corner cases, DUT reset and a fresh golden model per scenario;
 * :func:`random_run` – :data:`RANDOM_TRANSACTIONS` seeded constrained-random cycles scored
   every cycle, then the structure's coverage goals are asserted;
-* :func:`replay` – replay of JSON-lines traces (:mod:`golden.structures.darsie.trace`):
+* :func:`replay` – replay of JSON-lines traces (:mod:`golden.structures.trace`):
   each trace from reset; every cycle the DUT outputs are scored against the recorded
   outputs and against a fresh golden model stepping the same ops.
 
@@ -35,7 +35,7 @@ from typing import Any
 from cocotb.triggers import Timer
 
 from golden.errors import ConfigError
-from golden.structures.darsie.trace import TraceRecorder, read_trace, trace_files
+from golden.structures.trace import TraceRecorder, read_trace, trace_files
 from tb.darsie.benches import BENCHES, Bench
 from tb.runner import Scoreboard, run_cocotb, tb_params, tb_seed
 from tb.stepper import LazyText, StepTB, check_coverage, play, play_directed

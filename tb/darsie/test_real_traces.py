@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from golden.structures.darsie import STRUCTURES, read_trace
+from golden.structures.darsie import STRUCTURES
+from golden.structures.trace import read_trace
 from tb.darsie import cocotb_bench as bench
 from tb.darsie.golden_traces import VARIANTS, WORKLOADS, record_workload_traces, trace_cycles
 

@@ -2,7 +2,7 @@
 pytest launchers shared by tb/uv/test_irb.py, test_srf_map.py and test_detect.py.
 
 Real-kernel traces: set ``SIMTLAB_UV_TRACE_DIR`` to a folder of JSON-lines traces
-(golden/structures/darsie/trace.py format, e.g. written by the UV mechanism's recorders
+(golden/structures/trace.py format, e.g. written by the UV mechanism's recorders
 under build/traces/); each bench replays every ``*.jsonl`` in it whose header names its
 structure. Without the variable those tests are skipped.
 """

@@ -195,7 +195,8 @@ def test_skip_table_replacement_keeps_outputs_and_replays_on_golden(tmp_path, sh
     warps that had taken the victim count as arrived at a later entry for the PC (without
     that, a re-created Sync entry waited for warps already past it: a deadlock). The
     skip-table trace with evictions replays on the golden structure."""
-    from golden.structures.darsie import STRUCTURES, read_trace as read
+    from golden.structures.darsie import STRUCTURES
+    from golden.structures.trace import read_trace as read
     from golden.timing.timing_device import TimingDevice
     from golden.workloads import registry
     shrink_small.tiny("HS")

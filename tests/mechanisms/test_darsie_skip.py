@@ -11,7 +11,7 @@ from golden.errors import ConfigError
 from golden.mechanisms.darsie.skip import DarsieMechanism, DarsieParams
 from golden.mechanisms.registry import make_mechanisms
 from golden.report.runner import TimingJob, run_job
-from golden.structures.darsie import read_trace
+from golden.structures.trace import read_trace
 from golden.timing.timing_device import TimingDevice
 from golden.workloads import registry
 

@@ -331,7 +331,7 @@ def test_capri_traces_come_from_the_timing_mechanism(tmp_path, structure, worklo
     replays cycle for cycle on a fresh golden structure."""
     from golden.mechanisms.capri.trace import record_capri_trace
     from golden.structures.capri import STRUCTURES
-    from golden.structures.darsie.trace import read_trace
+    from golden.structures.trace import read_trace
 
     path = record_capri_trace(structure, workload, tmp_path / f"{structure}.jsonl",
                               overrides={"core.num_sms": 2}, max_cycles=400)

@@ -9,7 +9,7 @@ import pytest
 
 from golden.errors import SimtlabError
 from golden.mechanisms.ilp import trace as ilp_trace
-from golden.structures.darsie.trace import read_trace
+from golden.structures.trace import read_trace
 from golden.structures.ilp import Scoreboard
 
 

@@ -15,7 +15,7 @@ import pytest
 
 from golden.errors import SimtlabError
 from golden.mechanisms.warpman.trace import record_warpman_trace
-from golden.structures.darsie.trace import read_trace
+from golden.structures.trace import read_trace
 from golden.structures.warpman import (DispatchCheck, DispatchCheckParams, WorkloadBuffer,
                                        WorkloadBufferParams)
 from golden.timing.hooks import Mechanism

@@ -81,7 +81,7 @@ def test_alloc_of_present_pc_changes_nothing():
 
 
 def test_recorder_sees_per_event_calls(tmp_path):
-    from golden.structures.darsie.trace import TraceRecorder, read_trace
+    from golden.structures.trace import TraceRecorder, read_trace
 
     path = tmp_path / "skip.jsonl"
     with TraceRecorder.open(path, "skip_table", SMALL, meta={"test": 1}) as rec:

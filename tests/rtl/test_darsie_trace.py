@@ -10,9 +10,9 @@ import random
 import pytest
 
 from golden.errors import ConfigError
-from golden.structures.darsie import STRUCTURES, TraceRecorder, read_trace, trace_files
+from golden.structures.darsie import STRUCTURES
 from golden.structures.darsie.rename_table import RenameTable, RenameTableParams
-from golden.structures.darsie.trace import TRACE_FORMAT
+from golden.structures.trace import TRACE_FORMAT, TraceRecorder, read_trace, trace_files
 from tb.darsie.amaranth_sim import check_against_golden
 from tb.darsie.benches import BENCHES
 from tb.darsie.cocotb_bench import record_golden_trace

@@ -6,7 +6,7 @@ import pytest
 
 from golden.errors import ConfigError, SimtlabError
 from golden.structures.capri import Capt, CaptOps, CaptParams
-from golden.structures.darsie.trace import TraceRecorder, read_trace
+from golden.structures.trace import TraceRecorder, read_trace
 
 
 def test_paper_sizes():

@@ -8,7 +8,7 @@ import pytest
 
 from golden.errors import ConfigError, SimtlabError
 from golden.structures.capri import Wcu, WcuOps, WcuParams
-from golden.structures.darsie.trace import TraceRecorder, read_trace
+from golden.structures.trace import TraceRecorder, read_trace
 
 SEED = 20260304
 

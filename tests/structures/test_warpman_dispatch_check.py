@@ -7,7 +7,7 @@ import pytest
 
 from golden.configs import load_config
 from golden.errors import ConfigError, SimtlabError
-from golden.structures.darsie.trace import TraceRecorder, read_trace
+from golden.structures.trace import TraceRecorder, read_trace
 from golden.structures.warpman import DispatchCheck, DispatchCheckOps, DispatchCheckParams
 
 KB = 1024

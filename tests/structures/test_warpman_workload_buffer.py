@@ -5,7 +5,7 @@ import io
 import pytest
 
 from golden.errors import ConfigError, SimtlabError
-from golden.structures.darsie.trace import TraceRecorder, read_trace
+from golden.structures.trace import TraceRecorder, read_trace
 from golden.structures.warpman import (WorkloadBuffer, WorkloadBufferOps, WorkloadBufferParams,
                                        l_tbid_bits_for)
 from golden.structures.warpman.workload_buffer import GRID_LIMIT_L_TBID_BITS

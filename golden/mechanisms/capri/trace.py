@@ -3,7 +3,7 @@
 :func:`record_capri_trace` runs a workload in timing mode with the CAPRI mechanism
 attached and records the first ``max_cycles`` structure cycles of one core's CAPT
 (``capri_capt``) or warp compaction unit (``capri_wcu``). Traces are JSON lines
-(golden/structures/darsie/trace.py format); the cocotb benches (tb/capri/) replay them on
+(golden/structures/trace.py format); the cocotb benches (tb/capri/) replay them on
 the RTL. A prefix of a trace is itself a valid trace (it starts from reset).
 
 Contract with the mechanisms

@@ -97,9 +97,9 @@ from golden.mechanisms.darsie.structure_energy import BitTally, Metered
 from golden.mechanisms.darsie.structure_energy import load_params as load_structure_energy
 from golden.structures.darsie import (CoalescerParams, PCCoalescer, PhysFreeListParams,
                                       PhysRegFreeList, RenameTable, RenameTableParams, SkipTable,
-                                      SkipTableParams, TraceRecorder, VersionTable,
-                                      VersionTableParams)
+                                      SkipTableParams, VersionTable, VersionTableParams)
 from golden.structures.darsie.coalescer import MAX_PORTS
+from golden.structures.trace import TraceRecorder
 from golden.timing.hooks import Mechanism
 
 VARIANTS = ("darsie", "darsie-ignore-store", "darsie-no-cf-sync")

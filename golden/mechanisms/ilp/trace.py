@@ -6,7 +6,7 @@ allocation with its lookups, writeback and commit the mechanism performed, with 
 kernel's real result values); :func:`record_gshare_trace` does the same for one SM's
 gshare predictor under the chapter's branch-prediction study (BP+SC, branch latency 1,
 ``ilp-bp-gshare``): every prediction at fetch and every update at issue. Traces are
-JSON lines (golden/structures/darsie/trace.py format); the cocotb benches
+JSON lines (golden/structures/trace.py format); the cocotb benches
 (tb/ilp/test_scoreboard.py, tb/ilp/test_gshare.py) replay them on the RTL. A prefix of a
 trace is itself a valid trace (it starts from reset), so the cap only shortens the replay.
 
@@ -22,7 +22,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from golden.errors import SimtlabError
-from golden.structures.darsie.trace import TraceRecorder
+from golden.structures.trace import TraceRecorder
 
 __all__ = ["record_gshare_trace", "record_scoreboard_trace"]
 

@@ -7,7 +7,7 @@ execution, with the kernel's real source and result values) or SRF rename map
 (``uv_srf_map``: every source lookup, destination mapping, vector redefinition and free at
 register death or warp exit) or uniform-detection logic (``uv_detect``: the source kinds,
 uniform bits, active mask and destination state of every issued instruction with at most
-three sources, guard included; the mechanism checks that the logic's verdict is its own). Traces are JSON lines (golden/structures/darsie/trace.py
+three sources, guard included; the mechanism checks that the logic's verdict is its own). Traces are JSON lines (golden/structures/trace.py
 format); the cocotb benches (tb/uv/) replay them on the RTL. A prefix of a trace is itself
 a valid trace (it starts from reset).
 """

@@ -3,7 +3,7 @@
 :func:`record_warpman_trace` runs a workload in timing mode with the WarpMan mechanism
 attached and records the first ``max_cycles`` structure cycles of one SM's workload buffer
 (``warpman_wb``) or dispatch check (``warpman_check``). Traces are JSON lines
-(golden/structures/darsie/trace.py format); the cocotb benches (tb/warpman/) replay them
+(golden/structures/trace.py format); the cocotb benches (tb/warpman/) replay them
 on the RTL. A prefix of a trace is itself a valid trace (it starts from reset).
 
 Contract with the mechanism (golden/mechanisms/warpman/mechanism.py)

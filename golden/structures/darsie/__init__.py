@@ -8,8 +8,9 @@ port, and per-event methods for the timing mechanism (each is one ``step``):
 * :mod:`.coalescer` – PC coalescer in front of the skip table's 2 read ports (Fig. 7 A);
 * :mod:`.rename_table` – <warp, reg> -> version, one TB (Fig. 7 D);
 * :mod:`.version_table` – <reg, version> -> physical register, one TB (Fig. 7 E);
-* :mod:`.phys_freelist` – physical register freelist, one TB (Fig. 7 F);
-* :mod:`.trace` – JSON-lines transaction traces (recorder and reader).
+* :mod:`.phys_freelist` – physical register freelist, one TB (Fig. 7 F).
+
+Their transaction traces use the shared format of :mod:`golden.structures.trace`.
 
 :data:`STRUCTURES` names every structure for traces and testbenches.
 """
@@ -22,7 +23,6 @@ from .coalescer import CoalescerOps, CoalescerOutputs, CoalescerParams, PCCoales
 from .phys_freelist import PhysFreeListOps, PhysFreeListOutputs, PhysFreeListParams, PhysRegFreeList
 from .rename_table import RenameOp, RenameTable, RenameTableOps, RenameTableOutputs, RenameTableParams
 from .skip_table import SkipOp, SkipTable, SkipTableOps, SkipTableOutputs, SkipTableParams
-from .trace import TraceRecorder, read_trace, trace_files
 from .version_table import VersionTable, VersionTableOps, VersionTableOutputs, VersionTableParams
 
 __all__ = [
@@ -32,7 +32,6 @@ __all__ = [
     "RenameOp", "RenameTable", "RenameTableOps", "RenameTableOutputs", "RenameTableParams",
     "VersionTable", "VersionTableOps", "VersionTableOutputs", "VersionTableParams",
     "PhysRegFreeList", "PhysFreeListOps", "PhysFreeListOutputs", "PhysFreeListParams",
-    "TraceRecorder", "read_trace", "trace_files",
 ]
 
 

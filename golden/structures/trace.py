@@ -1,4 +1,8 @@
-"""JSON-lines transaction traces of the DARSIE structures: recording and reading.
+"""JSON-lines transaction traces of the hardware structures: recording and reading.
+
+The one trace format of the DARSIE, ILP, uniform-vector (UV), WarpMan and CAPRI structures
+(:func:`golden.structures.registry.traced_structures`); G-Scalar records register-value
+traces in its own format.
 
 A trace is the ordered list of clock cycles one structure instance performed, each
 cycle as its ops (requests) and its outputs (responses), starting from the reset state.
@@ -13,8 +17,7 @@ Line 1, the header::
      "params": {"tbs": 2, "entries": 4, "warps": 8, "pc_width": 16},
      "meta": {"workload": "mm", "tb": 3, "seed": 1}}
 
-``structure`` is a key of :func:`golden.structures.registry.traced_structures` (the
-DARSIE structures and the ILP scoreboard); ``params`` are the
+``structure`` is a key of :func:`golden.structures.registry.traced_structures`; ``params`` are the
 fields of that structure's parameter dataclass (the RTL component takes the same
 keywords); ``meta`` is free-form provenance (workload, variant, SM, TB slot, seed...).
 
@@ -28,7 +31,7 @@ request), so idle fields are omitted; ``out`` holds every output field. Integers
 
 Recording from the golden model
 -------------------------------
-Every DARSIE golden class takes ``recorder=`` (a :class:`TraceRecorder`); its ``step``
+Every traced golden class takes ``recorder=`` (a :class:`TraceRecorder`); its ``step``
 then appends one line per cycle, and its per-event methods (``probe``, ``alloc``...)
 go through ``step`` so they are recorded as well. The DARSIE timing mechanism creates
 one recorder per structure instance it wants to trace, e.g. under ``build/traces/``::
@@ -46,6 +49,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from golden.errors import ConfigError
+from golden.structures.registry import traced_structures
 
 __all__ = ["TRACE_FORMAT", "Trace", "TraceRecorder", "read_trace", "trace_files"]
 
@@ -73,7 +77,6 @@ class TraceRecorder:
     """
 
     def __init__(self, stream: IO[str], structure: str, params: Any, meta: dict | None = None):
-        from golden.structures.registry import traced_structures
         STRUCTURES = traced_structures()
 
         if structure not in STRUCTURES:
@@ -158,7 +161,6 @@ def _build(cls: type, data: Any, where: str, complete: bool) -> Any:
 
 def read_trace(path: str | Path) -> Trace:
     """Read and validate a trace file; errors name the file, line and field."""
-    from golden.structures.registry import traced_structures
     STRUCTURES = traced_structures()
 
     path = Path(path)
