@@ -20,7 +20,16 @@ first :data:`MAX_WORKLOADS` of the intersection of their ``stands_for`` lists, s
 * outputs: every run's outputs equal the baseline's bit for bit.
 
 The pairwise interaction matrix gives, per pair, the geometric mean of the speed-up
-interaction over its workloads.
+interaction over its workloads; the results page draws it as a heat map
+(:func:`golden.report.present.figures.compose`).
+
+A mechanism that does nothing on the common baseline says nothing there about how its gain
+interacts: WarpMan's TBs all fit on Pascal, so its pairs come out exactly 1. Its pairs are
+therefore also run on the paper's own baseline, where it acts (:data:`ACTING`:
+``gtx480_warpman``, the WarpMan report's configuration), on every workload both papers
+stand in for; that configuration's matrix averages only the workloads on which the
+mechanism acted in its single run (its activity counter non-zero), and the per-workload
+table marks the others idle.
 """
 
 from __future__ import annotations
@@ -49,6 +58,9 @@ CONFIGS: tuple = ("pascal",)
 CROSS_PAPER_STUDY = True
 #: workloads per pair (the first ones of the sorted intersection of the papers' lists)
 MAX_WORKLOADS = 3
+#: paper -> (configuration where its mechanism acts, counter of its single run that is
+#: non-zero when it acted): its pairs are measured there too, on every shared workload
+ACTING: dict[str, tuple[str, str]] = {"WarpMan": ("gtx480_warpman", "warpman.partial_tbs")}
 #: |interaction - 1| below this counts as "product" (neither super- nor sub-additive)
 TOLERANCE = 0.01
 #: counters of the composed run that measure the overlap: (numerator, denominator, what)
@@ -73,9 +85,30 @@ def refusal(pa: str, pb: str, config: str = CONFIGS[0]) -> str | None:
     return None
 
 
-def workloads(pa: str, pb: str) -> list[str]:
-    """The workloads both papers stand in for (at most :data:`MAX_WORKLOADS`)."""
-    return sorted(set(standing_for(pa)) & set(standing_for(pb)))[:MAX_WORKLOADS]
+def configs() -> list[str]:
+    """Every configuration the study runs on: :data:`CONFIGS`, then those of :data:`ACTING`."""
+    return list(dict.fromkeys(list(CONFIGS) + [c for c, _ in ACTING.values()]))
+
+
+def measured_on(pa: str, pb: str, config: str) -> bool:
+    """Whether the pair is measured on ``config``: every pair on the common baselines, a
+    pair with an :data:`ACTING` paper also on that paper's configuration."""
+    return config in CONFIGS or any(ACTING.get(p, ("",))[0] == config for p in (pa, pb))
+
+
+def workloads(pa: str, pb: str, config: str = CONFIGS[0]) -> list[str]:
+    """The workloads both papers stand in for (at most :data:`MAX_WORKLOADS` on the common
+    baselines; all of them on an :data:`ACTING` configuration)."""
+    shared = sorted(set(standing_for(pa)) & set(standing_for(pb)))
+    return shared if config not in CONFIGS else shared[:MAX_WORKLOADS]
+
+
+def acting_counter(pa: str, pb: str, config: str) -> tuple[str, str] | None:
+    """``(paper, counter)`` when ``config`` is where one of the pair acts (:data:`ACTING`)."""
+    for p in (pa, pb):
+        if p in ACTING and ACTING[p][0] == config and config not in CONFIGS:
+            return p, ACTING[p][1]
+    return None
 
 
 def _job(w: str, config: str, opts: ReportOptions, mechs: tuple = ()) -> TimingJob:
@@ -90,11 +123,11 @@ def _runs(pa: str, pb: str, w: str, config: str, opts: ReportOptions) -> dict:
 
 def jobs(opts: ReportOptions) -> list:
     out, seen = [], set()
-    for config in CONFIGS:
+    for config in configs():
         for pa, pb in pairs():
-            if refusal(pa, pb, config) is not None:
+            if not measured_on(pa, pb, config) or refusal(pa, pb, config) is not None:
                 continue
-            for w in workloads(pa, pb):
+            for w in workloads(pa, pb, config):
                 for j in _runs(pa, pb, w, config, opts).values():
                     if j.key not in seen:
                         seen.add(j.key)
@@ -130,13 +163,14 @@ def _overlap(r: dict) -> tuple | None:
 
 def _pair_rows(results, pa, pb, config, opts):
     rows, md = [], []
-    for w in workloads(pa, pb):
+    acting = acting_counter(pa, pb, config)
+    for w in workloads(pa, pb, config):
         jobs_ = _runs(pa, pb, w, config, opts)
         rs = {k: results.get(j.key) for k, j in jobs_.items()}
         missing = [k for k, r in rs.items() if not succeeded(r)]
         if missing:
             what = ", ".join(f"{k}: {'missing' if rs[k] is None else 'error'}" for k in missing)
-            md.append(f"| {pa}+{pb} | {w} | {what} |" + " |" * 8)
+            md.append(f"| {pa}+{pb} | {w} | {what} |" + " |" * (8 if acting is None else 9))
             rows.append({"pair": [pa, pb], "workload": w, "missing": missing})
             continue
         base = rs["base"]
@@ -146,7 +180,11 @@ def _pair_rows(results, pa, pb, config, opts):
         e = {k: eb / _energy(rs[k]) for k in ("a", "b", "ab")}
         si, ei = s["ab"] / (s["a"] * s["b"]), e["ab"] / (e["a"] * e["b"])
         ov = _overlap(rs["ab"])
-        rows.append({"pair": [pa, pb], "workload": w, "speedup": s, "speedup_product":
+        acted = None
+        if acting is not None:
+            single = rs["a"] if acting[0] == pa else rs["b"]
+            acted = single["timing"]["mechanism"].get(acting[1], 0) > 0
+        rows.append({"acted": acted, "pair": [pa, pb], "workload": w, "speedup": s, "speedup_product":
                      s["a"] * s["b"], "speedup_interaction": si, "energy_gain": e,
                      "energy_product": e["a"] * e["b"], "energy_interaction": ei,
                      "overlap": None if ov is None else {"part": ov[0], "of": ov[1],
@@ -156,11 +194,12 @@ def _pair_rows(results, pa, pb, config, opts):
         md.append(f"| {pa}+{pb} | {w} | {s['a']:.3f} | {s['b']:.3f} | {s['ab']:.3f} | "
                   f"{s['a'] * s['b']:.3f} | {si:.3f} ({_kind(si)}) | {e['ab']:.3f} | "
                   f"{e['a'] * e['b']:.3f} | {ei:.3f} ({_kind(ei)}) | {ovt} | "
-                  f"{'identical' if same else 'DIFFER'} |")
+                  f"{'identical' if same else 'DIFFER'} |"
+                  + ("" if acted is None else f" {'yes' if acted else 'idle'} |"))
     return rows, md
 
 
-def _matrix(cells: dict, refused: dict) -> list[str]:
+def _matrix(cells: dict, refused: dict, config: str = CONFIGS[0]) -> list[str]:
     names = list(MECHANISMS)
     md = ["| | " + " | ".join(names) + " |", "|---|" + "---|" * len(names)]
     for i, pa in enumerate(names):
@@ -169,8 +208,12 @@ def _matrix(cells: dict, refused: dict) -> list[str]:
             key = (pa, pb) if i < j else (pb, pa)
             if i == j:
                 row.append("–")
+            elif not measured_on(*key, config):
+                row.append("not run")
             elif key in refused:
                 row.append("refused")
+            elif cells.get(key) == "idle":
+                row.append("idle")
             elif cells.get(key) is None:
                 row.append("missing")
             else:
@@ -190,35 +233,54 @@ def render(results: dict, opts: ReportOptions) -> tuple[str, dict]:
           f"(super-additive above 1 + {TOLERANCE}, sub-additive below 1 - {TOLERANCE}). "
           "The composition order and the claims that refuse a pair are "
           "`golden/mechanisms/claims.py`.", ""]
-    data = {"size": opts.size, "seed": opts.seed, "mechanisms": MECHANISMS, "configs": {}}
-    for config in CONFIGS:
+    data = {"size": opts.size, "seed": opts.seed, "mechanisms": MECHANISMS,
+            "tolerance": TOLERANCE, "configs": {}}
+    for config in configs():
         refused = {}
-        for pa, pb in pairs():
+        measured = [(pa, pb) for pa, pb in pairs() if measured_on(pa, pb, config)]
+        for pa, pb in measured:
             why = refusal(pa, pb, config)
             if why is not None:
                 refused[(pa, pb)] = why
         rows, lines, cells, ecells = [], [], {}, {}
-        for pa, pb in pairs():
+        acting = [p for p, (c, _) in ACTING.items() if c == config and config not in CONFIGS]
+        for pa, pb in measured:
             if (pa, pb) in refused:
                 continue
             r, m = _pair_rows(results, pa, pb, config, opts)
             rows += r
             lines += m
             ok = [x for x in r if "speedup" in x]
-            cells[(pa, pb)] = geomean([x["speedup_interaction"] for x in ok]) if ok else None
-            ecells[(pa, pb)] = geomean([x["energy_interaction"] for x in ok]) if ok else None
-        md += [f"## `{config}`", "", "### Speed-up interaction (geomean over the pair's "
-               "workloads)", ""] + _matrix(cells, refused) + [
-            "", "### Energy interaction", ""] + _matrix(ecells, refused) + [
+            if acting:  # only where the mechanism acted (module docstring)
+                act = [x for x in ok if x["acted"]]
+                idle = bool(ok) and not act
+                ok = act
+            else:
+                idle = False
+            cells[(pa, pb)] = ("idle" if idle else geomean([x["speedup_interaction"] for x in ok])
+                               if ok else None)
+            ecells[(pa, pb)] = ("idle" if idle else geomean([x["energy_interaction"] for x in ok])
+                                if ok else None)
+        note = (f"Only the pairs with {', '.join(acting)} run here, on every workload both "
+                f"papers stand in for; a cell averages the workloads on which "
+                f"{', '.join(acting)} acted in its single run "
+                f"({', '.join(f'`{ACTING[p][1]}` > 0' for p in acting)}); `idle`: on none."
+                if acting else "")
+        md += [f"## `{config}`", ""] + ([note, ""] if note else []) + [
+               "### Speed-up interaction (geomean over the pair's workloads)", ""] + \
+            _matrix(cells, refused, config) + [
+            "", "### Energy interaction", ""] + _matrix(ecells, refused, config) + [
             "", "### Refused pairs", ""]
         md += [f"* **{pa} + {pb}** (`{MECHANISMS[pa]}` + `{MECHANISMS[pb]}`): {why}"
                for (pa, pb), why in refused.items()] or ["none"]
         md += ["", "### Per workload", "",
                "| pair | workload | S_A | S_B | S_AB | S_A x S_B | interaction | E_AB | "
-               "E_A x E_B | energy interaction | overlap (composed run) | outputs |",
-               "|---|---|--:|--:|--:|--:|---|--:|--:|---|---|---|"] + lines + [""]
+               "E_A x E_B | energy interaction | overlap (composed run) | outputs |"
+               + (f" {', '.join(acting)} acted |" if acting else ""),
+               "|---|---|--:|--:|--:|--:|---|--:|--:|---|---|---|" + ("---|" if acting else "")
+               ] + lines + [""]
         data["configs"][config] = {
-            "rows": rows,
+            "note": note + (" " if note else ""), "acting": acting, "rows": rows,
             "refused": [{"pair": list(k), "reason": v} for k, v in refused.items()],
             "speedup_interaction": [{"pair": list(k), "geomean": v} for k, v in cells.items()],
             "energy_interaction": [{"pair": list(k), "geomean": v} for k, v in ecells.items()]}

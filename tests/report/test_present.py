@@ -60,15 +60,75 @@ def test_tidy_csv_one_row_per_metric(dct_results):
     assert len(keys) == len(set(keys))
 
 
+def _compose_doc():
+    """The compose report's JSON with no results (every allowed pair missing) and three
+    pairs' interaction geomeans filled in as the report would write them: one super-additive,
+    one sub-additive, one within the tolerance. The figure sees only this JSON."""
+    from golden.report import compose
+    md, data = compose.render({}, OPTS)
+    data = json.loads(json.dumps(data, default=str))
+    given = {("UV", "ILP"): 1.05, ("DARSIE", "G-Scalar"): 0.95, ("ILP", "G-Scalar"): 1.004}
+    for key in ("speedup_interaction", "energy_interaction"):
+        for x in data["configs"]["pascal"][key]:
+            x["geomean"] = given.get(tuple(x["pair"]), x["geomean"])
+    return md, data
+
+
+def _cell_texts(plot) -> dict:
+    """``{text: facecolour of the cell under it}`` of an interaction-matrix figure's first panel."""
+    ax = plot.figure.axes[0]
+    out = {}
+    for t in ax.texts:
+        x, y = t.get_position()
+        for p in ax.patches:
+            if p.get_x() < x < p.get_x() + p.get_width() and p.get_y() < y < p.get_y() + p.get_height():
+                out.setdefault(t.get_text(), p.get_facecolor())
+    return out
+
+
+def test_compose_interaction_matrix_marks_super_and_sub_additive_cells():
+    from golden.report.present.figures import compose
+    _, data = _compose_doc()
+    plots = compose(data, RunMeta("small", 0, commit="abc"))
+    assert [p.name for p in plots] == ["compose-pascal"]     # no numbers on the WarpMan config
+    cells = _cell_texts(plots[0])
+    sup, sub, prod = cells["1.050\nsuper"], cells["0.950\nsub"], cells["1.004\nproduct"]
+    assert sup[2] > sup[0] and sub[0] > sub[2]               # blue above 1, orange below
+    assert tuple(prod[:3]) == (1.0, 1.0, 1.0)               # within tolerance: white
+    assert "refused" in cells and "missing" in cells         # e.g. DARSIE+CAPRI; UV+WarpMan
+    assert len(plots[0].figure.axes) == 3                    # speed-up, energy, colour bar
+
+
+def test_compose_matrix_on_the_warpman_config_names_idle_and_unrun_pairs():
+    from golden.report import compose
+    from golden.report.present.figures import compose as figure
+    md, data = compose.render({}, OPTS)
+    wm = data["configs"]["gtx480_warpman"]
+    assert {tuple(x["pair"]) for x in wm["speedup_interaction"]} == \
+        {("UV", "WarpMan"), ("WarpMan", "ILP"), ("WarpMan", "G-Scalar")}
+    assert "not run" in md.split("## `gtx480_warpman`")[1]
+    for key in ("speedup_interaction", "energy_interaction"):
+        for x in wm[key]:
+            x["geomean"] = {("UV", "WarpMan"): 1.1, ("WarpMan", "ILP"): "idle"}.get(
+                tuple(x["pair"]), x["geomean"])
+    plots = figure(json.loads(json.dumps(data, default=str)), RunMeta("small", 0, commit="abc"))
+    cells = _cell_texts(plots[-1])
+    assert plots[-1].name == "compose-gtx480_warpman"
+    assert "idle" in cells and "not run" in cells and "1.100\nsuper" in cells
+    assert "Only the pairs with WarpMan" in plots[-1].caption
+
+
 def _publish(tmp_path, dct_results):
     from golden.report.present import publish
     results, jobs = dct_results
     datas, mds = {}, {}
+    mds["compose"], datas["compose"] = _compose_doc()
     md, data = baseline.render(results, OPTS)
     datas["baseline"], mds["baseline"] = json.loads(json.dumps(data, default=str)), md
     md, data = darsie.render(results, OPTS)
     datas["darsie"], mds["darsie"] = json.loads(json.dumps(data, default=str)), md
-    return publish(tmp_path, datas, mds, results, {"baseline": jobs[::2], "darsie": jobs[:2]},
+    return publish(tmp_path, datas, mds, results, {"baseline": jobs[::2], "darsie": jobs[:2],
+                                                    "compose": []},
                    size="small", seed=0, fingerprint="f" * 64)
 
 
@@ -77,6 +137,7 @@ def test_publish_writes_figures_csv_and_page(tmp_path, dct_results):
     figs = sorted(p.name for p in (tmp_path / "figures").iterdir())
     assert "baseline-pascal-stalls.svg" in figs and "baseline-pascal-stalls.png" in figs
     assert "darsie-speedup-2d.png" in figs
+    assert "compose-pascal.png" in figs                  # the interaction matrix (issue 73)
     page = index.read_text()
     n_img = page.count("<img ")
     assert n_img == len([f for f in figs if f.endswith(".png")]) >= 5
@@ -130,6 +191,7 @@ def test_report_page_renders_in_a_real_browser(tmp_path, dct_results):
     assert m, "the page's load script did not run:\n" + dom.stdout[:500]
     ok, total = int(m.group(1)), int(m.group(2))
     assert total >= 5 and ok == total, re.search(r'data-broken="([^"]*)"', dom.stdout).group(1)
+    assert 'data-name="compose-pascal"' in dom.stdout      # the interaction matrix rendered
     shot = Path("build/report-page.png").resolve()
     shot.parent.mkdir(parents=True, exist_ok=True)
     r = _headless(exe, f"--screenshot={shot}", "--window-size=1280,2400", url)

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import math
 
-from golden.report.present.plots import Plot, grouped_bars, stacked_bars, xy_scatter
+from golden.report.present.plots import (Plot, grouped_bars, interaction_matrix, stacked_bars,
+                                         xy_scatter)
 
 
 def _ok(v) -> bool:
@@ -311,7 +312,37 @@ def validate(data: dict, meta) -> list[Plot]:
         tolerance=data.get("tolerance"))]
 
 
+# -------------------------------------------------------------------------------- compose
+def compose(data: dict, meta) -> list[Plot]:
+    """The pairwise interaction matrix of the composition study (issue 73), one figure per
+    common baseline: speed-up and energy interaction (geomean over each pair's workloads);
+    refused pairs, pairs without results and (on a configuration of
+    :data:`golden.report.compose.ACTING`) pairs not run there or whose mechanism stayed
+    idle are named in grey cells."""
+    names = list(data.get("mechanisms", {}))
+    tol = data.get("tolerance", 0.01)
+    plots = []
+    for cfg, c in data.get("configs", {}).items():
+        refused = {tuple(r["pair"]) for r in c.get("refused", [])}
+        panels = {}
+        for key, label in (("speedup_interaction", "speed-up"), ("energy_interaction", "energy")):
+            cells = {p: "refused" for p in refused}
+            for x in c.get(key, []):
+                v = x.get("geomean")
+                cells[tuple(x["pair"])] = v if _ok(v) or isinstance(v, str) else "missing"
+            panels[label] = cells
+        if not any(_ok(v) for p in panels.values() for v in p.values()):
+            continue
+        plots.append(interaction_matrix(
+            f"compose-{cfg}", f"Pairwise interaction of the mechanisms on {cfg}",
+            f"Interaction = S_AB / (S_A x S_B) per pair (S: baseline cycles or energy / the "
+            f"run's), geometric mean over the workloads both papers stand in for; blue: "
+            f"super-additive (above {1 + tol:g}), orange: sub-additive (below {1 - tol:g}). "
+            f"{c.get('note', '')}{meta.caption(cfg)}.", names, panels, tol))
+    return plots
+
+
 #: report name -> figure function
 FIGURES = {"baseline": baseline, "darsie": darsie, "gscalar": gscalar, "ilp": ilp,
            "hetero": hetero, "uv": uv, "warpman": warpman, "coarse": coarse, "capri": capri,
-           "validate": validate}
+           "compose": compose, "validate": validate}

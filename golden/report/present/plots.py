@@ -4,7 +4,9 @@
   the paper's value per variant as a dashed reference line (the seeds' speedup figures);
 * :func:`stacked_bars` -- a breakdown per workload that sums to a whole (energy, stalls);
 * :func:`xy_scatter` -- ours against a reference with the y = x line and a tolerance band
-  (the baseline-fidelity correlation plot).
+  (the baseline-fidelity correlation plot);
+* :func:`interaction_matrix` -- a heat map of pairwise interaction ratios centred on 1
+  (the composition study's super- and sub-additive pairs).
 
 Each returns a :class:`Plot`: the matplotlib figure plus its file stem, title and caption.
 :func:`save` writes it as SVG and PNG. Output is deterministic (no date or random ids in
@@ -184,3 +186,59 @@ def save(plot: Plot, out_dir: Path) -> dict:
     plt.close(plot.figure)
     return {"name": plot.name, "title": plot.title, "caption": plot.caption,
             "svg": paths["svg"], "png": paths["png"]}
+
+
+def interaction_matrix(name: str, title: str, caption: str, names: list[str],
+                       panels: dict[str, dict], tolerance: float) -> Plot:
+    """Pairwise interaction of ``names`` (the composition study, issue 73), one heat map per
+    panel (``{panel label: {(a, b): value | text}}``, each pair once, ``a`` before ``b`` in
+    ``names``; drawn in the upper triangle). A number is an interaction ratio
+    S_AB / (S_A x S_B): above ``1 + tolerance`` a super-additive cell (blue, "super"),
+    below ``1 - tolerance`` a sub-additive one (orange, "sub"), between them "product"
+    (white); the colour scale is centred on 1 and symmetric in log. A text (``refused``,
+    ``missing``, ``not run``) is written in a grey cell; the diagonal is left empty."""
+    from matplotlib.colors import LinearSegmentedColormap, TwoSlopeNorm
+    cmap = LinearSegmentedColormap.from_list("interaction", [PALETTE[3], "#ffffff", PALETTE[0]])
+    vals = [v for p in panels.values() for v in p.values() if _finite(v) and v > 0]
+    span = max([abs(math.log(v)) for v in vals] + [math.log1p(4 * tolerance)])
+    norm = TwoSlopeNorm(1.0, math.exp(-span), math.exp(span))
+    rows, cols = names[:-1], names[1:]   # the upper triangle without the empty diagonal
+    with plt.rc_context(STYLE):
+        fig, axes = plt.subplots(1, len(panels), figsize=(5.2 * len(panels) + 1.4, 4.6),
+                                 squeeze=False, gridspec_kw={"wspace": 0.45})
+        for ax, (label, cells) in zip(axes[0], panels.items()):
+            ax.set_xlim(-0.5, len(cols) - 0.5)
+            ax.set_ylim(len(rows) - 0.5, -0.5)
+            for i, a in enumerate(rows):
+                for j, b in enumerate(cols):
+                    if names.index(b) <= names.index(a):
+                        continue
+                    v = cells.get((a, b))
+                    if _finite(v) and v > 0:
+                        kind = ("super" if v > 1 + tolerance else
+                                "sub" if v < 1 - tolerance else "product")
+                        face = cmap(norm(v)) if kind != "product" else (1.0, 1.0, 1.0, 1.0)
+                        text = f"{v:.3f}\n{kind}"
+                        weight = "normal" if kind == "product" else "bold"
+                        ink = "white" if abs(math.log(v)) > 0.6 * span else "#222222"
+                    else:
+                        face, text, weight = "#dddddd", str(v or "not run"), "normal"
+                        ink = "#222222"
+                    ax.add_patch(plt.Rectangle((j - 0.5, i - 0.5), 1, 1, facecolor=face,
+                                               edgecolor="white", linewidth=1.5))
+                    ax.text(j, i, text, ha="center", va="center", fontsize=7.5,
+                            fontweight=weight, color=ink)
+            ax.set_xticks(range(len(cols)))
+            ax.set_xticklabels(cols, rotation=40, ha="right")
+            ax.set_yticks(range(len(rows)))
+            ax.set_yticklabels(rows)
+            ax.set_title(label)
+            ax.set_aspect("equal")
+            for sp in ax.spines.values():
+                sp.set_visible(False)
+            ax.tick_params(length=0)
+        sm = plt.cm.ScalarMappable(norm=norm, cmap=cmap)
+        bar = fig.colorbar(sm, ax=list(axes[0]), shrink=0.8, pad=0.02)
+        bar.set_label("interaction S_AB / (S_A x S_B)")
+        fig.suptitle(title)
+    return Plot(name, title, caption, fig)
