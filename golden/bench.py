@@ -7,7 +7,9 @@ mechanisms attached (``--timing-size``, default ``default``); rates = warp instr
 issued per CPU-second (process time, robust on a shared machine) and per wall-second of
 the whole run. ``--skip-timing`` omits them. Each timing row also shows its ratio to the
 figure recorded in ``golden/bench_reference.yaml`` (the speed before the issue-12 work,
-same machine kind), so a speed change reads directly as a factor.
+same machine kind), so a speed change reads directly as a factor. The last rows
+(:func:`bench_views`, ``--skip-views`` omits them) give the cost of the per-run views of
+issue 72: the same run with the per-PC profiler and with the timeline on, against off.
 """
 
 from __future__ import annotations
@@ -148,6 +150,59 @@ def bench_timing_pure(name: str, mechanisms, size: str) -> dict:
     return json.loads(out)
 
 
+#: the run of the views-overhead rows (:func:`bench_views`): workload, mechanisms
+VIEWS_CASE = ("MM", ("darsie",))
+#: the over-time view's interval in the views-overhead rows (``simtlab timeline``'s default)
+VIEWS_EVERY = 1000
+
+
+def _views_run(name: str, mechanisms: tuple, size: str, config: str, view: str) -> dict:
+    """One timing run of ``name`` with ``view`` on: ``off`` (neither), ``profile`` (the per-PC
+    profiler, :mod:`golden.timing.pc_profile`) or ``timeline`` (the over-time sampler every
+    :data:`VIEWS_EVERY` cycles, :mod:`golden.timing.timeline`); the CPU seconds of this
+    process spent in the run (building the device, running, reading the stats)."""
+    from golden.configs import load_config
+    from golden.mechanisms.registry import make_mechanisms
+    from golden.timing.pc_profile import PCProfiler
+    from golden.timing.stats import TimingStats
+    from golden.timing.timeline import Timeline
+    from golden.timing.timing_device import TimingDevice
+    w = registry.get(name)
+    t0 = time.process_time()
+    cfg = load_config(config)
+    dev = TimingDevice(cfg, mechanisms=make_mechanisms(tuple(mechanisms), cfg), echo_printf=False)
+    if view == "profile":
+        dev.gpu.pc_profiler = PCProfiler()
+    elif view == "timeline":
+        dev.gpu.timeline = Timeline(VIEWS_EVERY)
+    run = registry.run_workload(w, size=size, seed=0, device=dev)
+    total = TimingStats.merged([st.timing for st in run.stats], concurrent=False)
+    cpu = time.process_time() - t0
+    return dict(view=view, cycles=total.cycles, warp_instructions=total.instructions_issued,
+                cpu_seconds=cpu, cpu_rate=total.instructions_issued / max(cpu, 1e-9),
+                outputs_match=not run.mismatches())
+
+
+def bench_views(case=VIEWS_CASE, size: str = "default", config: str = "pascal",
+                repeats: int = 2) -> list[dict]:
+    """Overhead of the per-run views (issue 72): the same run with the views off, with the
+    per-PC profiler on and with the timeline on, alternated (off, profile, timeline, off,
+    ...) ``repeats`` times; per view the best warp-inst per CPU-second, its ratio to off
+    (``vs_off``, 1.0 = no overhead) and whether its cycles equal the off run's."""
+    name, mechs = case
+    best: dict = {}
+    for _ in range(repeats):
+        for view in ("off", "profile", "timeline"):
+            r = _views_run(name, tuple(mechs), size, config, view)
+            if view not in best or r["cpu_rate"] > best[view]["cpu_rate"]:
+                best[view] = r
+    off = best["off"]
+    for r in best.values():
+        r["vs_off"] = r["cpu_rate"] / off["cpu_rate"]
+        r["same_cycles"] = r["cycles"] == off["cycles"]
+    return list(best.values())
+
+
 def main(argv=None) -> int:
     import argparse
     ap = argparse.ArgumentParser(prog="python -m golden.bench")
@@ -155,6 +210,8 @@ def main(argv=None) -> int:
     ap.add_argument("--skip-timing", action="store_true")
     ap.add_argument("--no-pure", action="store_true",
                     help="skip the plain-Python rerun of the first timing row")
+    ap.add_argument("--skip-views", action="store_true",
+                    help="skip the overhead rows of the per-PC profile and the timeline")
     args = ap.parse_args(argv)
     from golden import native
     core = native.status()
@@ -189,6 +246,17 @@ def main(argv=None) -> int:
                   f"{comp['cpu_rate']:,.0f} vs {pure['cpu_rate']:,.0f} warp-inst per CPU-s = "
                   f"{comp['cpu_rate'] / pure['cpu_rate']:.2f}x"
                   + ("" if comp["cycles"] == pure["cycles"] else "  CYCLES DIFFER"))
+        if not args.skip_views:
+            name, mechs = VIEWS_CASE
+            print(f"\nper-run views, on vs off ({name} {'+'.join(mechs) or 'baseline'}, "
+                  f"{args.timing_size}, pascal, same run; best of 2 alternated; timeline every "
+                  f"{VIEWS_EVERY} cycles)")
+            print(f"{'view':<9} {'cycles':>12} {'CPU s':>8} {'per CPU-s':>11} {'vs off':>7}")
+            for r in bench_views(size=args.timing_size):
+                print(f"{r['view']:<9} {r['cycles']:>12,} {r['cpu_seconds']:>8.1f} "
+                      f"{r['cpu_rate']:>11,.0f} {r['vs_off']:>6.2f}x"
+                      + ("" if r["same_cycles"] else "  CYCLES DIFFER")
+                      + ("" if r["outputs_match"] else "  OUTPUTS DIFFER"))
     return 0
 
 
