@@ -5,7 +5,9 @@ The page holds every report's tables and text (converted from its Markdown by
 bullet lists, paragraphs, ``code``, **bold**, *italic* and links), every figure embedded as
 a PNG data URI with its caption (the SVG beside it is linked), the run's facts (size,
 seed, commit, model fingerprint, package versions) and links to each report's JSON and
-Markdown and to ``results.csv``. Nothing is fetched from the network.
+Markdown and to ``results.csv``, and, when ``simtlab report --profiles`` wrote them, each
+workload's per-run views (per-PC profile, diff vs baseline) from the rows of its tables.
+Nothing is fetched from the network.
 
 A small script marks the ``<body>`` with ``data-figures="N/M"`` (images that decoded with
 a non-zero size / images on the page) and lists broken ones in ``data-broken``, so a
@@ -56,7 +58,13 @@ def _is_sep(line: str) -> bool:
     return bool(re.fullmatch(r"\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?", line.strip()))
 
 
-def _table(lines: list[str]) -> str:
+def _first_word(cell: str) -> str:
+    """The first name in a table cell (``**MM**``, ``MM†``, ``MM (2D)`` -> ``MM``)."""
+    m = re.match(r"[\s*_`]*([A-Za-z0-9_.\-]+)", cell)
+    return m.group(1) if m else ""
+
+
+def _table(lines: list[str], row_links: dict | None = None) -> str:
     head = _cells(lines[0])
     body = lines[1:]
     align = []
@@ -72,15 +80,19 @@ def _table(lines: list[str]) -> str:
     out.append("<tbody>")
     for ln in body:
         cells = _cells(ln)
+        extra = (row_links or {}).get(_first_word(cells[0])) if cells else None
         out.append("<tr>" + "".join(
-            f'<td class="{"num" if i < len(align) and align[i] == "right" else ""}">{inline(c)}</td>'
+            f'<td class="{"num" if i < len(align) and align[i] == "right" else ""}">{inline(c)}'
+            f'{extra if i == 0 and extra else ""}</td>'
             for i, c in enumerate(cells)) + "</tr>")
     out.append("</tbody></table>")
     return "\n".join(out)
 
 
-def markdown_to_html(md: str, id_prefix: str = "") -> str:
-    """HTML of the Markdown subset the reports write (see the module docstring)."""
+def markdown_to_html(md: str, id_prefix: str = "", row_links: dict | None = None) -> str:
+    """HTML of the Markdown subset the reports write (see the module docstring).
+    ``row_links``: ``{name: html}`` appended to the first cell of every table row whose
+    first cell starts with that name (the per-run views of a workload)."""
     lines = md.splitlines()
     out: list[str] = []
     i = 0
@@ -94,7 +106,7 @@ def markdown_to_html(md: str, id_prefix: str = "") -> str:
             j = i
             while j < len(lines) and lines[j].strip().startswith("|"):
                 j += 1
-            out.append(_table(lines[i:j]))
+            out.append(_table(lines[i:j], row_links))
             i = j
             continue
         m = re.match(r"(#{1,6})\s+(.*)", s)
@@ -152,6 +164,7 @@ code{background:#f4f4f4;padding:0 .2em;border-radius:3px}
 figure{margin:1em 0 2em;border:1px solid #e4e4e4;padding:.6em;border-radius:4px}
 figure img{max-width:100%;height:auto;display:block}figcaption{font-size:.85em;color:#444;margin-top:.4em}
 nav ul{columns:3}.meta td{white-space:normal}
+.views{font-size:.85em}.problem{color:#b00020}
 """
 
 _SCRIPT = """
@@ -179,9 +192,31 @@ def figure_html(fig: dict, base: Path) -> str:
             f'</figcaption></figure>')
 
 
+def _view_links(links: list[dict]) -> str:
+    """`` [profile · diff vs baseline]``: a workload's per-run views (a problem in red)."""
+    parts = [f'<a class="view" href="{html.escape(x["href"])}">{html.escape(x["label"])}</a>'
+             if x.get("href") else f'<span class="problem">{html.escape(x["label"])}</span>'
+             for x in links]
+    return f' <span class="views">[{" · ".join(parts)}]</span>' if parts else ""
+
+
+def views_html(profiles: dict) -> tuple[str, dict]:
+    """``(list of every workload's views, {workload: links html for its table rows})`` of
+    one report's per-run views (``{workload: [{"label", "href"}]}``, see
+    :mod:`golden.report.profile_pages`)."""
+    if not profiles:
+        return "", {}
+    rows = {w: _view_links(links) for w, links in profiles.items() if links}
+    items = "".join(f"<li><strong>{html.escape(w)}</strong>{h}</li>" for w, h in rows.items())
+    return (f'<details class="views"><summary>Per-run views: the per-PC profile of each '
+            f'headline run and its diff against the baseline ({len(rows)} workloads)'
+            f'</summary><ul>{items}</ul></details>', rows)
+
+
 def page(out: Path, meta, sections: list[dict]) -> str:
     """The whole page. ``sections``: ``{"name", "markdown", "figures": [saved figure dicts],
-    "files": [relative paths to link]}`` in report order."""
+    "files": [relative paths to link], "profiles": {workload: [links]} (optional)}`` in
+    report order."""
     nav = "".join(f'<li><a href="#report-{html.escape(s["name"])}">{html.escape(s["name"])}</a>'
                   f' ({len(s["figures"])} figures)</li>' for s in sections)
     vers = "".join(f"<tr><td>{html.escape(k)}</td><td>{html.escape(str(v))}</td></tr>"
@@ -203,8 +238,12 @@ def page(out: Path, meta, sections: list[dict]) -> str:
         links = " · ".join(f'<a href="{html.escape(f)}">{html.escape(f)}</a>' for f in s["files"])
         body.append(f'<section id="report-{html.escape(s["name"])}">'
                     f'<h2>Report: {html.escape(s["name"])}</h2><p>Data: {links}</p>')
+        listing, row_links = views_html(s.get("profiles") or {})
+        if listing:
+            body.append(listing)
         body += [figure_html(f, out) for f in s["figures"]]
-        body.append(markdown_to_html(s["markdown"], id_prefix=f'{s["name"]}-'))
+        body.append(markdown_to_html(s["markdown"], id_prefix=f'{s["name"]}-',
+                                     row_links=row_links))
         body.append("</section>")
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"

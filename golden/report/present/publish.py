@@ -40,11 +40,15 @@ def publish(out: Path, datas: dict, markdowns: dict, results: dict, jobs_of: dic
     """Figures (``out/figures``), ``out/results.csv`` (all reports; ``out/<name>.csv`` per
     report) and ``out/index.html`` for reports
     ``datas`` (``{name: JSON document}``) with their Markdown; ``results`` / ``jobs_of`` feed
-    the tidy CSV. ``validate.json`` in ``out`` (from ``make validate``) is added when present.
+    the tidy CSV. ``validate.json`` in ``out`` (from ``make validate``) is added when present,
+    and the per-run views of ``out/profiles/manifest.json`` (``simtlab report --profiles``)
+    are linked from each report's tables.
     Return the page's path."""
     from golden.report.present.html import page
     from golden.report.present.tidy import tidy_rows, to_csv
+    from golden.report.profile_pages import read_links
     out = Path(out)
+    views = read_links(out, size, seed, fingerprint)
     meta = run_meta(size, seed, fingerprint)
     rows = tidy_rows(results, jobs_of)
     write_output(out / "results.csv", to_csv(rows))
@@ -66,7 +70,8 @@ def publish(out: Path, datas: dict, markdowns: dict, results: dict, jobs_of: dic
         files = [f"{name}.md", f"{name}.json"] + ([] if name in extra else [f"{name}.csv"])
         # interactive views written beside the report (validate's correlation scatter)
         files += [f for f in (f"{name}-correlation.html",) if (out / f).is_file()]
-        sections.append({"name": name, "markdown": md, "figures": figs, "files": files})
+        sections.append({"name": name, "markdown": md, "figures": figs, "files": files,
+                         "profiles": views.get(name, {})})
     index = out / "index.html"
     write_output(index, page(out, meta, sections))
     return index
