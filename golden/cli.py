@@ -76,9 +76,12 @@ def cmd_list(args) -> int:
     reg = _registry()
     from golden.workloads.user_kernel import extra_workloads
     ws = {**reg.all_workloads(), **extra_workloads(args)}
-    print(f"{'name':<10} {'TB dims':<12} {'div':<4} stands for")
+    width = max([10, *map(len, ws)])
+    print(f"{'name':<{width}} {'TB dims':<12} {'div':<4} stands for")
     for n, w in sorted(ws.items()):
-        print(f"{n:<10} {str(w.tb_dims):<12} {'yes' if w.divergent else 'no':<4} {'; '.join(w.stands_for)}")
+        version = f"[version of {w.variant_of}] " if getattr(w, "variant_of", None) else ""
+        print(f"{n:<{width}} {str(w.tb_dims):<12} {'yes' if w.divergent else 'no':<4} "
+              f"{version}{'; '.join(w.stands_for)}")
     from golden.configs.loader import list_aliases
     from golden.mechanisms.registry import names as mechanism_names
     from golden.configs.loader import list_configs

@@ -219,14 +219,15 @@ def test_warpman_report_marks_stand_ins_out_of_tolerance():
     from golden.report import warpman
     from golden.report.runner import ReportOptions
     opts = ReportOptions(size="small")
-    probe = _fake_probe()       # 8 warps, 5 TBs/SM, "both": MM fails on the limiter only
+    probe = _fake_probe()       # 8 warps, 5 TBs/SM, "both": fails on the limiter only
+    mm = "MM-WARPMAN"           # WarpMan's MM (MM itself stands for other papers)
     base = {"outputs_match": True, "output_digest": "d", "cycles": 1000, "ipc": 1.0,
             "energy": {"total_j": 1.0, "static_j": 0.5, "dynamic_j": 0.5},
             "timing": {"thread_instructions": 420_400, "mechanism": {}}}
-    results = {FidelityProbe("MM", "small", 0).key: probe,
-               warpman._job("MM", opts).key: base}
+    results = {FidelityProbe(mm, "small", 0).key: probe,
+               warpman._job(mm, opts).key: base}
     md, data = [], {}
-    warpman._performance(results, opts, ["MM"], md, data)
+    warpman._performance(results, opts, [mm], md, data)
     text = "\n".join(md)
-    assert "| MM† |" in text
-    assert "MM (limited by)" in text
+    assert "| MM-WARPMAN† |" in text
+    assert "MM-WARPMAN (limited by)" in text

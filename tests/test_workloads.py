@@ -33,7 +33,9 @@ DARSIE_TABLE1 = {
     "CP": (16, 8), "CONV": (16, 16), "MM": (32, 32),
 }
 
-_KERNEL_DECL = re.compile(r'extern\s+"C"\s+__global__\s+void\s+(\w+)\s*\(')
+#: an entry's name, after an optional attribute such as ``__maxnreg__(24)``
+_KERNEL_DECL = re.compile(
+    r'extern\s+"C"\s+__global__\s+void\s+(?:__\w+__\s*\([^)]*\)\s*)?(\w+)\s*\(')
 
 
 def _cu_kernels(w) -> list[str]:
@@ -101,6 +103,8 @@ def _paper_configs(w) -> dict:
 STATED_BY_PAPER = {
     "NQU": "ILP chapter §4.1: NQU's TB0 dominates runtime (its idx < total_conditions test), "
            "so one TB does the work whatever the grid",
+    "FFT-ILP": "ILP chapter §4.4: FFT runs 8 TBs of 64x1 per SM but has only 128 TBs, so "
+               "the SMs starve for TBs",
 }
 
 

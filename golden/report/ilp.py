@@ -64,7 +64,9 @@ How our setup differs from the chapter's:
 * **Workloads and inputs.** Our own CUDA kernels stand in for all 12 of the chapter's
   (BS, Con(v), DT, FFT, MM, MV, NQU, NW, Ray, Scan, SCP, STO), at the input size in the
   header (`paper`: at least two full waves of TBs on this 30-SM GPU); the chapter's inputs
-  (Table 7) survive only as an image. At `paper` size NW aligns 20 sequence pairs per
+  (Table 7) survive only as an image. FFT runs its ILP version FFT-ILP
+  (docs/workloads.md): the chapter's 128 TBs (0.53 waves) with 32 registers per thread,
+  so 8 TBs fit an SM as the chapter states. At `paper` size NW aligns 20 sequence pairs per
   launch (the chapter's NW aligns one, so most of its launches have few TBs; ours still
   grow and shrink over the tile anti-diagonals, with one single-warp TB per SM).
 * **PTX instead of SASS, GPGPU-Sim 3.0.1 "heavily modified" instead of our model.** Our

@@ -54,6 +54,8 @@ How our setup differs from the chapter's:
 * **Workloads and inputs.** Our own CUDA kernels stand in for Table 5's benchmarks (CUDA
   SDK, Rodinia, Parboil and GPGPU-Sim sources with their default inputs); their TB shapes
   and register counts differ (the characterisation table prints ours next to Table 5's).
+  MM and CT run their WarpMan versions (MM-WARPMAN, CONV-WARPMAN; docs/workloads.md)
+  with Table 5's TB shapes (the SDK's 16x16 and 16x12) and register budgets.
   Size and seed are in the header.
 * **Registers per thread** come from a liveness estimate of the PTX (our model has no
   ptxas), so registers per TB -- what decides how many TBs fit and how much of the RF

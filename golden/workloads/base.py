@@ -9,6 +9,21 @@ the committed ``<file>.ptx`` that ``nvcc -ptx -arch=sm_75`` produced), plus:
 * ``reference(inputs, params)`` – the same outputs computed with numpy only.
 
 Each workload module under ``golden/workloads/defs/`` defines ``WORKLOAD = Workload(...)``.
+
+**Paper-specific versions** (``variant_of``). One workload has one kernel, one TB shape and
+one input per size name. When two papers describe the same benchmark differently (DARSIE
+Table 1 runs the SDK's MatrixMul with 32x32 TBs, WarpMan Table 5 with 16x16 ones), the
+paper that differs gets its own workload: a module of its own with
+``variant_of="<base name>"``, named ``<base>-<PAPER>`` (``MM-WARPMAN``), with its own kernel
+source, TB shape and sizes, usually reusing the base module's ``make_inputs`` and
+``reference``. The ``stands_for`` entries say which version stands for which paper: a
+paper's entry moves from the base to the version, so the paper's report
+(:func:`golden.report.runner.standing_for`) and the fidelity table
+(``simtlab characterise --against-papers``) use the version for that paper and the base
+for every other. :func:`golden.workloads.registry.all_workloads` checks that the base
+exists, is not itself a version, and never stands for a paper its version stands for.
+Versions follow only what the paper publishes about the benchmark (shapes, occupancy,
+registers, inputs, instruction counts), never a speed-up; docs/workloads.md lists them.
 """
 
 from __future__ import annotations
@@ -47,6 +62,8 @@ class Workload:
         three functions; ``small`` runs in under ~2 s in functional mode.
     divergent: True if the kernel has real (data-dependent) control divergence.
     tolerance: per-output float tolerance; outputs not listed compare exactly.
+    variant_of: for a paper-specific version of another workload (see the module
+        docstring), the base workload's name (``"MM"``); None for a base workload.
     """
 
     name: str
@@ -60,6 +77,7 @@ class Workload:
     reference: Callable[[dict[str, Any], dict[str, Any]], dict[str, np.ndarray]]
     divergent: bool = False
     tolerance: dict[str, Tolerance] = field(default_factory=dict)
+    variant_of: str | None = None
 
     @property
     def cu_path(self) -> Path:

@@ -1,7 +1,8 @@
 """The workload suite: discovery, lookup, one run, and output checking.
 
 * :func:`all_workloads` imports every module of ``golden/workloads/defs/`` and collects
-  its ``WORKLOAD``;
+  its ``WORKLOAD`` and checks paper-specific versions (:func:`check_variant`);
+* :func:`variants_of` names the versions of a workload;
 * :func:`get` finds one by name (case-insensitive);
 * :func:`run_workload` makes seeded inputs, loads the kernel module on a device, runs the
   workload's launches (recording each launch's grid, block and statistics) and computes
@@ -57,7 +58,44 @@ def all_workloads() -> dict[str, Workload]:
             raise SimtlabError(
                 f"workload name {workload.name!r} (module {module.__name__}) is already used")
         found[workload.name] = workload
+    for workload in found.values():
+        check_variant(workload, found)
     return dict(sorted(found.items()))
+
+
+def _papers(w: Workload) -> set[str]:
+    """The seeds ``w`` stands for: the first word of each ``stands_for`` entry."""
+    return {s.split(None, 1)[0] for s in w.stands_for if s.strip()}
+
+
+def check_variant(w: Workload, workloads: dict[str, Workload]) -> None:
+    """A paper-specific version (``w.variant_of``, see :mod:`golden.workloads.base`) must
+    name an existing base workload that is not itself a version, be called
+    ``<base>-<SUFFIX>``, and stand for no paper its base also stands for (each paper runs
+    one version of a benchmark)."""
+    base_name = w.variant_of
+    if base_name is None:
+        return
+    base = workloads.get(base_name)
+    if base is None:
+        raise SimtlabError(f"workload {w.name!r} is a version of {base_name!r}, "
+                           f"which is not a workload")
+    if base.variant_of is not None:
+        raise SimtlabError(f"workload {w.name!r} is a version of {base_name!r}, which is "
+                           f"itself a version of {base.variant_of!r}; name the base")
+    if not w.name.startswith(base_name + "-") or len(w.name) == len(base_name) + 1:
+        raise SimtlabError(f"workload {w.name!r} is a version of {base_name!r}; "
+                           f"call it {base_name}-<PAPER>")
+    both = sorted(_papers(w) & _papers(base))
+    if both:
+        raise SimtlabError(f"workload {w.name!r} and its base {base_name!r} both stand for "
+                           f"{', '.join(both)}; a paper's entry belongs to one of them")
+
+
+def variants_of(name: str) -> list[str]:
+    """Names of the paper-specific versions of workload ``name``, sorted."""
+    base = get(name).name
+    return sorted(n for n, w in all_workloads().items() if w.variant_of == base)
 
 
 def get(name: str) -> Workload:

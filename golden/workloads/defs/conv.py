@@ -4,7 +4,8 @@ convolutionTexture structure), TB (16,16).
 Kernels ``convolution_rows`` then ``convolution_columns`` in ``kernels/conv.cu``: one
 thread per pixel, taps in ``__constant__`` memory (set through ``module.get_global``),
 clamp-to-edge coordinates computed per tap (what the texture unit does in the SDK
-sample), fully unrolled tap loop.
+sample), fully unrolled tap loop. WarpMan's CT (Table 5: 6-warp TBs) is the version
+CONV-WARPMAN (``conv_warpman.py``).
 """
 
 from __future__ import annotations
@@ -69,7 +70,6 @@ WORKLOAD = Workload(
     stands_for=("DARSIE Table 1: CONVTEX convolutionTexture [CUDA SDK] with global memory, "
                 "TB (16,16)",
                 "UV (dissertation ch. 2) Table 3: Convolution (CONV)",
-                "WarpMan (dissertation ch. 3) Table 5: ConvolutionTexture (CT)",
                 "ILP (dissertation ch. 4) workloads: Con(v)"),
     sizes={"small": {"height": 64, "width": 64},
            "default": {"height": 256, "width": 256},

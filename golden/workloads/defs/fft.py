@@ -5,6 +5,7 @@ trip counts, fully unrolled, so the PTX has no conditional branch (the ILP chapt
 FFT out of its branch-prediction accuracy for that reason). Each TB uses a 2 KB shared
 buffer, so 8 TBs (16 warps) fit an SM of the chapter's GPU, as the chapter states. Inputs
 and outputs are float32 complex numbers stored as (re, im) pairs: shape ``(batch, 256, 2)``.
+The ILP chapter's FFT (128 TBs, 8 TBs per SM) is the version FFT-ILP (``fft_ilp.py``).
 """
 
 from __future__ import annotations
@@ -48,9 +49,7 @@ WORKLOAD = Workload(
     description="batched 256-point complex FFT, radix-4 Stockham, no conditional branches",
     source="fft.cu",
     tb_dims=(TB, 1, 1),
-    stands_for=("ILP (dissertation ch. 4) workloads: FFT (64x1 TBs, 16 warps per SM, "
-                "no conditional branches)",
-                "UV (dissertation ch. 2) Table 3: FFT (input (128,128))",
+    stands_for=("UV (dissertation ch. 2) Table 3: FFT (input (128,128))",
                 "CAPRI Table 2: FFT Fast Fourier Transform (non-divergent, 91% WPDOM SIMD "
                 "utilisation)"),
     sizes={"small": {"batch": 32},

@@ -3,7 +3,8 @@
 Kernel ``matrix_mul`` in ``kernels/mm.cu``: one 32x32 block per 32x32 tile of C, shared
 memory tiles of A and B, a barrier before and after the 32 fused multiply-adds of each
 tile step. The shared-memory loads of the tiles are the unstructured redundancy DARSIE's
-§6.1 discusses for MM.
+§6.1 discusses for MM. WarpMan's MM (Table 5: 16x16 tiles) is the version MM-WARPMAN
+(``mm_warpman.py``).
 """
 
 from __future__ import annotations
@@ -47,7 +48,6 @@ WORKLOAD = Workload(
     tb_dims=(TILE, TILE, 1),
     stands_for=("DARSIE Table 1: MM MatrixMul [CUDA SDK], TB (32,32)",
                 "UV (dissertation ch. 2) Table 3: Matrix multiply (MM)",
-                "WarpMan (dissertation ch. 3) Table 5: MatrixMultiply (MM)",
                 "ILP (dissertation ch. 4) workloads: MM",
                 "G-Scalar Table 2: sgemm (MM)"),
     sizes={"small": {"hA": 64, "wA": 64, "wB": 64},
