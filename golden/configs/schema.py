@@ -282,6 +282,10 @@ class L1Config:
         "its group request fetched, even when its own data was resident (the older model); "
         "false = it waits only for its own line (a resident line hits, a line in flight "
         "is a reserved hit of its MSHR entry, as GPGPU-Sim's HIT_RESERVED)", default=False)
+    fetch_line: bool = _p(
+        "true: a load miss fetches every sector of its line that is not valid (GPGPU-Sim's "
+        "line caches, 'N' in -gpgpu_cache:dl1, send a miss as a whole-line request); false "
+        "(optional default): only the requested sectors that miss", default=False)
 
     @property
     def sets(self) -> int:
@@ -331,6 +335,20 @@ class L2Config:
     mshr_max_merge: int = _p("requests one MSHR entry holds, the first miss included "
                              "(GPGPU-Sim's MSHR <merge>); one more waits for the fill",
                              lo=1, hi=65_536)
+    fetch_line: bool = _p(
+        "true: a miss fetches every sector of the line that is not valid, as one DRAM "
+        "request (GPGPU-Sim 3.x's line L2, 'N' in -gpgpu_cache:dl2); false (optional "
+        "default): only the requested sectors that miss", default=False)
+    dram_sector_requests: bool = _p(
+        "true: every missing sector is its own DRAM request, each a column command of a "
+        "whole burst (GPGPU-Sim 4's sectored L2, 'S' in -gpgpu_cache:dl2, breaks line "
+        "requests into 32 B sector requests); false (optional default): one request per "
+        "line miss", default=False)
+    write_miss: str = _p(
+        "write-miss policy: 'lazy_fetch_on_read' (optional default; GPGPU-Sim 4's 'L': "
+        "allocate the written sectors dirty, no fetch) or 'write_allocate' (GPGPU-Sim 3.x's "
+        "'W': send the write on to DRAM and read the line into an MSHR entry)",
+        choices=("lazy_fetch_on_read", "write_allocate"), default="lazy_fetch_on_read")
 
     @property
     def sets_per_partition(self) -> int:
@@ -384,6 +402,12 @@ class DRAMConfig:
         "(addr // interleave_bytes) mod channels, and the L2 slices interleave the same way. "
         "GPGPU-Sim's -gpgpu_mem_addr_mapping dramid@k is interleave_bytes = 2^k. A power-of-"
         "two multiple of the line that divides row_bytes", lo=0, hi=1 << 20, default=0)
+    bank_groups: int = _p("bank groups per channel (optional, default 1 = none; GPGPU-Sim "
+                          "nbkgrp): bank b is in group b // (banks / bank_groups)",
+                          lo=1, hi=64, default=1)
+    tCCDL: int = _p("column command to column command of the same bank group (command "
+                    "cycles; optional, default 0 = no constraint beyond tCCD; GPGPU-Sim CCDL)",
+                    lo=0, hi=1000, default=0)
 
     @property
     def bytes_per_burst(self) -> int:

@@ -129,11 +129,12 @@ def peak_alu_ipc(cfg) -> Measurement:
 
 def isolated_load_latency(cfg, warm: bool) -> int:
     """The memory model's latency of one isolated 8-byte global load on an empty system
-    (L2 hit if ``warm``: the line is placed in the L2 first)."""
+    (L2 hit if ``warm``: the whole line is placed in the L2 first, since an L1 that
+    fetches whole lines, ``memory.l1.fetch_line``, asks the L2 for all of it)."""
     mem = MemoryHierarchy(cfg)
     addr = 1 << 20
     if warm:
-        mem.warm_l2([(addr, 8)])
+        mem.warm_l2([(addr, cfg.memory.l2.line_bytes)])
     addrs = np.zeros(cfg.core.warp_size, dtype=np.uint64)
     addrs[0] = addr
     return mem.access(0, 0, 0, addrs, 1, 8).completion_cycle

@@ -272,8 +272,9 @@ def test_l2_hit_seen_by_the_sm_includes_both_networks(pascal):
         ic, l2 = c.memory.interconnect, c.memory.l2
         rate = min(ic.sm_port_flits_per_cycle, ic.l2_port_flits_per_cycle)
         req = ic.latency + 1 / rate
-        rep = ic.latency + math.ceil((ic.header_bytes + 32) / ic.flit_bytes) / rate
-        exp = req + l2.latency + 32 / l2.bytes_per_cycle_per_partition + rep
+        n = c.memory.coalescing.line_bytes if c.memory.l1.fetch_line else 32   # reply data
+        rep = ic.latency + math.ceil((ic.header_bytes + n) / ic.flit_bytes) / rate
+        exp = req + l2.latency + n / l2.bytes_per_cycle_per_partition + rep
         assert r1.completion_cycle - t == math.ceil(exp - 1e-9)
         # a larger interconnect latency moves the hit by twice the difference
         c2 = load_config(c.name, {"memory.l1.cache_global_loads": True,

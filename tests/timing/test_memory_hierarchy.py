@@ -45,6 +45,8 @@ def l2_round_trip(cfg, nbytes, row=None):
         k = cfg.core.clock_mhz / d.clock_mhz
         burst = d.burst_length / d.data_rate * k
         slot = max(burst, d.tCCD * k)
+        if d.bank_groups > 1:       # one request's bursts are in one bank: tCCDL apart
+            slot = max(slot, d.tCCDL * k)
         bursts = math.ceil(nbytes / d.bytes_per_burst)
         device = {"hit": d.tCL, "closed": d.tRCD + d.tCL,
                   "conflict": d.tRP + d.tRCD + d.tCL}[row] * k
@@ -57,9 +59,11 @@ def row_state(cfg, open_rows, addr):
     "hit" or "conflict" for an access to ``addr`` and records its row as open."""
     d, line = cfg.memory.dram, cfg.memory.coalescing.line_bytes
     ln = addr // line
-    local = ln // d.channels
+    k = (d.interleave_bytes or line) // line      # lines per channel chunk
+    chunk = ln // k
+    local = (chunk // d.channels) * k + ln % k
     per_row = d.row_bytes // line
-    key = (ln % d.channels, (local // per_row) % d.banks)
+    key = (chunk % d.channels, (local // per_row) % d.banks)
     row = local // (per_row * d.banks)
     state = "closed" if key not in open_rows else "hit" if open_rows[key] == row else "conflict"
     open_rows[key] = row
@@ -70,7 +74,9 @@ def row_state(cfg, open_rows, addr):
 def test_pointer_chase_latency(name):
     cfg = load_l1(name)
     mem = MemoryHierarchy(cfg)
-    sector = cfg.memory.coalescing.sector_bytes
+    # what one L1 miss of one word fetches: its sector, or the line (memory.l1.fetch_line)
+    sector = cfg.memory.coalescing.line_bytes if cfg.memory.l1.fetch_line \
+        else cfg.memory.coalescing.sector_bytes
     rng = np.random.default_rng(SEED)
     # distinct lines far apart (no reuse): every load misses L1 and L2
     addrs = (rng.permutation(200)[:40].astype(np.uint64) * np.uint64(1 << 20))
@@ -169,8 +175,11 @@ def test_streaming_reaches_dram_bandwidth():
 
 
 def test_store_write_through_no_allocate_and_l2_write_back():
-    # 64-byte lines (WarpMan's GTX480 table; the G-Scalar gtx480 uses GPGPU-Sim's 128 B)
-    cfg = load_l1("gtx480_warpman", {"memory.l2.size_bytes": 12 * 8 * 64})  # 1 set per slice
+    # 64-byte lines (WarpMan's GTX480 table; the G-Scalar gtx480 uses GPGPU-Sim's 128 B);
+    # the L2's lazy write-allocate (GPGPU-Sim 4's 'L'; gtx480's own 3.x 'W' policy is
+    # tested in test_memory_gpgpusim_granularity.py)
+    cfg = load_l1("gtx480_warpman", {"memory.l2.size_bytes": 12 * 8 * 64,  # 1 set per slice
+                                     "memory.l2.write_miss": "lazy_fetch_on_read"})
     mem = MemoryHierarchy(cfg)
     r = mem.access(0, 0, 0, unit(0x1000), FULL, 4, is_store=True)
     c = mem.counters()
@@ -182,7 +191,7 @@ def test_store_write_through_no_allocate_and_l2_write_back():
     mem.access(0, t, 0, unit(0x1000), FULL, 4, is_store=True)          # write hit in L1
     assert mem.counters()["l1_write_hits"] == 2
     # fill the slice of line 0x1000 with 8 other lines: the dirty lines get written back
-    stride = cfg.memory.l2.partitions * 64                             # same slice
+    stride = cfg.memory.l2.partitions * (cfg.memory.dram.interleave_bytes or 64)  # same slice
     for i in range(1, 20):
         mem.access(1, t + i, 0, one_lane(0x1000 + i * stride), 1, 4)
     mem.access(1, t + 5000, 0, one_lane(0x1000 + 30 * stride), 1, 4)   # retires the fills

@@ -73,9 +73,14 @@ interleaved streams to one bank. Likewise a full queue only delays the *entering
 request (the requests already queued keep their promised times), and a queue entry is
 counted as occupied from the time the request was presented (even if it enters later).
 
-Other simplifications: no refresh, no bank groups, no read/write turnaround, no
-separate write queue or write drain; writes (L2 write-backs) use the same queue, banks
-and bus as reads.
+Bank groups (``bank_groups`` > 1 and ``tCCDL`` above the slot, GDDR5; GPGPU-Sim
+``nbkgrp`` / ``CCDL``): column commands to banks of one group issue at least ``tCCDL``
+apart, so the bursts of one request (all in one bank) are spaced ``tCCDL`` and each takes
+its own bus window; another group's bursts may use the gaps. The group remembers the
+latest column command promised to it.
+
+Other simplifications: no refresh, no read/write turnaround, no separate write queue or
+write drain; writes (L2 write-backs) use the same queue, banks and bus as reads.
 """
 
 from __future__ import annotations
@@ -134,6 +139,15 @@ class DRAMChannel:
             raise SimtlabError(f"bad DRAM channel banks={banks} queue_entries={queue_entries}")
         self.banks = [Bank() for _ in range(banks)]
         self.timing = timing
+        groups = max(1, timing.bank_groups)
+        if banks % groups:
+            raise SimtlabError(f"DRAM banks ({banks}) must be a multiple of bank_groups "
+                               f"({groups})")
+        #: banks per bank group, and each group's earliest next column command (only
+        #: used when tCCDL exceeds the burst slot)
+        self._per_group = banks // groups
+        self._grouped = groups > 1 and timing.ccdl > timing.slot
+        self.group_col_ready = [0.0] * groups
         self.queue_entries = queue_entries
         self.bus = Calendar()          #: data-bus bursts promised
         self.activates_cal = Calendar()  #: tRRD windows after each activate
@@ -181,9 +195,19 @@ class DRAMChannel:
         n = max(1, -(-nbytes // tm.bytes_per_burst))
         slot = tm.slot
         lat = tm.wl if write else tm.cl
-        data = self.bus.reserve(col + lat, n * slot)
-        last_col = data - lat + (n - 1) * slot
-        end = data + (n - 1) * slot + tm.burst
+        if self._grouped:
+            g = bank // self._per_group
+            c = max(col, self.group_col_ready[g])
+            for _ in range(n):          # each burst its own bus window, tCCDL apart
+                data = self.bus.reserve(c + lat, slot)
+                last_col = data - lat
+                c = last_col + tm.ccdl
+            self.group_col_ready[g] = max(self.group_col_ready[g], c)
+            end = data + tm.burst
+        else:
+            data = self.bus.reserve(col + lat, n * slot)
+            last_col = data - lat + (n - 1) * slot
+            end = data + (n - 1) * slot + tm.burst
         b.col_ready = last_col + slot
         b.pre_ready = end
         insort(self._leave, last_col)

@@ -15,7 +15,11 @@ model uses:
 * ``burst``: data-bus time of one burst, ``burst_length / data_rate`` command cycles
   (a burst moves ``bus_width_bytes x burst_length`` bytes);
 * ``slot = max(burst, ccd)``: the spacing of back-to-back column commands, i.e. the
-  data-bus time one burst occupies.
+  data-bus time one burst occupies;
+* ``ccdl`` (tCCDL) column command -> next column command to a bank of the same bank
+  group, and ``bank_groups`` (GDDR5 bank groups; GPGPU-Sim ``nbkgrp``, ``CCDL``); bank
+  ``b`` of ``n`` is in group ``b // (n / bank_groups)`` (GPGPU-Sim 3.x's grouping by the
+  bank index's high bits). One group (the default) disables the constraint.
 
 :class:`Bank` stores what a bank remembers between requests: the open row (None when
 precharged), the cycle of its last activate (for tRAS/tRC), the earliest cycle its next
@@ -23,8 +27,8 @@ column command may issue and the earliest cycle it may be precharged (after its 
 column command's data: read-to-precharge and write recovery are approximated by the end
 of the last burst).
 
-Simplifications: no refresh, no bank groups (tCCDL), no read/write turnaround (tWTR,
-tCDLR) and no write recovery beyond the end of the written data.
+Simplifications: no refresh, no read/write turnaround (tWTR, tCDLR), no tRTPL and no
+write recovery beyond the end of the written data.
 """
 
 from __future__ import annotations
@@ -50,6 +54,8 @@ class DRAMTiming:
     ccd: float
     burst: float
     bytes_per_burst: int
+    ccdl: float = 0.0
+    bank_groups: int = 1
 
     @property
     def slot(self) -> float:
@@ -66,7 +72,8 @@ class DRAMTiming:
         return cls(cl=dram.tCL * k, wl=dram.tWL * k, rcd=dram.tRCD * k, rp=dram.tRP * k,
                    ras=dram.tRAS * k, rc=dram.tRC * k, rrd=dram.tRRD * k, ccd=dram.tCCD * k,
                    burst=dram.burst_length / dram.data_rate * k,
-                   bytes_per_burst=dram.bus_width_bytes * dram.burst_length)
+                   bytes_per_burst=dram.bus_width_bytes * dram.burst_length,
+                   ccdl=dram.tCCDL * k, bank_groups=dram.bank_groups)
 
 
 class Bank:

@@ -161,7 +161,10 @@ class MemoryHierarchy:
                           latency=l2c.latency, partitions=l2c.partitions,
                           bytes_per_cycle_per_partition=l2c.bytes_per_cycle_per_partition,
                           sector_bytes=co.sector_bytes, dram=self.dram, mshrs=l2c.mshrs,
-                          mshr_max_merge=l2c.mshr_max_merge, interleave_bytes=interleave)
+                          mshr_max_merge=l2c.mshr_max_merge, interleave_bytes=interleave,
+                          fetch_line=l2c.fetch_line,
+                          dram_sector_requests=l2c.dram_sector_requests,
+                          write_miss=l2c.write_miss)
         ic = mem.interconnect
         self.icnt = Interconnect(sms=config.core.num_sms, slices=l2c.partitions,
                                  latency=ic.latency, flit_bytes=ic.flit_bytes,
@@ -176,7 +179,8 @@ class MemoryHierarchy:
                                          line_bytes=l1c.line_bytes, hit_latency=l1c.hit_latency,
                                          mshrs=l1c.mshrs, fetch_group=g, sectors_per_line=spl,
                                          mshr_max_merge=l1c.mshr_max_merge,
-                                         group_wait_all=l1c.fetch_group_wait_all)
+                                         group_wait_all=l1c.fetch_group_wait_all,
+                                         fetch_line=l1c.fetch_line)
         self._new_const = lambda: ConstCache(mem.const_cache,
                                              config.idealisations.perfect_const_cache)
         self.l1 = [self._new_l1(l1c.fetch_group) for _ in range(config.core.num_sms)]

@@ -14,6 +14,7 @@ cdef class L1Cache:
     cdef public long group_extra_lines
     cdef public long mshr_max_merge
     cdef public bint group_wait_all
+    cdef public bint fetch_line
     cdef public long long miss_wait
     cdef public long reserved_hits
     cdef public long long reserved_wait

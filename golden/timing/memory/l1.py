@@ -9,7 +9,8 @@ access is looked up at ``start + i``), and shared-memory accesses use the same p
 Policies:
 
 * loads: hit (all requested sectors valid) -> ``lookup + hit_latency``; a sector miss
-  sends only the missing sectors to the L2, holding one MSHR per line; later misses to
+  sends only the missing sectors to the L2 (every sector of the line not valid with
+  ``fetch_line``, GPGPU-Sim's line cache), holding one MSHR per line; later misses to
   the same line merge into that MSHR. The line is allocated (possibly evicting the LRU
   line of its set) when the data returns -- "allocate on fill".
 * reservation fail: if the access needs more new MSHRs than are free it is rejected as
@@ -101,7 +102,7 @@ class L1Cache:
 
     def __init__(self, *, sets: int, assoc: int, line_bytes: int, hit_latency: int, mshrs: int,
                  fetch_group: int = 1, sectors_per_line: int = 4, mshr_max_merge: int = 0,
-                 group_wait_all: bool = False):
+                 group_wait_all: bool = False, fetch_line: bool = False):
         self.tags = SectorCache(sets=sets, assoc=assoc, line_bytes=line_bytes)
         self.mshrs = MSHRTable(mshrs)
         self.hit_latency = hit_latency
@@ -123,6 +124,9 @@ class L1Cache:
         #: for its own line's data (a hit stays a hit, a reserved hit ends at its entry's
         #: fill), as GPGPU-Sim serves each line's requests from that line's MSHR entry
         self.group_wait_all = group_wait_all
+        #: True = a miss fetches every sector of the line not valid (GPGPU-Sim's line
+        #: cache sends a whole-line request); False = only the missing requested sectors
+        self.fetch_line = fetch_line
         # statistics only (see the module docstring); none of them feeds back into timing
         self.miss_wait = 0
         self.reserved_hits = 0
@@ -251,6 +255,8 @@ class L1Cache:
                 done = p + self.hit_latency
             else:
                 counts["l1_misses"] += 1
+                if self.fetch_line:
+                    missing = self._line_missing(line)
                 e = self.mshrs.get(line)
                 if e is not None:
                     counts["l1_mshr_merges"] += 1
@@ -279,6 +285,8 @@ class L1Cache:
         if self._prefetched and line in self._prefetched:
             self._prefetch_use(line)
         missing = self.tags.lookup(line, tx.sector_mask)
+        if missing and self.fetch_line:
+            missing = self._line_missing(line)
         others = self.group_lines(line)
         absent = [a for a in others if self._absent(a)]
         if not missing and not absent:
@@ -337,6 +345,11 @@ class L1Cache:
             self.reserved_hits += 1
             self.reserved_wait += done - p
         return done
+
+    def _line_missing(self, line: int) -> int:
+        """Every sector of ``line`` that is not valid (what a line-cache miss fetches)."""
+        st = self.tags.probe(line)
+        return self._full & ~(st.valid if st is not None else 0)
 
     def _prefetch_use(self, line: int) -> None:
         """First load of a line fetched as a group neighbour (statistics only)."""

@@ -33,9 +33,25 @@ cycle its data or ack is ready to be sent back; the network is
   ``mshr_full_delays`` and -- as a reservation fail at the head of GPGPU-Sim's in-order
   L2 queue -- holds the slice's port, so the requests behind it wait too.
 
-Write policy: write-back, write-allocate at sector granularity without fetching (a store
-makes its sectors valid and dirty; GPGPU-Sim's "lazy fetch on read"; byte masks inside a
-sector are not modelled). Evicting a line with dirty sectors writes those sectors to DRAM
+Fetch granularity (GPGPU-Sim's cache type of ``-gpgpu_cache:dl2``):
+
+* ``fetch_line`` false (default): a miss fetches only the requested sectors that are
+  missing, as one DRAM request;
+* ``fetch_line`` true (GPGPU-Sim 3.x's line cache, ``N:64:128:8``): a miss fetches every
+  sector of the line that is not valid (``send_read_request`` in ``gpu-cache.cc`` sets a
+  line cache's miss to the line size), as one DRAM request;
+* ``dram_sector_requests`` true (GPGPU-Sim 4's sectored L2, ``S:64:128:8``: the sub-
+  partition breaks a line request into 32 B sector requests,
+  ``breakdown_request_to_sector_requests`` in ``l2cache.cc``): every missing sector is its
+  own DRAM request, so each costs a column command of a whole burst.
+
+Write policy (``write_miss``): write-back; a write hit makes its sectors valid and dirty.
+A write miss under ``lazy_fetch_on_read`` (default; GPGPU-Sim 4's ``L``) allocates its
+sectors valid and dirty without fetching; under ``write_allocate`` (GPGPU-Sim 3.x's ``W``,
+``wr_miss_wa``) the write itself is sent on to DRAM (its ack returns when DRAM has taken
+the data) and a read of the line (the written sectors; the whole line with
+``fetch_line``) is fetched into an MSHR entry, filling the line clean. Byte masks inside a
+sector are not modelled. Evicting a line with dirty sectors writes those sectors to DRAM
 (occupying the channel). Atomics are performed at the slice: a read (fetching on miss),
 plus one extra slice cycle per additional lane hitting the same address, then the sectors
 are dirty.
@@ -62,6 +78,10 @@ from golden.timing.memory.dram import DRAM, BandwidthQueue
 
 def popcount(x: int) -> int:
     return bin(x).count("1")
+
+
+#: ``memory.l2.write_miss`` choices (module docstring)
+WRITE_MISS_POLICIES = ("lazy_fetch_on_read", "write_allocate")
 
 
 @dataclass
@@ -131,7 +151,9 @@ class L2Cache:
     def __init__(self, *, size_bytes: int, assoc: int, line_bytes: int, latency: int,
                  partitions: int, bytes_per_cycle_per_partition: float, sector_bytes: int,
                  dram: DRAM, mshrs: int = 1 << 30, mshr_max_merge: int = 1 << 30,
-                 interleave_bytes: int | None = None):
+                 interleave_bytes: int | None = None, fetch_line: bool = False,
+                 dram_sector_requests: bool = False,
+                 write_miss: str = "lazy_fetch_on_read"):
         if line_bytes % sector_bytes:
             raise SimtlabError("L2 line_bytes must be a multiple of sector_bytes")
         interleave = line_bytes if interleave_bytes is None else interleave_bytes
@@ -141,8 +163,15 @@ class L2Cache:
         if mshrs < 1 or mshr_max_merge < 1:
             raise SimtlabError(f"L2 mshrs ({mshrs}) and mshr_max_merge ({mshr_max_merge}) "
                                "must be >= 1")
+        if write_miss not in WRITE_MISS_POLICIES:
+            raise SimtlabError(f"L2 write_miss {write_miss!r}: expected one of "
+                               f"{', '.join(WRITE_MISS_POLICIES)}")
         sets = size_bytes // (partitions * assoc * line_bytes)
         self._line = line_bytes
+        self._full = (1 << (line_bytes // sector_bytes)) - 1
+        self._fetch_line = bool(fetch_line)
+        self._sector_requests = bool(dram_sector_requests)
+        self._write_alloc = write_miss == "write_allocate"
         self._interleave = interleave
         self._sector = sector_bytes
         self._lat = latency
@@ -211,6 +240,28 @@ class L2Cache:
             return free
         return cycle
 
+    def _dram_read(self, t: float, line: int, sectors: int) -> float:
+        """Fetch ``sectors`` of ``line`` from DRAM at ``t``: one request, or one request per
+        sector with ``dram_sector_requests``; returns the cycle the last data is back."""
+        if not self._sector_requests:
+            return self._dram.read(t, line, popcount(sectors) * self._sector)
+        fill = t
+        i = 0
+        while sectors:
+            if sectors & 1:
+                fill = max(fill, self._dram.read(t, line + i * self._sector, self._sector))
+            sectors >>= 1
+            i += 1
+        return fill
+
+    def _fetch_mask(self, sl: L2Slice, line: int, missing: int) -> int:
+        """Sectors a miss fetches: the missing requested ones, or with ``fetch_line`` every
+        sector of the line not valid."""
+        if not self._fetch_line:
+            return missing
+        st = sl.tags.probe(line)
+        return self._full & ~(st.valid if st is not None else 0)
+
     def _read_path(self, sl: L2Slice, line: int, sectors: int, start: float, end: float) -> float:
         """Cycle the requested sectors are available at the slice (hit, merge or DRAM fetch)."""
         self._retire(sl, start)
@@ -236,13 +287,15 @@ class L2Cache:
                 ready = max(ready, pend.fill)
                 missing &= ~pend.sectors
             if missing:      # extra sectors are fetched under the same entry
-                fill = self._dram.read(t, line, popcount(missing) * self._sector)
-                sl.add_pending(line, missing, fill)
+                fetch = self._fetch_mask(sl, line, missing) & ~pend.sectors
+                fill = self._dram_read(t, line, fetch)
+                sl.add_pending(line, fetch, fill)
                 ready = max(ready, fill)
             return ready
         t = self._new_entry_cycle(sl, end)
-        fill = self._dram.read(t, line, popcount(missing) * self._sector)
-        sl.add_pending(line, missing, fill)
+        fetch = self._fetch_mask(sl, line, missing)
+        fill = self._dram_read(t, line, fetch)
+        sl.add_pending(line, fetch, fill)
         return max(ready, fill)
 
     def read(self, arrival: float, line: int, sectors: int) -> float:
@@ -267,8 +320,33 @@ class L2Cache:
             self.hits += 1
         else:
             self.misses += 1
+            if self._write_alloc:
+                return self._write_allocate(sl, line, sectors, end)
         self._install(sl, start, line, sectors, dirty=True)
         return end
+
+    def _write_allocate(self, sl: L2Slice, line: int, sectors: int, end: float) -> float:
+        """GPGPU-Sim 3.x ``W`` write miss at ``end``: the write goes on to DRAM (the ack
+        leaves when DRAM has taken it) and the line is read into an MSHR entry (merging
+        into a pending one), filling clean."""
+        ack = self._dram.write(end, line, popcount(sectors) * self._sector)
+        pend = sl.pending.get(line)
+        if pend is not None:
+            t = end
+            if pend.requests >= self._max_merge:
+                t = max(t, pend.fill)
+                self._wait(sl, t)
+                pend.requests = 1
+            else:
+                pend.requests += 1
+            fetch = self._fetch_mask(sl, line, sectors) & ~pend.sectors
+            if fetch:
+                sl.add_pending(line, fetch, self._dram_read(t, line, fetch))
+            return ack
+        t = self._new_entry_cycle(sl, end)
+        fetch = self._fetch_mask(sl, line, sectors)
+        sl.add_pending(line, fetch, self._dram_read(t, line, fetch))
+        return ack
 
     def atomic(self, arrival: float, line: int, sectors: int, serial_lanes: int) -> float:
         """Read-modify-write at the slice; ``serial_lanes`` = most lanes on one address."""
