@@ -1,9 +1,13 @@
-"""``simtlab run W --mode timing --sample [--sample-seed S]``: the sampled run from the CLI.
+"""``simtlab run W --mode timing --sample [launch|tb] [--sample-seed S]``: the sampled run
+from the CLI.
 
 :func:`add_run_arguments` adds the options to ``simtlab run``; :func:`run_sampled` runs
-:func:`golden.timing.sampled_run.run_sampled_timing_workload`, prints the usual timing
-summary (every figure an estimate) followed by the sampling block, and writes the JSON
-record (same keys as a full run, plus ``sampling``).
+:func:`golden.timing.sampled_run.run_sampled_timing_workload` (``--sample`` or ``--sample
+launch``: a sample of each group of similar launches) or
+:func:`golden.timing.tb_sampled_run.run_tb_sampled_timing_workload` (``--sample tb``: a
+sample of the thread blocks inside each launch), prints the usual timing summary (every
+figure an estimate) followed by the sampling block, and writes the JSON record (same keys
+as a full run, plus ``sampling``).
 """
 
 from __future__ import annotations
@@ -18,10 +22,13 @@ from golden.fileio import write_output
 
 
 def add_run_arguments(r) -> None:
-    r.add_argument("--sample", action="store_true",
-                   help="timing mode: simulate a seeded random sample of each group of similar "
-                        "launches in detail, run the rest functionally, and extrapolate with "
-                        "95%% intervals (outputs stay bit-identical; see docs/sampling.md)")
+    r.add_argument("--sample", nargs="?", const="launch", default=None,
+                   choices=("launch", "tb"), metavar="LEVEL",
+                   help="timing mode: simulate a seeded sample in detail, run the rest "
+                        "functionally, and extrapolate with 95%% intervals (outputs stay "
+                        "bit-identical; see docs/sampling.md). LEVEL 'launch' (default): a "
+                        "sample of each group of similar launches; 'tb': a sample of the "
+                        "occupancy waves of thread blocks inside each launch")
     r.add_argument("--sample-seed", type=seed_arg, default=None, metavar="S",
                    help="with --sample: the sample's seed (default 0)")
 
@@ -37,18 +44,26 @@ def check_arguments(args) -> None:
 
 def run_sampled(args, workload, size: str) -> int:
     """The ``--sample`` branch of ``simtlab run``; returns the exit status."""
-    from golden.timing.sampled_run import format_sampling, run_sampled_timing_workload
-    from golden.timing.sampling import SamplingPlan
     from golden.timing.timing_device import format_timing_summary
     limits = {k: v for k, v in (("max_cycles", args.max_cycles),
                                 ("max_instructions", args.max_instructions)) if v}
     cpu0 = time.process_time()
-    d = run_sampled_timing_workload(workload, size, args.seed, args.config or "pascal",
-                                    mechanisms=tuple(args.mechanism or ()),
-                                    plan=SamplingPlan(seed=args.sample_seed or 0), **limits)
+    if args.sample == "tb":
+        from golden.timing.tb_sampled_run import (
+            format_tb_sampling as fmt, run_tb_sampled_timing_workload as run,
+        )
+        from golden.timing.tb_sampling import TBSamplingPlan as Plan
+    else:
+        from golden.timing.sampled_run import (
+            format_sampling as fmt, run_sampled_timing_workload as run,
+        )
+        from golden.timing.sampling import SamplingPlan as Plan
+    d = run(workload, size, args.seed, args.config or "pascal",
+            mechanisms=tuple(args.mechanism or ()), plan=Plan(seed=args.sample_seed or 0),
+            **limits)
     d["cpu_seconds"] = time.process_time() - cpu0
     print(format_timing_summary(d))
-    print(format_sampling(d))
+    print(fmt(d))
     print(f"  host CPU time (whole run)  : {d['cpu_seconds']:.2f} s")
     if args.json:
         write_output(Path(args.json), json.dumps(d, indent=2))

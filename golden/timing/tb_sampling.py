@@ -1,0 +1,169 @@
+"""Thread-block sampling inside a launch: units, the sample, the steady-state estimator.
+
+A launch with many thread blocks (TBs) is simulated in detail only for a systematic sample
+of its *units*; the other units run functionally ("fast-forwarded", every instruction
+executed, so outputs stay bit-identical). This module holds the statistics, with no
+simulation inside (the driver is :mod:`golden.timing.tb_sampled_run`). It follows the idea
+of TBPoint (thread-block sampling, Huang et al., ISPASS 2014) and the systematic sampling
+of SMARTS (Wunderlich et al., ISCA 2003); the estimator below is this project's own.
+
+* **Unit**: ``U`` consecutive TBs in dispatch (linear-id) order, ``unit_waves`` *occupancy
+  waves* of ``num_sms x TBs per SM`` TBs (the TBs the GPU holds at once; default 1), so a
+  unit is a "whole wave" of :data:`golden.timing.hooks.SAMPLING_UNITS` and TBs are never
+  split. (A unit below one wave would make the intervals shorter than a TB's lifetime: the
+  steady state they measure would not exist.)
+* **Sample** (:func:`choose_units`): the first unit (the ramp-up: the GPU fills from empty)
+  and the last unit (the drain: SMs run out of work) are always detailed; among the ``m``
+  middle units, ``n = min(m, max(min_middle, ceil(fraction * m)))`` are detailed, chosen
+  systematically (every ``m/n``-th unit from a seeded random start). A launch with fewer
+  than ``min_units`` units is simulated whole.
+* **Sampled run**: the dispatcher places the detailed units' TBs in order; when it reaches a
+  skipped unit it runs that unit functionally at once and goes on with the next detailed
+  unit, so the SMs stay busy and the caches and DRAM keep the state the detailed TBs left
+  (simplification: the skipped TBs' own memory accesses do not warm them).
+* **Estimator** (:func:`steady_estimate`): the sampled run's ramp-up and drain are kept, and
+  each skipped warp instruction costs the *steady-state* cycles per warp instruction. Let
+  ``b_1 < ... < b_n`` be the cycles at which the first TB of each detailed middle unit was
+  dispatched and ``b_{n+1}`` that of the last unit; interval ``j`` = ``[b_j, b_{j+1})`` with
+  ``c_j`` cycles and ``x_j`` warp instructions executed in detail. With ``C`` the sampled
+  run's cycles and ``X_s`` the skipped units' warp instructions (known exactly from their
+  functional execution)::
+
+      C_hat = C + R * X_s,   R = sum_j c_j / sum_j x_j
+      V_hat = X_s^2 * (1 - n/m) / (n * xbar^2) * s_e^2,   s_e^2 = sum_j (c_j - R x_j)^2 / (n-1)
+
+  (the ratio estimator of Cochran, *Sampling Techniques*, 3rd ed., sec. 6.3, with the
+  intervals as a systematic sample treated as a simple random one, as SMARTS does), and the
+  95% interval ``C_hat +- t(0.975, n-1) sqrt(V_hat)``, its lower end at least ``C`` (the
+  skipped work cannot take negative time). Every other counter ``y`` (and the energy) is
+  extrapolated the same way, ``Y + (sum_j dy_j / sum_j x_j) * X_s``. With ``n < 2`` the
+  interval is *not estimable* (None), never invented.
+* What the interval does not cover: the skipped TBs' cache warming, and launches whose
+  steady state drifts between the sampled intervals faster than the sample resolves.
+
+Deterministic: the sample depends only on the plan's seed, the launch index and the counts.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from dataclasses import asdict, dataclass
+
+from golden.errors import SimtlabError
+from golden.timing.sampling import Estimate, t975
+
+
+@dataclass(frozen=True)
+class TBSamplingPlan:
+    """How the TBs of a launch are sampled (part of a TB-sampled run's identity).
+
+    ``seed``: the sample's seed; ``fraction``: share of the middle units detailed;
+    ``min_middle``: at least this many middle units detailed (2 keeps the variance
+    estimable); ``min_units``: a launch with fewer units is simulated whole; ``unit_waves``:
+    occupancy waves (``num_sms x TBs per SM`` TBs) per unit."""
+
+    seed: int = 0
+    fraction: float = 0.1
+    min_middle: int = 2
+    min_units: int = 5
+    unit_waves: int = 1
+
+    def __post_init__(self):
+        v = self.seed
+        if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+            raise SimtlabError(f"TB sampling seed must be an integer >= 0, not {v!r}")
+        if not 0 < self.fraction <= 1:
+            raise SimtlabError(f"TB sampling fraction must be in (0, 1], not {self.fraction!r}")
+        for name, lo in (("min_middle", 1), ("min_units", 3), ("unit_waves", 1)):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, int) or v < lo:
+                raise SimtlabError(f"TB sampling {name} must be an integer >= {lo}, not {v!r}")
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def make_units(num_tbs: int, unit_tbs: int) -> list[tuple[int, int]]:
+    """``[(first TB, end TB), ...]``: consecutive runs of ``unit_tbs`` TBs (the last may be
+    shorter) covering ``0 .. num_tbs - 1``."""
+    if unit_tbs < 1:
+        raise ValueError(f"unit_tbs must be >= 1, not {unit_tbs}")
+    return [(s, min(num_tbs, s + unit_tbs)) for s in range(0, num_tbs, unit_tbs)]
+
+
+def choose_units(n_units: int, plan: TBSamplingPlan, salt: int = 0) -> list[int]:
+    """The detailed units (sorted): every unit when ``n_units < plan.min_units``; else the
+    first, the last and a seeded systematic sample of the middle ones (module docstring).
+    ``salt`` (the launch index) gives each launch its own random start."""
+    if n_units < plan.min_units:
+        return list(range(n_units))
+    m = n_units - 2
+    n = min(m, max(plan.min_middle, math.ceil(plan.fraction * m)))
+    step = m / n
+    start = random.Random(f"tb-sampling:{plan.seed}:{salt}").random() * step
+    middle = sorted({1 + min(m - 1, int(start + i * step)) for i in range(n)})
+    return [0, *middle, n_units - 1]
+
+
+def steady_estimate(total: float, intervals: list[tuple[float, float]], skipped_x: float,
+                    population: int, nonnegative: bool = True) -> Estimate:
+    """The estimate ``total + R * skipped_x`` of a quantity of the whole launch (module
+    docstring): ``total`` its value in the sampled run, ``intervals`` the ``(dy_j, x_j)`` of
+    the ``n`` detailed middle units, ``skipped_x`` the skipped warp instructions,
+    ``population`` the number ``m`` of middle units (detailed or not)."""
+    if skipped_x == 0:
+        return Estimate(total, total, total, 0.0, None, True,
+                        "exact: every thread block simulated in detail")
+    n = len(intervals)
+    xs = sum(x for _, x in intervals)
+    if n == 0 or xs <= 0:
+        return Estimate(total, None, None, None, None, False,
+                        "not estimable: no steady-state interval was measured")
+    r = sum(y for y, _ in intervals) / xs
+    value = total + r * skipped_x
+    if n < 2:
+        return Estimate(value, None, None, None, None, False,
+                        "not estimable: a single steady-state interval")
+    xbar = xs / n
+    s2 = sum((y - r * x) ** 2 for y, x in intervals) / (n - 1)
+    fpc = max(0.0, 1.0 - n / population) if population else 1.0
+    var = skipped_x ** 2 * fpc * s2 / (n * xbar * xbar)
+    se = math.sqrt(var)
+    if var == 0:
+        return Estimate(value, value, value, 0.0, None, False,
+                        "zero sample variance: the steady-state intervals lie exactly on "
+                        "their ratio line")
+    hw = t975(n - 1) * se
+    low = max(value - hw, total) if nonnegative else value - hw
+    return Estimate(value, low, value + hw, se, float(n - 1), False,
+                    "thread-block sampling: steady-state ratio estimator on warp "
+                    "instructions, t interval")
+
+
+def sum_estimates(parts: list[Estimate], nonnegative_floor: float | None = None) -> Estimate:
+    """The estimate of a sum of independent estimates (e.g. the launches of a workload):
+    values and variances add, Satterthwaite's degrees of freedom; exact parts add no
+    variance; any non-estimable inexact part makes the sum not estimable.
+    ``nonnegative_floor``: the lowest value the sum can take (the lower end is raised to it)."""
+    if not parts:
+        raise ValueError("sum_estimates: no parts")
+    value = sum(p.value for p in parts)
+    if all(p.exact for p in parts):
+        return Estimate(value, value, value, 0.0, None, True,
+                        "exact: every thread block simulated in detail")
+    if any(p.low is None for p in parts):
+        return Estimate(value, None, None, None, None, False,
+                        "not estimable: a sampled launch has no variance information")
+    terms = [(p.std_error ** 2, p.df) for p in parts if not p.exact and p.std_error]
+    var = sum(v for v, _ in terms)
+    if var == 0:
+        return Estimate(value, value, value, 0.0, None, False,
+                        "zero sample variance in every sampled launch")
+    df = var * var / sum(v * v / d for v, d in terms)
+    hw = t975(df) * math.sqrt(var)
+    low = value - hw
+    if nonnegative_floor is not None:
+        low = max(low, nonnegative_floor)
+    return Estimate(value, low, value + hw, math.sqrt(var), df, False,
+                    "sum over launches of thread-block sampling estimates (Satterthwaite df)")

@@ -1,0 +1,197 @@
+"""Thread-block sampling inside a launch (golden/timing/tb_sampling.py, tb_sampled_run.py)."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+
+from golden.configs import load_config
+from golden.errors import SimtlabError
+from golden.timing.hooks import Mechanism
+from golden.timing.tb_sampled_run import (
+    TBSampledTimingDevice, check_tb_sampleable, flatten, run_tb_sampled_timing_workload,
+    unflatten,
+)
+from golden.timing.tb_sampling import (
+    TBSamplingPlan, choose_units, make_units, steady_estimate, sum_estimates,
+)
+from golden.timing.timing_device import TimingDevice, run_timing_workload
+from golden.workloads import registry
+
+#: saxpy over 1,400 TBs of 256 threads: 7 units of one occupancy wave (224 TBs) on pascal,
+#: the first, the last and 2 of the 5 middle ones detailed
+DATA = Path(__file__).parent / "data"
+PLAN = TBSamplingPlan(seed=0)
+
+
+def saxpy_waves():
+    from golden.workloads.user_kernel import kernel_workload, load_spec
+    return kernel_workload(DATA / "user_kernels.ptx", load_spec(DATA / "saxpy_waves.yaml"))
+
+
+@pytest.fixture(scope="module")
+def workload():
+    return saxpy_waves()
+
+
+@pytest.fixture(scope="module")
+def size():
+    from golden.workloads.user_kernel import SPEC_SIZE
+    return SPEC_SIZE
+
+
+@pytest.fixture(scope="module")
+def full_sx(workload, size):
+    return run_timing_workload(workload, size, 0, "pascal")
+
+
+@pytest.fixture(scope="module")
+def sampled_sx(workload, size):
+    return run_tb_sampled_timing_workload(workload, size, 0, "pascal", plan=PLAN)
+
+
+def test_steady_estimate_by_hand():
+    # sampled run 100 cycles; two intervals (10 cycles, 5 inst), (30, 10): R = 40/15;
+    # 30 skipped instructions add 80 cycles
+    e = steady_estimate(100.0, [(10.0, 5.0), (30.0, 10.0)], 30.0, population=4)
+    assert math.isclose(e.value, 180.0)
+    r = 40 / 15
+    s2 = ((10 - r * 5) ** 2 + (30 - r * 10) ** 2) / 1
+    var = 30 ** 2 * (1 - 2 / 4) * s2 / (2 * 7.5 ** 2)
+    assert math.isclose(e.std_error, math.sqrt(var))
+    assert e.df == 1
+    assert math.isclose(e.high, 180 + 12.706 * math.sqrt(var))
+    assert e.low == max(100.0, 180 - 12.706 * math.sqrt(var))   # never below the sampled run
+
+
+def test_steady_estimate_exact_and_not_estimable():
+    assert steady_estimate(50.0, [], 0, population=3).exact
+    one = steady_estimate(50.0, [(10.0, 5.0)], 10.0, population=3)
+    assert one.low is None and one.value == 70.0 and "single" in one.note
+    assert steady_estimate(50.0, [], 10.0, population=3).low is None
+
+
+def test_sum_of_estimates_adds_values_and_variances():
+    a = steady_estimate(100.0, [(10.0, 5.0), (30.0, 10.0)], 30.0, population=4)
+    b = steady_estimate(10.0, [], 0, population=1)
+    s = sum_estimates([a, b], nonnegative_floor=110.0)
+    assert math.isclose(s.value, a.value + 10.0)
+    assert math.isclose(s.std_error, a.std_error) and math.isclose(s.df, 1.0)
+    assert sum_estimates([b, b]).exact
+    c = steady_estimate(50.0, [(10.0, 5.0)], 10.0, population=3)
+    assert sum_estimates([a, c]).low is None
+
+
+def test_units_and_systematic_sample():
+    assert make_units(10, 4) == [(0, 4), (4, 8), (8, 10)]
+    assert choose_units(4, TBSamplingPlan()) == [0, 1, 2, 3]           # too few: whole
+    a = choose_units(42, TBSamplingPlan(seed=3), salt=1)
+    assert a == choose_units(42, TBSamplingPlan(seed=3), salt=1)      # seeded
+    assert a[0] == 0 and a[-1] == 41 and len(a) == 2 + 4                # ceil(0.1 * 40)
+    assert a == sorted(set(a))
+    gaps = [y - x for x, y in zip(a[1:-1], a[2:-1])]
+    assert all(g == 10 for g in gaps)                                  # systematic
+    assert any(choose_units(42, TBSamplingPlan(seed=s)) != choose_units(42, TBSamplingPlan())
+               for s in range(1, 6))                                   # the seed matters
+
+
+def test_plan_rejects_bad_values():
+    for kw in ({"fraction": 0}, {"min_middle": 0}, {"min_units": 2}, {"unit_waves": 0},
+               {"seed": -1}):
+        with pytest.raises(SimtlabError):
+            TBSamplingPlan(**kw)
+
+
+def test_flatten_round_trip(full_sx):
+    d = full_sx["timing"]
+    back = unflatten(flatten(d), d)
+    assert back == {k: v for k, v in d.items() if k != "derived"}
+
+
+def test_tb_sampled_outputs_bit_identical_to_full(workload, size):
+    cfg = load_config("pascal")
+    full = registry.run_workload(workload, size, 0, device=TimingDevice(cfg, echo_printf=False))
+    dev = TBSampledTimingDevice(cfg, PLAN, echo_printf=False)
+    samp = registry.run_workload(workload, size, 0, device=dev)
+    assert set(full.outputs) == set(samp.outputs)
+    for k in full.outputs:
+        assert full.outputs[k].tobytes() == samp.outputs[k].tobytes(), k
+    kr = dev.gpu.runs[0]
+    assert kr.detailed_units[0] == 0 and kr.detailed_units[-1] == 6
+    assert kr.skipped_tbs == 224 * (7 - len(kr.detailed_units)) > 0
+    # every instruction still ran: the functional counts equal the full run's
+    assert samp.stats[0].functional.warp_instructions == full.stats[0].functional.warp_instructions
+    assert samp.stats[0].timing.instructions_executed < full.stats[0].timing.instructions_executed
+
+
+def test_tb_sampled_record_and_interval(full_sx, sampled_sx):
+    assert set(sampled_sx) == set(full_sx) | {"sampling"}
+    assert set(sampled_sx["timing"]) == set(full_sx["timing"])
+    s = sampled_sx["sampling"]
+    assert s["unit"] == "thread-block" and s["launches_sampled"] == 1
+    assert 0 < s["detailed_warp_instruction_fraction"] < 0.6
+    iv = s["intervals"]["cycles"]
+    assert iv["estimable"] and not iv["exact"]
+    err = abs(iv["estimate"] - full_sx["cycles"])
+    assert err <= 2 * iv["half_width"], (iv, full_sx["cycles"])
+    assert abs(iv["estimate"] - full_sx["cycles"]) / full_sx["cycles"] < 0.2
+    # the warp instructions are extrapolated with themselves as auxiliary: close to exact
+    ie = s["intervals"]["instructions_executed"]["estimate"]
+    assert abs(ie - full_sx["timing"]["instructions_executed"]) < 0.01 * ie
+    assert sampled_sx["outputs_match"]
+
+
+def test_same_seed_same_tb_estimate(sampled_sx, workload, size):
+    again = run_tb_sampled_timing_workload(workload, size, 0, "pascal", plan=PLAN)
+    assert again["cycles"] == sampled_sx["cycles"]
+    assert again["timing"] == sampled_sx["timing"]
+    assert again["sampling"]["intervals"] == sampled_sx["sampling"]["intervals"]
+
+
+def test_launch_with_few_units_is_simulated_whole():
+    """HS small: 2 launches of 36 TBs, less than one occupancy wave: simulated whole, and
+    the record equals a full run's (default behaviour of the dispatcher unchanged)."""
+    full = run_timing_workload("HS", "small", 0, "pascal")
+    d = run_tb_sampled_timing_workload("HS", "small", 0, "pascal", plan=TBSamplingPlan())
+    assert d["sampling"]["intervals"]["cycles"]["exact"]
+    assert d["sampling"]["launches_sampled"] == 0
+    assert d["cycles"] == full["cycles"]
+    assert d["timing"] == full["timing"]
+    assert d["energy"] == full["energy"]
+
+
+def test_whole_launch_mechanisms_are_refused():
+    for name in ("gscalar", "darsie", "warpman-temp", "capri", "coarse2"):
+        with pytest.raises(SimtlabError, match=r"thread-block sampling refused: .*whole-launch"
+                                               r".*--sample launch"):
+            run_tb_sampled_timing_workload("HS", "small", 0, "pascal", mechanisms=(name,))
+
+    class PerTB(Mechanism):
+        name = "per-tb"
+        sampling = "whole-tbs"
+        sampling_reason = "state within a TB"
+
+    class Undeclared(Mechanism):
+        name = "undeclared"
+
+    assert check_tb_sampleable([PerTB()]) == {"per-tb": "whole-tbs"}
+    with pytest.raises(SimtlabError, match="not-sampleable"):
+        check_tb_sampleable([Undeclared()])
+
+
+def test_cli_sample_tb(tmp_path, capsys):
+    import json
+
+    from golden.cli import main
+    rc = main(["run", "MM", "--mode", "timing", "--sample", "tb", "--json",
+               str(tmp_path / "s.json")])
+    out = capsys.readouterr().out
+    assert rc == 0, out
+    assert "SAMPLED (thread blocks)" in out
+    d = json.loads((tmp_path / "s.json").read_text())
+    assert d["sampling"]["unit"] == "thread-block"
+    assert main(["run", "MM", "--mode", "timing", "--sample", "tb", "--mechanism",
+                 "gscalar"]) == 2
+    assert "thread-block sampling refused" in capsys.readouterr().err
