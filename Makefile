@@ -14,6 +14,7 @@
 #                  + critical path (ns, FO4) and energy per access by OpenSTA (docs/timing-energy.md)
 #   make synth-energy  energy per operation type of the structures on real-kernel traces
 #                  (OpenSTA power on the make-synth netlists) -> build/synth/trace_energy.md
+#                  and the table energy.structures: rtl reads (golden/timing/rtl_energy.yaml)
 #   make synth-quick  the fast generic-cell flow (transistor estimate, memories as flip-flops)
 #   make macros    compile the SRAM macro shapes with OpenRAM (own venv .venv-openram, slow)
 #                  and update synth/macros.yaml
@@ -168,6 +169,7 @@ synth-quick: setup
 # of `make synth`: records the traces (timing runs), replays them on the RTL, OpenSTA power
 synth-energy: synth
 	$(PY) -m synth.trace_energy --netlists build/synth/netlists --out build/synth
+	$(PY) -m synth.energy_table --area build/synth/area.json --traces build/synth/trace_energy.json
 
 # OpenRAM 1.2 needs numpy < 2, so it lives in its own venv. MACROS lists the shapes to
 # compile (WORDSxWIDTH[_weN], N = write-mask bits); shapes already in synth/macros.yaml are kept.

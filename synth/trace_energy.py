@@ -4,8 +4,9 @@ For each structure with recorded real-kernel traces whose parameters equal a syn
 target's -- the DARSIE structures (MM, DCT and HS on the pascal config, recorded by
 :func:`tb.darsie.golden_traces.record_workload_traces`) and the structures whose cocotb bench
 records real kernels (:data:`BENCH_TARGETS`: UV, WarpMan, CAPRI, the ILP scoreboard; the same
-workloads and cycle counts as their ``*_kernel_traces_cocotb`` tests) -- the trace's ops replay on the RTL in
-the Amaranth simulator (:mod:`synth.activity`), the switching activity of each operation type
+workloads and cycle counts as their ``*_kernel_traces_cocotb`` tests) and G-Scalar's compressor
+and decompressor (register traces of the bank bench's kernels, :mod:`synth.gscalar_traces`) --
+the trace's ops replay on the RTL in the Amaranth simulator (:mod:`synth.activity`), the switching activity of each operation type
 is mapped onto the target's osu018 netlist (``build/synth/netlists/<target>.v``, written by
 ``make synth``; synthesised here only when missing) and OpenSTA's ``report_power`` gives the
 dynamic energy of one cycle of that type (:func:`synth.sta.run_power`). Output:
@@ -25,6 +26,7 @@ from typing import Any
 
 from golden.errors import SimtlabError
 
+from . import gscalar_traces
 from .activity import (CLOCK_ONLY, ActivityMap, Toggles, map_netlist, op_class, record_vcd,
                        sta_activity_commands, toggle_counts)
 from .errors import SynthError
@@ -47,6 +49,7 @@ DARSIE_TARGETS = {
 BENCH_TARGETS = {
     "uv_irb_8": ("tb.uv.benches", "uv_irb"),
     "uv_irb_8_parity": ("tb.uv.benches", "uv_irb"),
+    "uv_irb_8_v64": ("tb.uv.benches", "uv_irb"),
     "uv_srf_map_512x128": ("tb.uv.benches", "uv_srf_map"),
     "uv_detect": ("tb.uv.benches", "uv_detect"),
     "warpman_wb": ("tb.warpman.benches", "warpman_wb"),
@@ -56,6 +59,8 @@ BENCH_TARGETS = {
     "capri_wcu": ("tb.capri.benches", "capri_wcu"),
     "ilp_scoreboard_8": ("tb.ilp.test_scoreboard", None),
 }
+#: every target with real-kernel traces (G-Scalar's blocks: register traces, synth/gscalar_traces.py)
+ALL_TARGETS = (*DARSIE_TARGETS, *BENCH_TARGETS, *gscalar_traces.TARGETS)
 #: operation types shown per structure (the most frequent); the rest are pooled as "other"
 TOP_OPS = 4
 
@@ -103,12 +108,25 @@ class TraceSource:
     rtl: Any                       # params dataclass -> Amaranth component
     clocked: bool
     record: Any                    # (out_dir, cycles) -> [trace files]
+    load: Any = None               # trace file -> Trace (None: a JSON-lines structure trace)
+    classify: Any = None           # ops -> operation type (None: activity.op_class)
 
 
 def trace_source(target: str) -> TraceSource:
     """The trace source of a target of :data:`DARSIE_TARGETS` or :data:`BENCH_TARGETS`."""
     import importlib
 
+    if target in gscalar_traces.TARGETS:
+        from rtl.gscalar.compressor import Compressor
+        from rtl.gscalar.decompressor import Decompressor
+        structure = gscalar_traces.TARGETS[target]
+        comp = structure == "gscalar_compressor"
+        block = Compressor if comp else Decompressor
+        op = "compress" if comp else "decompress"   # every cycle of the trace is one access
+        return TraceSource(structure, lambda p: block(lanes=p.lanes, groups=p.groups), False,
+                           lambda out, cycles: gscalar_traces.record(out),
+                           load=lambda path: gscalar_traces.load(path, structure),
+                           classify=lambda ops: op)
     if target in DARSIE_TARGETS:
         from tb.darsie.benches import BENCHES
         from tb.darsie.golden_traces import WORKLOADS, record_workload_traces
@@ -119,7 +137,7 @@ def trace_source(target: str) -> TraceSource:
         return TraceSource(b.name, b.rtl, b.clocked, record)
     if target not in BENCH_TARGETS:
         raise SynthError(f"no real-kernel traces for target {target!r} "
-                         f"(known: {', '.join([*DARSIE_TARGETS, *BENCH_TARGETS])})")
+                         f"(known: {', '.join(ALL_TARGETS)})")
     module, key = BENCH_TARGETS[target]
     mod = importlib.import_module(module)
     b = mod.BENCH if key is None else mod.BENCHES[key]
@@ -149,7 +167,7 @@ def trace_energy(target: str, netlist: str, trace_files: list[Path], liberty: Li
     parts, workloads, other_params = [], set(), set()
     with tempfile.TemporaryDirectory(prefix="simtlab-vcd-") as tmp:
         for i, path in enumerate(trace_files):
-            tr = read_trace(path)
+            tr = bench.load(path) if bench.load else read_trace(path)
             if tr.structure != structure:
                 continue
             if asdict(tr.params) != {**asdict(tr.params), **tgt.params}:
@@ -158,7 +176,7 @@ def trace_energy(target: str, netlist: str, trace_files: list[Path], liberty: Li
             ops = [o for o, _ in tr.cycles][:max_cycles]
             if not ops:
                 continue
-            classes = [op_class(o) for o in ops]
+            classes = [(bench.classify or op_class)(o) for o in ops]
             vcd = Path(tmp) / f"{i}.vcd"
             record_vcd(bench.rtl(tr.params), ops, bench.clocked, vcd)
             # amaranth.sim's VCD: scope "bench", the simulated top "top", a wrapped DUT "top.dut"
@@ -223,7 +241,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         liberty = Liberty.find()
         results, skipped = [], []
-        for target in args.only or [*DARSIE_TARGETS, *BENCH_TARGETS]:
+        for target in args.only or ALL_TARGETS:
             path = Path(args.netlists) / f"{target}.v"
             if not path.is_file():
                 raise SynthError(f"{path} missing: run `make synth` first")

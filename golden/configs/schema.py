@@ -26,6 +26,7 @@ SCHEDULER_POLICIES = ("lrr", "gto", "sticky_rr", "two_level")
 FETCH_POLICIES = ("lrr",)
 DEPENDENCE_TRACKING = ("scoreboard", "one_in_flight")
 BANK_MAPPINGS = ("warp_plus_reg", "reg", "subcore_warp_plus_reg")
+ENERGY_STRUCTURE_SOURCES = ("papers", "rtl")
 
 
 def _p(doc: str, *, lo=None, hi=None, choices=None, pow2: bool = False, default=MISSING):
@@ -523,6 +524,12 @@ class EnergyConfig:
     chip_constant: StaticPower = _p("whole-chip constant power in watts (L2, memory "
                                     "controllers, interconnect, clock/uncore), charged for "
                                     "the whole run")
+    # where the mechanisms' own structures get their energy per access
+    structures: str = _p("energy per access of DARSIE's, G-Scalar's and UV's own structures: "
+                         "'papers' (the constants copied from the papers) or 'rtl' (measured "
+                         "on our RTL with OpenSTA, golden/timing/rtl_energy.yaml, scaled to "
+                         "the paper's node)", choices=ENERGY_STRUCTURE_SOURCES,
+                         default="papers")
 
 
 # --------------------------------------------------------------------------- idealisations

@@ -89,8 +89,11 @@ def _workloads(opts: ReportOptions | None = None) -> list:
 FILLED_SMS = 2
 
 
-def _job(name: str, opts: ReportOptions, mech: tuple = (), sms: int | None = None) -> TimingJob:
+def _job(name: str, opts: ReportOptions, mech: tuple = (), sms: int | None = None,
+         structures: str | None = None) -> TimingJob:
     ov = (("core.num_sms", sms),) if sms else ()
+    if structures:      # energy.structures (issue 69): the only difference is the energy
+        ov += (("energy.structures", structures),)
     return TimingJob(name, CONFIG, size=opts.size, seed=opts.seed, mechanisms=mech, overrides=ov)
 
 
@@ -135,6 +138,8 @@ def jobs(opts: ReportOptions) -> list[TimingJob]:
     # job keeps its key and its place
     out += [_job(w.name, opts, (m,)) for w in _workloads(opts) if w.dims < 2
             for m in SENSITIVITY.values() if m not in MECHS]
+    # DARSIE with the structure energies measured on our RTL (issue 69), last for the same reason
+    out += [_job(w.name, opts, ("darsie",), structures="rtl") for w in _workloads(opts)]
     return out
 
 
@@ -246,6 +251,62 @@ def structures_joules(result: dict) -> float:
     c = comps.get(MECHANISM_COMPONENT) if isinstance(comps, dict) else next(
         (x for x in comps if x["name"] == MECHANISM_COMPONENT), None)
     return c["joules"] if c else 0.0
+
+
+#: DARSIE's structures in the order of the RTL-energy table
+_STRUCTS = ("skip_table", "pc_coalescer", "version_table", "rename_table", "phys_freelist")
+
+
+def _rtl_energy(results: dict, opts: ReportOptions, names: list) -> list[str]:
+    """DARSIE's structure energy priced by the paper-derived per-bit constants (the
+    ``darsie`` run) and by the energies measured on our RTL (the same run with
+    ``energy.structures: rtl``): per workload, and per structure over all workloads."""
+    from golden.mechanisms.darsie.structure_energy import RTL_CHARGES
+    out = ["### DARSIE structure energy: paper constants vs RTL-measured (issue 69)", "",
+           "Each workload's `darsie` run priced twice. *papers*: every access at the per-bit "
+           "energy of UV's 40 nm scalar RF (seed 002 Table 2; `structure_energy.yaml`); "
+           "*RTL*: `energy.structures: rtl`, the skip table, version table and PC coalescer "
+           "charged per access at the energy of that operation type measured on our RTL on "
+           "real-kernel traces (OpenSTA on osu018, scaled to 16 nm; "
+           "golden/timing/rtl_energy.yaml), the rename table and physical-register freelist "
+           "(no trace energy at their synthesised sizes) as in *papers*. Structures: % of "
+           "the run's dynamic energy (the paper: 0.95%); energy −%: total energy reduction "
+           "vs the baseline. Cycles: the two runs' cycles (must be equal).", "",
+           "| workload | cycles papers / RTL | structures µJ papers | RTL | structures % dyn "
+           "papers | RTL | energy −% papers | RTL |", "|---|---|--:|--:|--:|--:|--:|--:|"]
+    per = {s: [0.0, 0.0] for s in _STRUCTS}
+    pct_p, pct_r, n = [], [], 0
+    for name in names:
+        base = results.get(_job(name, opts).key)
+        p = results.get(_job(name, opts, ("darsie",)).key)
+        r = results.get(_job(name, opts, ("darsie",), structures="rtl").key)
+        if not all(x and "error" not in x for x in (base, p, r)):
+            continue
+        n += 1
+        jp, jr = structures_joules(p), structures_joules(r)
+        dp, dr = p["energy"]["dynamic_j"], r["energy"]["dynamic_j"]
+        pct_p.append(100.0 * jp / dp if dp else 0.0)
+        pct_r.append(100.0 * jr / dr if dr else 0.0)
+        for s in _STRUCTS:
+            per[s][0] += p["timing"]["mechanism"].get(f"darsie.energy_pj.{s}", 0.0)
+            per[s][1] += r["timing"]["mechanism"].get(f"darsie.energy_pj.{s}", 0.0)
+        same = "same" if p["cycles"] == r["cycles"] else "DIFFER"
+        out.append(f"| {name} | {p['cycles']:,} / {r['cycles']:,} ({same}) | {jp * 1e6:.3f} | "
+                   f"{jr * 1e6:.3f} | {pct_p[-1]:.2f} | {pct_r[-1]:.2f} | "
+                   f"{_fmt(_pct_removed(_ratio(p['energy']['total_j'], base['energy']['total_j'])))} | "
+                   f"{_fmt(_pct_removed(_ratio(r['energy']['total_j'], base['energy']['total_j'])))} |")
+    if not n:
+        return out + ["| (not run) | | | | | | | |", ""]
+    out.append(f"| **mean** | | | | **{sum(pct_p) / n:.2f}** | **{sum(pct_r) / n:.2f}** | | |")
+    out += ["", f"Per structure, summed over the {n} workloads (µJ; RTL: the operation types "
+            "charged):", "", "| structure | papers | RTL-measured | RTL charges |",
+            "|---|--:|--:|---|"]
+    for s in _STRUCTS:
+        charges = RTL_CHARGES.get(s)
+        how = (", ".join(f"{m} = {c.op}" for m, c in charges.items()) if charges
+               else "no trace energy: papers' per-bit constants")
+        out.append(f"| {s} | {per[s][0] * 1e-6:.3f} | {per[s][1] * 1e-6:.3f} | {how} |")
+    return out + [""]
 
 
 def _sensitivity(results: dict, opts: ReportOptions, names: list,
@@ -488,6 +549,7 @@ def render(results: dict, opts: ReportOptions) -> tuple[str, dict]:
         lines.append(f"| {m} | {_fmt(_pct_removed(g2[f'fetch_{m}']))} | {_fmt(_pct_removed(g2[f'exec_{m}']))} | "
                      f"{_fmt(g2[f'speedup_{m}'], 'x')} | {_fmt(_pct_removed(g2[f'energy_{m}']))} "
                      f"({_fmt(_pct_removed(g2[f'dyn_{m}']))}) | {ps if ps else '–'} | {pe if pe else '–'} |")
+    lines += _rtl_energy(results, opts, [n for d in (2, 1) for n, _ in groups[d]])
     lines += ["", "### DARSIE structure statistics (variant `darsie`)", "",
               "| workload | skipped | leaders | probes | coalesced | port retries | LeaderWB waits | "
               "freelist syncs | branch syncs | majority leaves | copy-back regs | renamed reads | "

@@ -160,12 +160,17 @@ def timing_row(base: dict, runs: dict, free_moves: dict | None = None,
     ``ipcws_vs_alu_free`` (G-Scalar over the cost-free ALU-scalar).
     """
     from golden.configs import load_config
+    from golden.errors import ConfigError
     from golden.mechanisms.gscalar.timing import (
         ALU_SCALAR_FREE, energy_report, load_timing_params, mechanism_counters)
     from golden.timing.energy import EnergyModel
+    from golden.timing.rtl_energy import with_structures
     from golden.timing.stats import TimingStats
 
     cfg = load_config(CONFIG)
+    # the same runs priced with energy.structures: rtl (the compressor and decompressor
+    # energies measured on our RTL); a missing table entry is reported, not raised
+    cfg_rtl = with_structures(cfg, "rtl")
     bst = TimingStats.from_dict(base["timing"])
     beng = EnergyModel(cfg.energy).compute(bst, cfg)
     bt = beng.seconds
@@ -180,6 +185,10 @@ def timing_row(base: dict, runs: dict, free_moves: dict | None = None,
     # ALU-scalar [3]'s comparators: their part of the added logic (Table 3 areas)
     alu_logic = SHARE_LOGIC * tp.comparator_area_share / tp.logic_area_share
     row = {"ipc": bst.ipc, "cycles": bst.cycles, "outputs_baseline": base["outputs_match"]}
+
+    def logic_share(eng):
+        return 100.0 * sum(c.joules for c in eng.components
+                           if c.name == "gscalar_logic") / eng.dynamic
     runs = dict(runs)
     if hw_moves is not None:
         runs["hw_moves"] = hw_moves
@@ -204,7 +213,15 @@ def timing_row(base: dict, runs: dict, free_moves: dict | None = None,
         logic = {"alu-scalar": alu_logic, "alu_free": 0.0}.get(v, SHARE_LOGIC)
         pow_share = (1 - SHARE_EU - SHARE_RF) + SHARE_EU * (eu_pow if eu_pow is not None else 1.0) \
             + SHARE_RF * (rf_pow if rf_pow is not None else 1.0) + logic
+        try:
+            eng_r = energy_report(st, cfg_rtl, var)
+            row[f"ipcw_rtl_{v}"] = None if ipc_ratio is None else 100.0 * (
+                ipc_ratio / ((eng_r.total / eng_r.seconds) / (b_tot / bt)) - 1)
+            row[f"logic_rtl_{v}"] = logic_share(eng_r)
+        except ConfigError as exc:
+            row["rtl_error"] = str(exc)
         row.update({
+            f"logic_{v}": logic_share(eng),
             f"ipc_{v}": _pct_change(st.ipc, bst.ipc),
             f"rf_{v}": None if rf_pow is None else 100.0 * (rf_pow - 1),
             f"eu_{v}": None if eu_pow is None else 100.0 * (eu_pow - 1),
@@ -239,6 +256,50 @@ def timing_row(base: dict, runs: dict, free_moves: dict | None = None,
 
 
 # ----------------------------------------------------------------------------- rendering
+def _rtl_logic_section(good: list) -> list:
+    """The added logic's energy both ways: Table 3's power x one cycle per access
+    (``energy.structures: papers``) and our RTL's energy per access (``rtl``)."""
+    from golden.configs import load_config
+    from golden.errors import ConfigError
+    from golden.mechanisms.gscalar.timing import (RTL_CHARGES, load_timing_params,
+                                                  logic_energy_per_access)
+    from golden.timing.rtl_energy import load_rtl_energy, with_structures
+
+    md = ["## Added-logic energy: paper constants vs RTL-measured (issue 69)", "",
+          "The same runs priced twice: *papers* = Table 3's power for one cycle per "
+          "compression / decompression; *RTL-measured* = `energy.structures: rtl`, the energy "
+          "of one access of our compressor and decompressor RTL (OpenSTA on osu018, "
+          "golden/timing/rtl_energy.yaml) scaled to 40 nm. Logic: the compressors' and "
+          "decompressors' share of dynamic energy, %; IPC/W: model, % vs baseline (geomean).",
+          ""]
+    errors = sorted({r["rtl_error"] for r in good if "rtl_error" in r})
+    cfg = load_config(CONFIG)
+    tp = load_timing_params()
+    try:
+        pc, pd, *_ = logic_energy_per_access(cfg, tp)
+        rc, rd, *_ = logic_energy_per_access(with_structures(cfg, "rtl"), tp)
+        t = load_rtl_energy()
+        md += [f"Per access: compression {pc:.2f} pJ (papers) vs {rc:.2f} pJ (RTL, "
+               f"{t.pj_180nm(RTL_CHARGES['compression']):,.1f} pJ at 180 nm, "
+               f"{t.method(RTL_CHARGES['compression']).replace('_', '-')}); decompression "
+               f"{pd:.2f} pJ vs {rd:.2f} pJ ({t.pj_180nm(RTL_CHARGES['decompression']):,.1f} "
+               f"pJ at 180 nm); {t.method(RTL_CHARGES['compression'])}: the register writes "
+               "and reads of real kernels (the bank bench's BFS, HS, NQU, MM warps) replayed "
+               "on the two blocks.", ""]
+    except ConfigError as exc:
+        errors.append(str(exc))
+    if errors:
+        return md + [f"RTL-measured pricing unavailable: {'; '.join(errors)}", ""]
+    rows = []
+    for v in ("gscalar", "gscalar-half", "alu-scalar"):
+        rows.append([v, _f(_mean([r.get(f"logic_{v}") for r in good]), "{:.2f}"),
+                     _f(_mean([r.get(f"logic_rtl_{v}") for r in good]), "{:.2f}"),
+                     _f(_gmean_pct([r.get(f"ipcw_{v}") for r in good])),
+                     _f(_gmean_pct([r.get(f"ipcw_rtl_{v}") for r in good]))])
+    return md + _table(["variant", "logic % of dynamic, papers", "logic %, RTL-measured",
+                        "IPC/W model, papers", "IPC/W model, RTL-measured"], rows) + [""]
+
+
 def _f(v, fmt="{:.1f}") -> str:
     return "-" if v is None else fmt.format(v)
 
@@ -361,6 +422,9 @@ def render(results: dict, opts: ReportOptions) -> tuple[str, dict]:
            "Execution-unit dynamic power change (% vs baseline, mean): "
            + ", ".join(f"{v} {_f(_mean([r.get(f'eu_{v}') for r in good]))}" for v in VARIANTS) + ".",
            ""]
+
+    # -- issue 69: the added logic priced by the papers' Table 3 and by our RTL
+    md += _rtl_logic_section(good)
 
     # -- issue 13's fixes, before / after
     fix = {k: _gmean_pct([r.get(k) for r in good])

@@ -463,6 +463,6 @@ def energy_constants(energy: EnergyConfig) -> dict:
         v = getattr(energy, f.name)
         if isinstance(v, StaticPower):
             out[f.name] = (v.watts, "W", v.source)
-        else:
+        elif isinstance(v, EnergyEvent):
             out[f.name] = (v.pj, "pJ", v.source)
     return out

@@ -95,12 +95,14 @@ from golden.mechanisms.darsie.lattice import Redundancy
 from golden.mechanisms.darsie.marking import MarkingOptions, mark_kernel
 from golden.mechanisms.darsie.structure_energy import BitTally, Metered
 from golden.mechanisms.darsie.structure_energy import load_params as load_structure_energy
+from golden.mechanisms.darsie.structure_energy import rtl_prices
 from golden.structures.darsie import (CoalescerParams, PCCoalescer, PhysFreeListParams,
                                       PhysRegFreeList, RenameTable, RenameTableParams, SkipTable,
                                       SkipTableParams, VersionTable, VersionTableParams)
 from golden.structures.darsie.coalescer import MAX_PORTS
 from golden.structures.trace import TraceRecorder
 from golden.timing.hooks import Mechanism
+from golden.timing.rtl_energy import load_rtl_energy
 
 VARIANTS = ("darsie", "darsie-ignore-store", "darsie-no-cf-sync")
 _LOADS = frozenset({"ld", "ldu"})
@@ -320,6 +322,9 @@ class DarsieMechanism(Mechanism):
         self._trace_n = 0
         self._tally = BitTally()                 # bits each structure touched this launch
         self._struct_energy = load_structure_energy()
+        #: per-call RTL energies of energy.structures: rtl (None: the papers' per-bit constants)
+        self._rtl_energy = (rtl_prices(load_rtl_energy())
+                            if config.energy.structures == "rtl" else None)
 
     # ------------------------------------------------------------------ setup
     def _open_recorder(self, name: str, params, tag: str):
@@ -450,7 +455,7 @@ class DarsieMechanism(Mechanism):
         for s in self._sms.values():
             self._flush_coalescer(s)
         self._close_traces()
-        self._tally.flush(stats, "darsie", self._struct_energy)
+        self._tally.flush(stats, "darsie", self._struct_energy, self._rtl_energy)
 
     # ------------------------------------------------------------------ helpers
     def _eligible(self, slot: _Slot, w) -> bool:

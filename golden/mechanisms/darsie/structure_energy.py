@@ -16,6 +16,12 @@ one read bit, a lower bound for a CAM). The bits each transaction touches follow
 structures' parameters (:func:`transaction_bits`), so the sensitivity runs (more entries)
 pay for their larger structures.
 
+With ``energy.structures: rtl`` (issue 69) the skip table, version table and PC coalescer
+are instead charged per call, at the energy of the matching operation type measured on our
+RTL on real-kernel traces (:data:`RTL_CHARGES`, :mod:`golden.timing.rtl_energy`, scaled to
+16 nm); the rename table and the physical-register freelist, which have no trace energy at
+their synthesised sizes, keep the per-bit constants.
+
 :class:`Metered` wraps a structure so each call of a priced method adds its bits to a
 :class:`BitTally`; the mechanism turns the tally into ``darsie.bits.<structure>.<kind>``
 counters and ``darsie.energy_pj.<structure>`` picojoules at the end of a launch, which the
@@ -33,6 +39,7 @@ import golden
 
 from golden.configs.sourced import load_sourced
 from golden.errors import ConfigError
+from golden.timing.rtl_energy import Charge, RTLEnergyTable
 
 #: beside this module's source (found through the package: compiled, this module's own
 #: ``__file__`` is in the out-of-tree build directory)
@@ -110,11 +117,50 @@ def transaction_bits(structure: str, params) -> dict:
     raise ConfigError(f"darsie structure energy: unknown structure {structure!r}")
 
 
+#: ``energy.structures: rtl``: structure -> priced method -> the RTL operation type charged per
+#: call (synthesis targets of synth/targets.yaml, operation types of synth/trace_energy.py).
+#: A skip-table probe is a read-port-0 cycle, alloc / arrive / leader_wb the write port's
+#: ALLOC / ARRIVE / LEADER_WB; the rarer write-port and bulk operations (invalidate, flush,
+#: store, global atomic, majority write, and the model's read of every mask when the
+#: majority shrinks) are pooled in the traces' ``other`` cycles and charged their mean. A
+#: version-table lookup uses the always-on read port (the cycles with no insert or remove,
+#: ``idle``), as does a flush (the trace's operation classes have no flush type). One
+#: coalescer call is one cycle of requests (``req_valid``).
+_SKIP, _VT, _CO = "darsie_skip_table_32tb", "darsie_version_table_1tb", "darsie_pc_coalescer_8"
+RTL_CHARGES = {
+    "skip_table": {
+        "probe": Charge(_SKIP, "rd0_en"), "alloc": Charge(_SKIP, "wr_op=1"),
+        "arrive": Charge(_SKIP, "wr_op=2"), "leader_wb": Charge(_SKIP, "wr_op=3"),
+        **{m: Charge(_SKIP, "other") for m in ("invalidate", "flush_tb", "store", "global_atomic",
+                                               "set_majority", "entries_of")}},
+    "version_table": {"lookup": Charge(_VT, "idle"), "insert": Charge(_VT, "ins_en"),
+                      "remove": Charge(_VT, "rm_en"), "flush": Charge(_VT, "idle")},
+    "pc_coalescer": {"coalesce": Charge(_CO, "req_valid")},
+}
+
+
+def rtl_prices(table: RTLEnergyTable) -> dict:
+    """``structure -> method -> pJ per call`` at the paper's node for :data:`RTL_CHARGES`
+    (a ConfigError names a charge the table lacks)."""
+    return {s: {m: table.per_access_pj(c) for m, c in methods.items()}
+            for s, methods in RTL_CHARGES.items()}
+
+
 class BitTally:
-    """Bits searched / read / written per structure, summed over a launch."""
+    """Bits searched / read / written per structure, summed over a launch, and the calls of
+    each priced method (for per-call RTL energies)."""
 
     def __init__(self):
         self.bits: dict[str, list] = {}
+        self.calls: dict[str, dict[str, list]] = {}
+
+    def call_row(self, structure: str, method: str) -> list:
+        """The one-element call count of ``structure.method`` (zeroed by :meth:`flush`)."""
+        calls = self.calls.setdefault(structure, {})
+        c = calls.get(method)
+        if c is None:
+            c = calls[method] = [0]
+        return c
 
     def row(self, structure: str) -> list:
         """The [search, read, write] bit counts of ``structure`` (kept across
@@ -130,23 +176,38 @@ class BitTally:
         b[1] += r
         b[2] += w
 
-    def flush(self, stats, prefix: str, energy: StructureEnergyParams) -> None:
+    def flush(self, stats, prefix: str, energy: StructureEnergyParams,
+              rtl: dict | None = None) -> None:
         """Add ``<prefix>.bits.<structure>.<kind>`` and ``<prefix>.energy_pj.<structure>``
-        to ``stats`` and start over."""
+        to ``stats`` and start over. With ``rtl`` (:func:`rtl_prices`) its structures are
+        charged per call instead of per bit, and ``<prefix>.calls.<structure>.<method>``
+        are added too."""
         for name in sorted(self.bits):
             s, r, w = self.bits[name]
             for kind, n in zip(KINDS, (s, r, w)):
                 if n:
                     stats.count_mechanism(f"{prefix}.bits.{name}.{kind}", n)
-            pj = energy.pj(s, r, w)
+            calls = self.calls.get(name, {})
+            if rtl is not None and name in rtl:
+                pj = 0.0
+                for method in sorted(calls):
+                    n = calls[method][0]
+                    if n:
+                        stats.count_mechanism(f"{prefix}.calls.{name}.{method}", n)
+                        pj += n * rtl[name][method]
+            else:
+                pj = energy.pj(s, r, w)
             if pj:
                 stats.count_mechanism(f"{prefix}.energy_pj.{name}", pj)
             self.bits[name][:] = [0, 0, 0]
+            for c in calls.values():
+                c[0] = 0
 
 
-def _meter(fn, structure: str, cost: tuple, tally: BitTally, per_item: bool):
+def _meter(fn, structure: str, method: str, cost: tuple, tally: BitTally, per_item: bool):
     s, r, w = cost
     b = tally.row(structure)
+    c = tally.call_row(structure, method)
     if per_item:
         def call(items, *a, **k):
             n = 0
@@ -156,12 +217,14 @@ def _meter(fn, structure: str, cost: tuple, tally: BitTally, per_item: bool):
             b[0] += s * n
             b[1] += r * n
             b[2] += w * n
+            c[0] += 1
             return fn(items, *a, **k)
     else:
         def call(*a, **k):
             b[0] += s
             b[1] += r
             b[2] += w
+            c[0] += 1
             return fn(*a, **k)
     return call
 
@@ -174,7 +237,7 @@ class Metered:
         self._obj = obj
         priced = transaction_bits(structure, obj.params)
         for name, cost in priced.items():
-            setattr(self, name, _meter(getattr(obj, name), structure, cost, tally,
+            setattr(self, name, _meter(getattr(obj, name), structure, name, cost, tally,
                                        per_item=name == "coalesce"))
         # the structure's other public methods, bound once (not looked up through
         # __getattr__ on every call); properties and data stay live through __getattr__

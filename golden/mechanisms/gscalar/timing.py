@@ -103,6 +103,7 @@ from golden.simt.stats import OPCODE_CLASS
 from golden.timing.energy import PJ, EnergyComponent, EnergyModel, EnergyReport, EnergyTerm
 from golden.timing.hooks import IssueOverride, Mechanism
 from golden.timing.pipelines import pipe_of
+from golden.timing.rtl_energy import Charge, load_rtl_energy
 from golden.timing.sm import _NO_DST, _regs_of
 from golden.timing.stats import PIPE_ALU, PIPE_MEM, PIPE_SFU, TimingStats
 
@@ -833,6 +834,32 @@ def mechanism_counters(stats: TimingStats, variant: str) -> dict:
     return {k: m.get(f"{variant}.{k}", 0) for k in COUNTERS}
 
 
+#: ``energy.structures: rtl``: the synthesis targets (and operation types) whose energy on our
+#: RTL is charged per compression / decompression instead of Table 3's power x one cycle.
+#: Measured on real-kernel register traces (synth/gscalar_traces.py): one compressor cycle
+#: per register write, one decompressor cycle per register read.
+RTL_CHARGES = {"compression": Charge("gscalar_compressor_32", "compress"),
+               "decompression": Charge("gscalar_decompressor_32", "decompress")}
+
+
+def logic_energy_per_access(config, params: GScalarTimingParams) -> tuple:
+    """``(compression pJ, decompression pJ, their two constants' names, source)`` by
+    ``config.energy.structures``:
+    Table 3's power for one cycle (``papers``), or the RTL-measured energy of
+    :data:`RTL_CHARGES` scaled to 40 nm (``rtl``, :mod:`golden.timing.rtl_energy`)."""
+    if config.energy.structures == "rtl":
+        table = load_rtl_energy()
+        comp, dec = RTL_CHARGES["compression"], RTL_CHARGES["decompression"]
+        src = (f"our RTL ({comp.target}, {dec.target}), OpenSTA on osu018, "
+               f"{table.method(comp).replace('_', '-')}, scaled to 40 nm "
+               f"(golden/timing/rtl_energy.yaml, {table.generated})")
+        return (table.per_access_pj(comp), table.per_access_pj(dec), f"rtl {comp}",
+                f"rtl {dec}", src)
+    return (params.compression_pj, params.decompression_pj,
+            "compressor_power_mw / table3_clock_mhz", "decompressor_power_mw / table3_clock_mhz",
+            "seed 003 Table 3 (timing.yaml)")
+
+
 def energy_report(stats: TimingStats, config, variant: str | GScalarVariant,
                   params: GScalarTimingParams | None = None,
                   energy: RFEnergyParams | None = None,
@@ -888,6 +915,8 @@ def energy_report(stats: TimingStats, config, variant: str | GScalarVariant,
     comps = []
     seconds = base.seconds
     src3 = "seed 003 Table 3 (timing.yaml)"
+    (compression_pj, decompression_pj, const_c, const_d,
+     src_logic) = logic_energy_per_access(config, params)
     for comp in base.components:
         if comp.name == "register_file":
             terms = tuple(EnergyTerm(event=ev, constant=const, count=n, per_event=pj, unit="pJ",
@@ -904,14 +933,12 @@ def energy_report(stats: TimingStats, config, variant: str | GScalarVariant,
                 comps.append(comp)
                 continue
             dyn = tuple(EnergyTerm(event=ev, constant=const, count=n, per_event=pj, unit="pJ",
-                                   source=src3, joules=n * pj * PJ)
+                                   source=src_logic, joules=n * pj * PJ)
                         for ev, const, n, pj in (
                             ("decompressions (32-bit register reads, special moves)",
-                             "decompressor_power_mw / table3_clock_mhz", c["decompressions"],
-                             params.decompression_pj),
+                             const_d, c["decompressions"], decompression_pj),
                             ("compressions (32-bit register writes, special moves)",
-                             "compressor_power_mw / table3_clock_mhz", c["compressions"],
-                             params.compression_pj)))
+                             const_c, c["compressions"], compression_pj)))
             comps.append(EnergyComponent("gscalar_logic", dyn))
             leak = base.term("sm_leakage")
             watts = leak.per_event * params.logic_area_share
@@ -928,9 +955,8 @@ def energy_report(stats: TimingStats, config, variant: str | GScalarVariant,
             # by area share; no decompressor (a scalar reaches the lanes by broadcast).
             comps.append(EnergyComponent("gscalar_logic", (EnergyTerm(
                 event="uniformity comparisons (32-bit register writes, [3])",
-                constant="compressor_power_mw / table3_clock_mhz", count=c["compressions"],
-                per_event=params.compression_pj, unit="pJ", source=src3,
-                joules=c["compressions"] * params.compression_pj * PJ),)))
+                constant=const_c, count=c["compressions"], per_event=compression_pj, unit="pJ", source=src_logic,
+                joules=c["compressions"] * compression_pj * PJ),)))
             leak = base.term("sm_leakage")
             share = params.comparator_area_share
             watts = leak.per_event * share
