@@ -231,3 +231,27 @@ def test_darsie_report_shows_structure_energy_with_paper_and_rtl_constants():
     cells = [c.strip() for c in line.split("|")[1:-1]]
     assert cells[2] != cells[3]                              # structures µJ papers vs RTL
     assert "| skip_table |" in md and "probe = rd0_en" in md
+
+
+def test_gscalar_register_trace_becomes_compressor_and_decompressor_cycles(tmp_path):
+    """synth/gscalar_traces.py: one compressor cycle per register write, one decompressor
+    cycle per read of a written register, whose inputs rebuild the value the kernel read."""
+    import numpy as np
+
+    from golden.structures.gscalar.params import pack_lanes
+    from golden.structures.gscalar.trace import READ, WRITE, RegisterTrace, record_register_trace
+    from synth import gscalar_traces
+    path = record_register_trace("MM", warps=(0,), max_events=300).save(tmp_path / "mm.npz")
+    tr = RegisterTrace.load(path)
+    comp = gscalar_traces.load(path, "gscalar_compressor")
+    dec = gscalar_traces.load(path, "gscalar_decompressor")
+    assert len(comp.cycles) == int(np.sum(tr.kind == WRITE)) > 0
+    written, reads = set(), []
+    for kind, slot, values in zip(tr.kind, tr.slot, tr.values):
+        if kind == WRITE:
+            written.add(int(slot))
+        elif kind == READ and int(slot) in written:
+            reads.append(pack_lanes(np.asarray(values, dtype=np.uint32)))
+    assert dec.cycles and len(dec.cycles) == len(reads)
+    assert any(ops.enc_groups for ops, _ in dec.cycles)       # some reads are compressed
+    assert [out.values for _, out in dec.cycles] == reads     # the kernel's values rebuilt
