@@ -13,7 +13,7 @@ normal, so the default size is ``small``.
 
 Printed per case and tree: warp instructions issued, Ir in the cycle loop, Ir per warp
 instruction, the ratio to the first tree, and whether the run's statistics equal the first
-tree's (a digest of :func:`golden.report.rekey.simulation_part`, the part of a result that
+tree's (a digest of :func:`golden.jobs.rekey.simulation_part`, the part of a result that
 ``simtlab cache rekey`` compares): a speed change must leave them identical.
 
     python -m golden.bench_ir                                # this tree, default cases
@@ -41,7 +41,7 @@ TICK_PATTERN = "__pyx_pw_*_2sm_2SM_*tick"
 _CHILD = r"""
 import hashlib, json, sys
 from golden import native
-from golden.report.rekey import simulation_part
+from golden.jobs.rekey import simulation_part
 from golden.report.runner import TimingJob, run_job
 core = native.status()
 if not core.active:

@@ -6,7 +6,7 @@ tests/test_job_claims.py, tests/test_store_faults.py).
 that sleeps, appends one line ``<key> <pid>`` to its run log (so a test counts how often
 each job really ran) and returns a result whose ``value`` is a checksum of its name (so
 a test can tell a right result from a wrong one). Run as a script, this module is a tiny
-``simtlab report``: it runs ``--n`` such jobs through :func:`golden.report.executors.run_jobs`
+``simtlab report``: it runs ``--n`` such jobs through :func:`golden.jobs.executors.run_jobs`
 with a real :class:`ResultCache` and prints ``{key: value}`` as JSON."""
 
 from __future__ import annotations
@@ -47,8 +47,8 @@ class SleepJob:
         """True when the cache holds a valid result of this job (schema, name, value)."""
         if not self.cache:
             return False
-        from golden.report.cache import checked_entry
-        from golden.report.entries import entry_name
+        from golden.jobs.cache import checked_entry
+        from golden.jobs.entries import entry_name
         data, problem = checked_entry(Path(self.cache) / entry_name(self.key), self)
         return data is not None and data.get("value") == expected_value(self.name)
 
@@ -82,8 +82,8 @@ def jobs(n: int, seconds: float, log: str, cache: str = "") -> list[SleepJob]:
 
 
 def main(argv=None) -> int:
-    from golden.report.cache import ResultCache
-    from golden.report.executors import run_jobs
+    from golden.jobs.cache import ResultCache
+    from golden.jobs.executors import run_jobs
     from golden.errors import SimtlabError
     from golden.workers import Interrupted, interrupted_exit
     ap = argparse.ArgumentParser()

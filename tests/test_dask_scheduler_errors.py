@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from golden.errors import SimtlabError
-from golden.report.executors import run_jobs
+from golden.jobs.executors import run_jobs
 from golden.report.runner import TimingJob
 
 JOB = TimingJob("VA", "gtx285")

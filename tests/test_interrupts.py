@@ -234,8 +234,8 @@ def test_ctrl_c_during_dask_report_exits_130_with_one_line(tmp_path):
 
 
 def test_ctrl_c_during_cache_rekey_exits_130_with_one_line(tmp_path):
-    from golden.report.cache import ResultCache
-    from golden.report.entries import entry_name
+    from golden.jobs.cache import ResultCache
+    from golden.jobs.entries import entry_name
     from golden.report.runner import TimingJob, run_job
     d = tmp_path / "arch"
     cache = ResultCache(d, archive=[])

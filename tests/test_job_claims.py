@@ -1,5 +1,5 @@
 """Concurrent reports on one result cache coordinate through per-job claims
-(golden/report/job_claims.py, issue 74): no simulation runs twice, a claim whose owner
+(golden/jobs/claims.py, issue 74): no simulation runs twice, a claim whose owner
 died is taken over, a live one is waited for."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from golden.report.job_claims import Claim, claim_path, holder, release, try_claim
+from golden.jobs.claims import Claim, claim_path, holder, release, try_claim
 
 ROOT = Path(__file__).resolve().parents[1]
 FAKE = [sys.executable, str(ROOT / "tests" / "fake_jobs.py")]
@@ -54,7 +54,7 @@ def test_a_live_claim_of_another_process_is_respected(tmp_path):
     sleeper = subprocess.Popen([sys.executable, "-c",
                                 "import sys, time\n"
                                 "sys.path.insert(0, %r)\n"
-                                "from golden.report.job_claims import try_claim\n"
+                                "from golden.jobs.claims import try_claim\n"
                                 "try_claim(%r, 'k'); print('ok', flush=True); time.sleep(60)"
                                 % (str(ROOT), str(tmp_path))],
                                stdout=subprocess.PIPE, text=True)
@@ -95,7 +95,7 @@ def test_a_report_waits_for_a_claimed_job_and_runs_it_when_its_owner_dies(tmp_pa
     holder_proc = subprocess.Popen(
         [sys.executable, "-c",
          "import sys, time\nsys.path.insert(0, %r)\n"
-         "from golden.report.job_claims import try_claim\n"
+         "from golden.jobs.claims import try_claim\n"
          "try_claim(%r, 'sleep/j000'); print('ok', flush=True); time.sleep(3)"
          % (str(ROOT), str(cache))], stdout=subprocess.PIPE, text=True)
     assert holder_proc.stdout.readline().strip() == "ok"

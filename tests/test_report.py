@@ -7,7 +7,9 @@ import pytest
 from golden.errors import ConfigError, SimtlabError
 from golden.mechanisms.registry import make_mechanisms
 from golden.report import baseline
-from golden.report.runner import ReportOptions, TimingJob, geomean, run_job, run_jobs
+from golden.jobs.executors import run_jobs
+from golden.jobs.job import TimingJob, run_job
+from golden.report.runner import ReportOptions, geomean
 
 
 def _strip(r):
@@ -30,7 +32,7 @@ def test_job_result_and_determinism_across_workers():
 
 def test_result_cache_reuses_results_while_their_dependencies_are_unchanged(tmp_path):
     import hashlib
-    from golden.report.cache import ResultCache, archive_results, model_fingerprint
+    from golden.jobs.cache import ResultCache, archive_results, model_fingerprint
     jobs = [TimingJob("DCT", "pascal")]
     cache = ResultCache(tmp_path / "c", archive=[])
     first = run_jobs(jobs, workers=1, progress=False, cache=cache)
@@ -45,7 +47,7 @@ def test_result_cache_reuses_results_while_their_dependencies_are_unchanged(tmp_
     data = json.loads(entry.read_text())
     assert "timing/sm.py" in data["deps"] and "workloads/kernels/dct.ptx" in data["deps"]
     data["deps"]["timing/sm.py"] = "0" * 20
-    from golden.report.entries import seal     # a well-formed entry of an older source
+    from golden.jobs.entries import seal     # a well-formed entry of an older source
     entry.write_text(json.dumps(seal(data)))
     assert cache.get(jobs[0]) is None and cache.get_unverified(key)["cycles"] == first[key]["cycles"]
     # errors are never cached

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from golden.report.deps import default_finder
+from golden.jobs.deps import default_finder
 
 ARCHIVE = Path(__file__).resolve().parents[1] / "results" / "runs"
 ENTRIES = sorted(ARCHIVE.glob("*.json")) if ARCHIVE.is_dir() else []
@@ -32,5 +32,5 @@ def test_archived_entry_is_well_formed(path):
 
 
 def test_the_archive_is_the_reports_default():
-    from golden.report.cache import DEFAULT_ARCHIVE
+    from golden.jobs.cache import DEFAULT_ARCHIVE
     assert DEFAULT_ARCHIVE == Path("results/runs")

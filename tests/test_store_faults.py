@@ -22,8 +22,8 @@ from pathlib import Path
 
 import pytest
 
-from golden.report.cache import QUARANTINE, checked_entry
-from golden.report.entries import entry_name
+from golden.jobs.cache import QUARANTINE, checked_entry
+from golden.jobs.entries import entry_name
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))

@@ -9,7 +9,7 @@ under it (its workers import the model as they start). So the campaign runs from
 the lowest *autogroup* priority on Linux (a job in its own session is its own scheduling
 group, so ``nice`` alone would not keep it from slowing the foreground). What it has
 finished is copied into ``results/runs`` by ``archive`` (only results still valid for
-the main tree's source: :func:`golden.report.cache.archive_results`); commit that
+the main tree's source: :func:`golden.jobs.cache.archive_results`); commit that
 directory to keep them. State (pid, commit, reports) is in ``<dir>/campaign.json``; the
 progress log in ``<dir>/log``. Simulations are submitted cheapest first (``--order
 cheap-first``: by the CPU time stored runs of the same simulation or workload took), so a
@@ -28,7 +28,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from golden.errors import SimtlabError
-from golden.report.cache import DEFAULT_ARCHIVE, archive_results
+from golden.jobs.cache import DEFAULT_ARCHIVE, archive_results
 
 #: default campaign directory, relative to the repository root
 DEFAULT_DIR = Path("build/campaign")

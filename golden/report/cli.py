@@ -1,11 +1,11 @@
 """``simtlab report``, ``publish``, ``cache`` and ``dask-slurm``: the main job's commands.
 
 ``simtlab report NAME... | all`` runs the reports' simulations (locally or on a Dask
-cluster, golden/report/executors.py) and writes, per report, ``<out>/<name>.md`` and
+cluster, golden/jobs/executors.py) and writes, per report, ``<out>/<name>.md`` and
 ``<out>/<name>.json`` (atomically, only after every simulation finished), then
 ``<out>/speedups.md`` concatenating them, the tidy ``<out>/results.csv``, the figures
 ``<out>/figures/*.svg|png`` and the page ``<out>/index.html`` (golden/report/present).
-Each simulation's result is kept in the result cache (golden/report/cache.py) the moment
+Each simulation's result is kept in the result cache (golden/jobs/cache.py) the moment
 it finishes, so a re-run, or an interrupted run started again, simulates only what is
 missing.
 
@@ -26,8 +26,8 @@ from golden.fileio import write_output
 from golden.cli_args import jobs as jobs_arg, output_dir, seed as seed_arg
 from golden.errors import SimtlabError
 from golden.report import REPORTS, available_reports
-from golden.report.cache import DEFAULT_ARCHIVE, DEFAULT_ROOT, DEFAULT_WITNESSES, ResultCache
-from golden.report.executors import EXECUTORS, ORDERS, run_jobs
+from golden.jobs.cache import DEFAULT_ARCHIVE, DEFAULT_ROOT, DEFAULT_WITNESSES, ResultCache
+from golden.jobs.executors import EXECUTORS, ORDERS, run_jobs
 from golden.report.runner import ReportOptions
 
 
@@ -121,7 +121,7 @@ def add_subcommand(sub) -> None:
                         "across machines)")
     c.set_defaults(fn=cmd_cache)
 
-    from golden.report.executors import add_slurm_subcommand
+    from golden.jobs.executors import add_slurm_subcommand
     add_slurm_subcommand(sub)
 
 
@@ -198,7 +198,7 @@ def cmd_report(args) -> int:
 
 def _plan(names, avail, opts, cache) -> int:
     """``simtlab report --plan``: reusable vs to-run simulations per report (no simulation)."""
-    from golden.report.passive import observer_for
+    from golden.jobs.passive import observer_for
     print(f"size {opts.size}, seed {opts.seed}; reusable = in {cache.root} or "
           f"{', '.join(map(str, cache.archive)) or 'no archive'} with unchanged dependencies")
     print(f"{'report':<10} {'simulations':>12} {'reusable':>9} {'to run':>7}")
@@ -207,7 +207,7 @@ def _plan(names, avail, opts, cache) -> int:
     deps = {j.key: cache.dependencies(j) for j in every}
     hit = {j.key: cache.get(j, deps[j.key]) is not None for j in every}
     # a plain run answered by its passive observer run needs no simulation of its own
-    # (golden.report.passive); it counts as reusable once the observer run is
+    # (golden.jobs.passive); it counts as reusable once the observer run is
     derived = {j.key: o.key for j in every if not hit[j.key]
                and (o := observer_for(j, every, deps)) is not None}
     ready = {k: hit[k] or hit.get(derived.get(k), False) for k in hit}
@@ -231,7 +231,7 @@ def _plan(names, avail, opts, cache) -> int:
 
 def _plan_estimate(todo, cache) -> str:
     """A rough CPU-time estimate of the simulations ``todo`` (:class:`CpuEstimator`)."""
-    from golden.report.cache import CpuEstimator
+    from golden.jobs.cache import CpuEstimator
     est = CpuEstimator(cache)
     total = 0.0
     kinds = {"same": 0, "workload": 0, "none": 0}
@@ -304,7 +304,7 @@ def cmd_publish(args) -> int:
 
 
 def cmd_cache(args) -> int:
-    from golden.report.cache import archive_results, cache_info, clear_cache
+    from golden.jobs.cache import archive_results, cache_info, clear_cache
     if args.action == "clear":
         if not Path(args.cache_dir).exists():
             print(f"nothing to clear: {args.cache_dir} does not exist")
@@ -336,7 +336,7 @@ def cmd_cache(args) -> int:
 
 
 def _rekey(args) -> int:
-    from golden.report.rekey import plan_rekey, rekey
+    from golden.jobs.rekey import plan_rekey, rekey
     if args.per_group < 1 and not args.all:
         raise SimtlabError("--per-group must be at least 1 (or use --all)")
     if not Path(args.dir).is_dir():

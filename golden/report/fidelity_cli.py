@@ -34,8 +34,8 @@ def run_against_papers(args) -> int:
     """The command (``args``: characterise's parsed arguments); 1 when some workload's
     outputs differ from its numpy reference, else 0."""
     from golden.report import fidelity
-    from golden.report.cache import ResultCache
-    from golden.report.executors import run_jobs
+    from golden.jobs.cache import ResultCache
+    from golden.jobs.executors import run_jobs
     from golden.workloads import registry
     size = args.size or "paper"
     only = [registry.get(n).name for n in args.only] if args.only else None

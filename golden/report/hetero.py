@@ -131,7 +131,7 @@ class ConcurrentJob:
 
     def dependency_roots(self) -> set:
         """The modules of the mechanisms its partitions attach by name (the result cache's
-        dependency map, golden/report/deps.py)."""
+        dependency map, golden/jobs/deps.py)."""
         from golden.mechanisms.registry import MECHANISMS, parse_name
         return {MECHANISMS[parse_name(m)[0]].partition(":")[0] for m in ILP_MECHANISMS}
 

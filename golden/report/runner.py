@@ -1,27 +1,27 @@
-"""Run many timing-mode simulations in parallel worker processes (the reports' engine).
+"""What a report module works with: the user's options, the job kinds and the helpers
+that read results.
 
-A report (``golden/report/<name>.py``) declares the simulations it needs as
-:class:`TimingJob` values (``jobs(opts)``) and turns their results into Markdown and
-JSON (``render(results, opts)``). :func:`run_jobs` runs the union of every requested
-report's jobs once (the baseline runs are shared by all reports), in ``workers``
-processes, each job with its own fresh device, so results do not depend on the number of
-workers or on the order jobs finish (deterministic).
+A report (``golden/report/<name>.py``) declares the simulations it needs as jobs
+(``jobs(opts)``: :class:`TimingJob` values and its own job kinds, :mod:`golden.jobs.job`)
+and turns their results into Markdown and JSON (``render(results, opts)``). The job
+engine (:mod:`golden.jobs.executors`) runs the union of every requested report's jobs once
+(the baseline runs are shared by all reports) and caches them (:mod:`golden.jobs.cache`).
 
-A job's result is a dict: the job's fields, ``outputs_match`` (kernel outputs equal the
-numpy reference), ``cycles``, ``ipc``, ``timing`` (merged :class:`TimingStats` of all
-launches, as a dict), ``energy`` (:class:`EnergyReport` dict), ``stall_fractions``,
-``wall_seconds``, ``cpu_seconds`` (process time) and ``output_digest`` (SHA-256 over the raw output arrays, so reports can
-check a mechanism left outputs bit-identical to the baseline).
+The job kinds are named here too (:class:`TimingJob`, :class:`WorkloadProbe`,
+:func:`timed_run`, :func:`run_job`, :func:`output_digest`): this module is the one import
+a report, a mechanism's side study (``simtlab new mechanism``) or a notebook needs.
 """
-
 from __future__ import annotations
 
-import hashlib
-import time
-from dataclasses import asdict, dataclass, field
-from typing import ClassVar
+from dataclasses import dataclass
 
 import numpy as np
+
+from golden.jobs.job import TimingJob, WorkloadProbe, output_digest, run_job, timed_run
+
+__all__ = ["ReportOptions", "TimingJob", "WorkloadProbe", "geomean", "output_digest", "run_job",
+           "same_outputs", "speedup_sweep", "standing_for", "stands_for_entry", "succeeded",
+           "timed_run"]
 
 
 @dataclass(frozen=True)
@@ -33,26 +33,6 @@ class ReportOptions:
     jobs: int = 1
     #: baseline report: every workload on every config, not only each seed's workloads
     all_configs: bool = False
-
-
-@dataclass(frozen=True)
-class TimingJob:
-    """One timing-mode simulation: a workload on a configuration with mechanisms."""
-
-    workload: str
-    config: str
-    size: str = "small"
-    seed: int = 0
-    mechanisms: tuple = ()
-    #: config overrides as ``(("core.scheduler", "gto"), ...)`` (see golden.configs.loader)
-    overrides: tuple = field(default=())
-
-    @property
-    def key(self) -> str:
-        """Stable name of the job (used to find its result)."""
-        mech = "+".join(self.mechanisms) or "baseline"
-        ov = "".join(f",{k}={v}" for k, v in self.overrides)
-        return f"{self.workload}/{self.config}/{mech}/{self.size}/s{self.seed}{ov}"
 
 
 def standing_for(prefix: str) -> list[str]:
@@ -71,38 +51,6 @@ def stands_for_entry(workload: str, prefix: str) -> str | None:
         if s.startswith(prefix):
             return s.split(":", 1)[1].strip()
     return None
-
-
-def timed_run(job, compute) -> dict:
-    """Result record of a job kind that is not a :class:`TimingJob` (a functional probe, a
-    recorded timing run...): ``compute()``'s dict with the job's fields, its key and the
-    wall and CPU seconds it took."""
-    t0, c0 = time.perf_counter(), time.process_time()
-    d = compute()
-    return {**asdict(job), "key": job.key, **d, "wall_seconds": time.perf_counter() - t0,
-            "cpu_seconds": time.process_time() - c0}
-
-
-@dataclass(frozen=True)
-class WorkloadProbe:
-    """A per-workload job that is not a timing simulation (a functional run, an analysis),
-    run in the worker pool and cached like one. Subclasses name their ``KIND`` (the key's
-    first part) and implement ``compute() -> dict``; the result is :func:`timed_run`'s."""
-
-    KIND: ClassVar[str] = ""
-    workload: str
-    size: str = "small"
-    seed: int = 0
-
-    @property
-    def key(self) -> str:
-        return f"{self.KIND}/{self.workload}/{self.size}/s{self.seed}"
-
-    def compute(self) -> dict:
-        raise NotImplementedError
-
-    def run(self) -> dict:
-        return timed_run(self, self.compute)
 
 
 def succeeded(result) -> bool:
@@ -139,50 +87,6 @@ def speedup_sweep(results: dict, names, base_job, point_job, points) -> tuple[li
     gm = {p: geomean(v) for p, v in cols.items()}
     md.append("| **geomean** | " + " | ".join(f"**{gm[p]:.3f}**" for p in points) + " |")
     return md, rows, gm
-
-
-def output_digest(outputs: dict) -> str:
-    """SHA-256 over the output arrays' names, dtypes, shapes and raw bytes."""
-    h = hashlib.sha256()
-    for name in sorted(outputs):
-        a = np.ascontiguousarray(np.asarray(outputs[name]))
-        h.update(f"{name}:{a.dtype.str}:{a.shape}".encode())
-        h.update(a.tobytes())
-    return h.hexdigest()
-
-
-def run_job(job) -> dict:
-    """Run one :class:`TimingJob` in this process; return its result dict. Other job kinds
-    (e.g. :class:`golden.report.hetero.ConcurrentJob`) carry their own ``run()``."""
-    if not isinstance(job, TimingJob):
-        return job.run()
-    from golden.configs import load_config
-    from golden.mechanisms.registry import make_mechanisms
-    from golden.timing.stats import TimingStats
-    from golden.timing.timing_device import TimingDevice
-    from golden.workloads import registry
-
-    cfg = load_config(job.config, dict(job.overrides) if job.overrides else None)
-    mechs = make_mechanisms(job.mechanisms, cfg)
-    dev = TimingDevice(cfg, mechanisms=mechs, echo_printf=False)
-    t0, c0 = time.perf_counter(), time.process_time()
-    run = registry.run_workload(registry.get(job.workload), size=job.size, seed=job.seed, device=dev)
-    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
-    total = TimingStats.merged([s.timing for s in run.stats], concurrent=False)
-    energy = dev.energy_model.compute(total, cfg)
-    return {**asdict(job), "key": job.key, "config_name": cfg.name,
-            "outputs_match": not run.mismatches(), "output_digest": output_digest(run.outputs),
-            "launches": len(run.stats), "cycles": total.cycles, "ipc": total.ipc,
-            "timing": total.to_dict(), "stall_fractions": total.stall_fractions(),
-            "energy": energy.to_dict(), "wall_seconds": wall, "cpu_seconds": cpu}
-
-
-def run_jobs(jobs, workers: int = 1, progress: bool = True, cache=None, executor: str = "local",
-             scheduler: str | None = None) -> dict[str, dict]:
-    """Run every distinct job once; see :func:`golden.report.executors.run_jobs`."""
-    from golden.report.executors import run_jobs as run
-    return run(jobs, workers=workers, progress=progress, cache=cache, executor=executor,
-               scheduler=scheduler)
 
 
 def geomean(values) -> float:

@@ -44,7 +44,7 @@ def add_subcommand(sub) -> None:
 def cmd_validate(args) -> int:
     from golden.fileio import write_output
     from golden.configs import load_config
-    from golden.report.runner import run_jobs
+    from golden.jobs.executors import run_jobs
     from golden.validate import correlation, microbench
 
     if args.sampling:

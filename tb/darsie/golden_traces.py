@@ -73,11 +73,11 @@ def _cut(path: Path, max_cycles: int | None) -> None:
 
 def _recorder_source(workload: str, seed: int) -> str:
     """Digest of every file the recording run depends on: the result cache's dependency
-    map (:meth:`golden.report.deps.DependencyFinder.job_dependencies`) of the same timing
+    map (:meth:`golden.jobs.deps.DependencyFinder.job_dependencies`) of the same timing
     job, so traces recorded by older code are recorded again, never reused."""
     import hashlib
 
-    from golden.report.deps import default_finder
+    from golden.jobs.deps import default_finder
     from golden.report.runner import TimingJob
     deps = default_finder().job_dependencies(
         TimingJob(workload, "pascal", size="small", seed=seed, mechanisms=("darsie",)))

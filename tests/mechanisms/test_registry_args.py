@@ -144,7 +144,7 @@ def test_every_mechanism_declares_known_claims_and_passive_ones_claim_nothing():
     """Claims name known parts, and the report's passive observers claim nothing. (A
     mechanism may claim nothing without being one of them: the observer skeleton of
     `simtlab new mechanism` counts events on every hook and steers none.)"""
-    from golden.report.passive import PASSIVE
+    from golden.jobs.passive import PASSIVE
     cfg = load_config("pascal")
     for name in MECHANISMS:
         m = _one(name, cfg)

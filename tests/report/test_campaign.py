@@ -12,7 +12,7 @@ import pytest
 
 from golden.errors import SimtlabError
 from golden.report import campaign
-from golden.report.cache import ResultCache
+from golden.jobs.cache import ResultCache
 from golden.report.runner import TimingJob
 
 

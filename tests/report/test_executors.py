@@ -9,9 +9,9 @@ import pytest
 
 from golden.errors import SimtlabError
 from golden.report.baseline import FunctionalJob
-from golden.report.cache import ResultCache, archive_results, cache_info, clear_cache
-from golden.report.deps import DependencyFinder
-from golden.report.executors import Progress, run_jobs
+from golden.jobs.cache import ResultCache, archive_results, cache_info, clear_cache
+from golden.jobs.deps import DependencyFinder
+from golden.jobs.executors import Progress, run_jobs
 from golden.report.runner import TimingJob
 
 #: a small sweep: quick workloads on three configs, a mechanism and a non-timing job kind
@@ -24,7 +24,7 @@ HOST = {"wall_seconds", "cpu_seconds", "from_cache"}
 
 def _stored(key: str, cycles: int = 1, **fields) -> dict:
     """A timing job's result with every field the store's schema asks for
-    (golden/report/entries.py), ``cycles`` consistent with its timing record."""
+    (golden/jobs/entries.py), ``cycles`` consistent with its timing record."""
     return {"key": key, "outputs_match": True, "cycles": cycles, "ipc": 1.0, "launches": 1,
             "output_digest": "0" * 64, "timing": {"cycles": cycles}, "energy": {},
             "stall_fractions": {}, **fields}
@@ -124,7 +124,7 @@ def test_cache_info_clear_and_archive_follow_the_dependency_files(tmp_path):
     # the earlier per-fingerprint directories' entries are counted and removed by clear
     # --stale; a stray JSON file there is not an entry and stays (tests/report/test_store_safety.py)
     import json
-    from golden.report.cache import entry_name
+    from golden.jobs.cache import entry_name
     old = tmp_path / "cache" / "0123456789abcdef"
     old.mkdir()
     (old / entry_name(job_a.key)).write_text(json.dumps({**_stored(job_a.key), "deps": deps_a}))
@@ -171,8 +171,9 @@ def test_a_jobs_dependencies_are_its_own_mechanism_and_the_shared_model(tmp_path
     assert changed_by("workloads/kernels/mm.ptx") == {"darsie", "capri", "base"}
     assert changed_by("workloads/kernels/mm.cu") == set()
     assert changed_by("report/present/figures.py") == set()
-    assert changed_by("report/cache.py") == set()
-    assert changed_by("report/runner.py") == set(jobs)
+    assert changed_by("jobs/cache.py") == set()
+    assert changed_by("jobs/job.py") == set(jobs)          # runs every timing job
+    assert changed_by("report/runner.py") == set()         # the reports' helpers, not a run's
     # a job kind that attaches mechanisms by name declares them (dependency_roots)
     from golden.report.hetero import ConcurrentJob
     mix = DependencyFinder(pkg).job_dependencies(ConcurrentJob(("NQU", "MM"), "H"))
@@ -260,8 +261,8 @@ def test_report_cached_only_renders_what_the_cache_holds_and_simulates_nothing(t
 def test_cheap_first_submits_by_stored_cpu_time(tmp_path, monkeypatch):
     """``--order cheap-first``: the same simulation's stored CPU time, else the median of the
     workload's stored runs at that size; jobs without an estimate last, ties as given."""
-    from golden.report import executors
-    from golden.report.cache import CpuEstimator
+    from golden.jobs import executors
+    from golden.jobs.cache import CpuEstimator
     cache = ResultCache(tmp_path, archive=[])
     a, b, c = TimingJob("VA", "gtx285"), TimingJob("FFT", "fx5800"), TimingJob("MC", "gtx480")
     b2 = TimingJob("FFT", "gtx285")
@@ -292,8 +293,8 @@ def test_a_result_stored_with_a_coarser_dependency_map_stays_valid(tmp_path):
     """A stored map may list more files than the job depends on today (an earlier finder
     counted every config): the result holds while today's dependencies are unchanged, and
     goes stale when one of them changes."""
-    from golden.report.cache import cache_info, entry_valid
-    from golden.report.deps import holds, stale_files
+    from golden.jobs.cache import cache_info, entry_valid
+    from golden.jobs.deps import holds, stale_files
     job = TimingJob("MM", "pascal", size="small")
     cache = ResultCache(tmp_path, archive=[])
     today = cache.dependencies(job)

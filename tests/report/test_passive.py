@@ -1,10 +1,10 @@
-"""Plain runs derived from passive observer runs (golden.report.passive)."""
+"""Plain runs derived from passive observer runs (golden.jobs.passive)."""
 
 import pytest
 
-from golden.report import executors
-from golden.report.cache import ResultCache
-from golden.report.passive import PASSIVE, derive, is_observer_run, observer_for
+from golden.jobs import executors
+from golden.jobs.cache import ResultCache
+from golden.jobs.passive import PASSIVE, derive, is_observer_run, observer_for
 from golden.report.runner import TimingJob, run_job
 
 CASES = [("BFS", "quadro_fx5800", "capri-oracle:sweep=true"),

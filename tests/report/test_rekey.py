@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import json
 
-from golden.report.cache import ResultCache, cache_info
-from golden.report.rekey import first_differences, plan_rekey, rekey, simulation_part
+from golden.jobs.cache import ResultCache, cache_info
+from golden.jobs.rekey import first_differences, plan_rekey, rekey, simulation_part
 from golden.report.runner import TimingJob, run_job
 
 
@@ -112,7 +112,7 @@ def test_rekey_command_runs_the_witnesses_and_exits_non_zero_on_a_difference(tmp
 def test_witnesses_cover_every_statistic_the_group_counts():
     """A cheap result that never takes some path cannot vouch alone for results that do."""
     from pathlib import Path
-    from golden.report.rekey import _Stale, choose_witnesses
+    from golden.jobs.rekey import _Stale, choose_witnesses
 
     def member(name, cost, **counters):
         entry = {"timing": {"cycles": 10, "mechanism": counters}}
@@ -143,7 +143,7 @@ def test_an_interrupted_rekey_resumes_from_its_witness_cache(tmp_path, monkeypat
     """A witness stored by an earlier, interrupted rekey is not simulated again."""
     import pytest
 
-    import golden.report.executors as executors
+    import golden.jobs.executors as executors
     d, w = tmp_path / "arch", tmp_path / "witnesses"
     cache = ResultCache(d, archive=[])
     job = TimingJob("VA", "gtx285")
@@ -164,8 +164,8 @@ def test_an_interrupted_rekey_resumes_from_its_witness_cache(tmp_path, monkeypat
 
 def test_witnesses_are_simulated_not_derived_from_an_observer_run(tmp_path):
     """run_jobs(derive_passive=False) simulates a plain run even beside its passive observer run."""
-    from golden.report.executors import run_jobs
-    from golden.report.passive import observer_for
+    from golden.jobs.executors import run_jobs
+    from golden.jobs.passive import observer_for
     plain = TimingJob("VA", "quadro_fx5800", "small", 0)
     observer = TimingJob("VA", "quadro_fx5800", "small", 0, ("capri-oracle:sweep=true",))
     cache = ResultCache(tmp_path / "c", archive=[])
@@ -179,7 +179,7 @@ def test_every_archived_result_names_a_job_kind():
     """Each committed result rebuilds to the job that made it (rekey covers every kind)."""
     from pathlib import Path
 
-    from golden.report.rekey import job_kinds, job_of
+    from golden.jobs.kinds import job_kinds, job_of
     kinds = job_kinds()
     assert kinds[0] is TimingJob
     names = {c.__name__ for c in kinds}
@@ -195,7 +195,7 @@ def test_every_archived_result_names_a_job_kind():
 def test_job_of_rejects_a_record_whose_fields_do_not_give_its_key():
     r = {"workload": "VA", "config": "gtx285", "size": "small", "seed": 0,
          "key": "VA/gtx480/baseline/small/s0"}
-    from golden.report.rekey import job_of
+    from golden.jobs.kinds import job_of
     assert job_of(r) is None
     assert job_of({**r, "key": "VA/gtx285/baseline/small/s0"}) == TimingJob("VA", "gtx285")
 

@@ -19,9 +19,9 @@ import pytest
 from golden.cli import main
 from golden.errors import SimtlabError
 from golden.fileio import write_atomic, write_output
-from golden.report.cache import QUARANTINE, ResultCache, archive_results, cache_info, \
+from golden.jobs.cache import QUARANTINE, ResultCache, archive_results, cache_info, \
     clear_cache, entry_name
-from golden.report.deps import DependencyFinder
+from golden.jobs.deps import DependencyFinder
 from golden.report.runner import TimingJob
 
 JOB = TimingJob("VA", "gtx285", size="paper")
@@ -119,8 +119,8 @@ def test_clear_refuses_the_committed_archive_unless_asked_by_name(tmp_path, caps
 
 def test_unwritable_store_is_refused_before_any_simulation(tmp_path, monkeypatch, capsys):
     """Before: the pool ran every job, then the first store raised a traceback."""
-    import golden.report.cache as cache_mod
-    import golden.report.executors as ex
+    import golden.jobs.cache as cache_mod
+    import golden.jobs.executors as ex
 
     def no_simulation(job):
         raise AssertionError(f"simulated {job.key} with an unwritable store")
@@ -250,8 +250,8 @@ def test_an_invalid_archived_entry_is_skipped_and_left_in_place(tmp_path, capsys
 
 def test_archived_entries_of_every_kind_validate(tmp_path):
     """The schema accepts what the committed archive holds (read, never written here)."""
-    from golden.report.cache import DEFAULT_ARCHIVE, checked_entry
-    from golden.report.deps import PACKAGE_DIR
+    from golden.jobs.cache import DEFAULT_ARCHIVE, checked_entry
+    from golden.jobs.deps import PACKAGE_DIR
     runs = PACKAGE_DIR.parent / DEFAULT_ARCHIVE
     files = sorted(runs.glob("*.json"))
     if not files:
@@ -293,7 +293,7 @@ def test_an_edited_entry_that_still_fits_the_schema_is_refused_by_its_checksum(t
 def test_an_entry_without_a_checksum_is_checked_by_the_schema_and_sealed_when_archived(tmp_path):
     """Entries written before checksums existed (the committed archive) stay valid; the
     archive copy gets a checksum that validates."""
-    from golden.report.entries import entry_checksum
+    from golden.jobs.entries import entry_checksum
     root, arch = tmp_path / "cache", tmp_path / "arch"
     cache = ResultCache(root, archive=[], finder=None)
     deps = cache.dependencies(JOB)

@@ -60,10 +60,10 @@ def test_results_page_shows_the_scatter_and_links_the_interactive_view(tmp_path)
 
 def test_validate_writes_the_scatter_beside_its_json(tmp_path, monkeypatch, capsys):
     """cmd_validate with the simulation replaced by the fake table."""
-    from golden.report import runner
+    from golden.jobs import executors
     from golden.validate import cli, correlation
     table = FAKE["correlation"][:2]
-    monkeypatch.setattr(runner, "run_jobs", lambda jobs, workers=1: {})
+    monkeypatch.setattr(executors, "run_jobs", lambda jobs, workers=1: {})
     monkeypatch.setattr(correlation, "rows", lambda tol, cases, results: table)
     monkeypatch.setattr(correlation, "format_rows", lambda tol, t: "| fake |")
     args = Namespace(sampling=False, cases=None, no_correlation=False, no_micro=True,

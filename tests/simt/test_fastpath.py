@@ -65,7 +65,7 @@ def test_gather_matches_numpy_indexing(size, sub, base_off):
                                                    ("SP", "gtx285", ())])
 def test_whole_runs_identical_with_and_without_the_kernels(monkeypatch, workload, config, mechs,
                                                            shrink_small):
-    from golden.report.rekey import first_differences, simulation_part
+    from golden.jobs.rekey import first_differences, simulation_part
     from golden.report.runner import TimingJob, run_job
     shrink_small.tiny(workload)
     job = TimingJob(workload, config, size="small", mechanisms=mechs)

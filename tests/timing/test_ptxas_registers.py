@@ -1,7 +1,7 @@
 """ptxas register files (issue 66 item 3): parsing ``ptxas -v``, the committed
 ``<stem>.ptxas.yaml`` reader (golden/timing/ptxas_file.py), the timing model reading them
 for occupancy, their agreement with the PTX beside them, and the result cache's
-dependency on them (golden/report/deps.py)."""
+dependency on them (golden/jobs/deps.py)."""
 
 from __future__ import annotations
 
@@ -188,7 +188,7 @@ def test_committed_files_are_the_ones_the_table_marks():
 
 
 def test_a_workloads_results_depend_on_its_own_register_file_only():
-    from golden.report.deps import DependencyFinder
+    from golden.jobs.deps import DependencyFinder
     from golden.report.runner import TimingJob
     from golden.workloads import registry
     files = {ptx_file_stem(f) for f in _committed()}

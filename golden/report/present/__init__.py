@@ -2,7 +2,7 @@
 
 Everything here reads the reports' JSON documents and the simulations' result dicts; none of
 it can change a simulation, so it is left out of the result cache's model fingerprint
-(golden/report/cache.py) and ``simtlab publish`` rebuilds it from ``build/results`` without
+(golden/jobs/cache.py) and ``simtlab publish`` rebuilds it from ``build/results`` without
 simulating.
 """
 

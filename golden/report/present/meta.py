@@ -57,7 +57,7 @@ def versions() -> dict:
 def run_meta(size: str, seed: int, fingerprint: str | None = None) -> RunMeta:
     """The :class:`RunMeta` of a report run on this checkout."""
     if fingerprint is None:
-        from golden.report.cache import model_fingerprint
+        from golden.jobs.cache import model_fingerprint
         fingerprint = model_fingerprint()
     return RunMeta(size=size, seed=seed, commit=git_commit(), fingerprint=fingerprint[:16],
                    versions=versions())

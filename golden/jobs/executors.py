@@ -1,7 +1,7 @@
 """Where the reports' simulations run: a local process pool or a Dask cluster.
 
 :func:`run_jobs` takes the union of the requested reports' jobs, looks each one up in the
-result cache (golden/report/cache.py), runs the rest and stores every new result in the
+result cache (golden/jobs/cache.py), runs the rest and stores every new result in the
 cache the moment it finishes, so an interrupted sweep keeps what it completed.
 
 Executors:
@@ -14,7 +14,7 @@ Executors:
   ``dask-jobqueue`` started as SLURM jobs (``simtlab dask-slurm``, README). Workers need only
   the simtlab package: each task is a picklable job spec (:class:`TimingJob` or a report's own
   job kind) that the worker imports simtlab to run. A worker whose copy of any file the job
-  depends on (:mod:`golden.report.deps`) differs from the client's refuses the job with an
+  depends on (:mod:`golden.jobs.deps`) differs from the client's refuses the job with an
   error result, so a stale worker can never put numbers into the report. When the cache directory is visible
   to the workers (a shared file system, as on a cluster), workers write each result there
   themselves as well; the client always writes what comes back.
@@ -31,8 +31,11 @@ import time
 from dataclasses import asdict
 
 from golden.errors import SimtlabError
-from golden.report.cache import source_commit
-from golden.report.passive import derive, observer_for
+from golden.jobs.cache import CpuEstimator, ResultCache, source_commit
+from golden.jobs.claims import Claim, holder, release, try_claim
+from golden.jobs.deps import default_finder
+from golden.jobs.job import run_job
+from golden.jobs.passive import derive, observer_for
 from golden.workers import Interrupted, exit_at_second_interrupt, run_unordered
 
 EXECUTORS = ("local", "dask")
@@ -43,7 +46,6 @@ ORDERS = ("given", "cheap-first")
 def run_job_safe(job) -> dict:
     """Run one job; an exception becomes a result with an ``error`` field (one failing
     simulation must not hide the others)."""
-    from golden.report.runner import run_job
     try:
         return run_job(job)
     except Exception as e:  # reported per job
@@ -51,7 +53,7 @@ def run_job_safe(job) -> dict:
 
 
 #: field of a worker's answer for a job whose claim another live process holds
-#: (:mod:`golden.report.job_claims`): the owner record; the job was not simulated
+#: (:mod:`golden.jobs.claims`): the owner record; the job was not simulated
 CLAIMED = "claimed_by"
 #: seconds between two looks for the results of jobs other processes are running
 CLAIM_POLL_S = 0.5
@@ -59,15 +61,13 @@ CLAIM_POLL_S = 0.5
 
 def run_job_claimed(job, deps: dict | None, cache_root: str | None) -> dict:
     """The task of a local worker (or of this process) when results go to a cache:
-    claim the job in ``cache_root`` (:mod:`golden.report.job_claims`), look in the cache
+    claim the job in ``cache_root`` (:mod:`golden.jobs.claims`), look in the cache
     again (another report may have stored it since), simulate only if it is still missing,
     store the result, release the claim. A job another live process has claimed is not
     simulated: the answer is ``{"key": ..., CLAIMED: owner}``. Without a cache, or without
     a dependency map (the job cannot be cached), the job just runs."""
     if cache_root is None or deps is None:
         return run_job_safe(job)
-    from golden.report.cache import ResultCache
-    from golden.report.job_claims import Claim, release, try_claim
     try:
         claim = try_claim(cache_root, job.key)
     except OSError:    # claims cannot be written: run unclaimed (the store reports the problem)
@@ -98,7 +98,6 @@ def run_job_on_worker(job, deps: dict | None, cache_root: str | None) -> dict:
     under its claim in ``cache_root`` (:func:`run_job_claimed`: on a cache shared with the
     workers, a job another process is running is not run twice), store the result there
     when the worker can write there, and return it."""
-    from golden.report.deps import default_finder
     if deps is not None:
         finder = default_finder()
         mine = finder.job_dependencies(job)
@@ -122,7 +121,7 @@ def run_jobs(jobs, workers: int = 1, progress: bool = True, cache=None, executor
     """Run every distinct job (by ``job.key``); return ``{key: result}``.
 
     With a ``cache``, a plain timing job whose passive observer run is in the batch is not
-    simulated: its result is derived from the observer run's (:mod:`golden.report.passive`).
+    simulated: its result is derived from the observer run's (:mod:`golden.jobs.passive`).
 
     Jobs are submitted in the given order. A job that raises produces a result with an
     ``error`` field instead of numbers. ``cache`` (a :class:`ResultCache`) supplies results
@@ -137,7 +136,7 @@ def run_jobs(jobs, workers: int = 1, progress: bool = True, cache=None, executor
     could answer (``simtlab cache rekey``'s witnesses must be simulations).
 
     ``order``: ``"given"`` submits the jobs to simulate in the given order; ``"cheap-first"``
-    by their estimated CPU time (:class:`golden.report.cache.CpuEstimator` over ``cache``;
+    by their estimated CPU time (:class:`golden.jobs.cache.CpuEstimator` over ``cache``;
     without a cache nothing has an estimate and the given order stays), cheapest first, jobs
     without an estimate last, ties in the given order. Results do not depend on it.
     """
@@ -241,7 +240,6 @@ def _settle_claimed(elsewhere: dict, cache, deps, done) -> list:
     """One look at the jobs other processes had claimed: a result now in the cache is
     taken (``done``); a job whose claim is gone without a result (its owner died) is
     returned, to be run here; the others stay in ``elsewhere``."""
-    from golden.report.job_claims import holder
     retry = []
     for key, j in list(elsewhere.items()):
         hit = cache.get(j, deps[key])
@@ -268,7 +266,6 @@ def _kept_message(todo, results: dict, cache) -> str:
 def cheapest_first(jobs, cache) -> list:
     """``jobs`` sorted by estimated CPU seconds (:class:`CpuEstimator` over ``cache``),
     jobs without an estimate last; a stable sort, so ties keep their order."""
-    from golden.report.cache import CpuEstimator
     est = CpuEstimator(cache)
     cpu = {j.key: est.estimate(j)[0] for j in jobs}
     return sorted(jobs, key=lambda j: (cpu[j.key] is None, cpu[j.key] or 0.0))
@@ -347,7 +344,6 @@ def _stop_dask_quietly(client, cluster, futs) -> None:
     import logging
     import multiprocessing
     import signal
-    from golden.workers import exit_at_second_interrupt
     exit_at_second_interrupt()
     for name in ("distributed", "tornado", "asyncio"):
         logging.getLogger(name).setLevel(logging.CRITICAL + 1)

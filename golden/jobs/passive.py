@@ -5,7 +5,7 @@ A *passive* mechanism only watches a run: it adds its own counters under
 an output byte. CAPRI's §5.1 oracle (``capri-oracle``, seed 004) and WarpMan's warp-lifetime
 recorder (``warp-lifetimes``, dissertation ch. 3) are such observers, and the reports run
 each of them on the very simulations they also need as plain baselines (WPDOM on the Quadro
-FX 5800, the WarpMan GTX 480). A plain :class:`~golden.report.runner.TimingJob` whose
+FX 5800, the WarpMan GTX 480). A plain :class:`~golden.jobs.job.TimingJob` whose
 observer run (same workload, config, size, seed and overrides; only passive mechanisms) is
 in the same batch is therefore answered from that run instead of simulating it again:
 :func:`derive` drops the observers' counters and the mechanism names. The result records
@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from golden.report.runner import TimingJob
+from golden.jobs.job import TimingJob
 
 #: mechanisms (registry names, before any ``:options``) that change nothing in a run
 PASSIVE: frozenset = frozenset({"capri-oracle", "warp-lifetimes"})

@@ -1,19 +1,19 @@
 """What a stored report result must look like before anything uses it.
 
-The result cache and the archive (:mod:`golden.report.cache`) hold one JSON file per job:
+The result cache and the archive (:mod:`golden.jobs.cache`) hold one JSON file per job:
 ``<sha256(key)[:24]>.json``. The file name is the checksum of the job key the file
 carries, so a file whose name and key disagree was not written by the cache (or was
 renamed or edited since). :func:`entry_problem` checks a parsed entry against the schema
 every report relies on, and returns what is wrong, or None:
 
 * every entry: ``key`` (text; the file name is its checksum), ``deps`` (a non-empty map of
-  file -> digest, :mod:`golden.report.deps`), ``outputs_match`` (a boolean); no ``error``
+  file -> digest, :mod:`golden.jobs.deps`), ``outputs_match`` (a boolean); no ``error``
   field (failed jobs are never stored);
 * ``cycles``, where present, a positive integer; ``timing`` and ``energy`` come together,
   each a mapping, and ``timing.cycles`` equals ``cycles`` (a doubled or garbage top-level
   ``cycles`` disagrees with the statistics it was taken from);
-* a :class:`golden.report.runner.TimingJob` result additionally carries every field
-  :func:`golden.report.runner.run_job` writes (:data:`TIMING_FIELDS`) with its type.
+* a :class:`golden.jobs.job.TimingJob` result additionally carries every field
+  :func:`golden.jobs.job.run_job` writes (:data:`TIMING_FIELDS`) with its type.
 
 * ``checksum``, where present: the SHA-256 of the rest of the entry in canonical JSON
   (:func:`entry_checksum`). The cache seals every entry it writes (:func:`seal`), and
@@ -31,7 +31,7 @@ import json
 import re
 from pathlib import Path
 
-#: fields (and their JSON types) of a TimingJob's result (golden.report.runner.run_job)
+#: fields (and their JSON types) of a TimingJob's result (golden.jobs.job.run_job)
 TIMING_FIELDS: dict[str, tuple] = {
     "cycles": (int,), "ipc": (int, float), "timing": (dict,), "energy": (dict,),
     "stall_fractions": (dict,), "output_digest": (str,), "launches": (int,),

@@ -7,7 +7,7 @@ dependency set, found statically:
 
 * **Python modules**: the transitive closure of ``import`` statements (module level and
   inside functions, absolute and relative; only ``golden.*`` modules) starting from the
-  job's roots: the module that defines the job's class, :mod:`golden.report.runner` (which
+  job's roots: the module that defines the job's class, :mod:`golden.jobs.job` (which
   runs timing jobs), the module of every mechanism the job names (through the mechanism
   registry) and the definition module of every workload it names. Importing a module also
   runs its packages' ``__init__.py``, so those are in the set too. Reading every import
@@ -21,7 +21,7 @@ dependency set, found statically:
   :mod:`golden.timing.ptxas_file`) when one is committed: only that workload's results
   depend on it.
 * **GPU configurations**: a job that names the one configuration it loads (a
-  :class:`~golden.report.runner.TimingJob`: ``config``) depends only on that file and the
+  :class:`~golden.jobs.job.TimingJob`: ``config``) depends only on that file and the
   files it ``inherits`` from, not on every ``*.yaml`` beside :mod:`golden.configs.loader`;
   other job kinds keep the whole directory (an over-approximation).
 
@@ -46,7 +46,11 @@ import hashlib
 import os
 from pathlib import Path
 
+from golden.configs.loader import ALIASES
+from golden.jobs.job import TimingJob
+from golden.mechanisms.registry import MECHANISMS, parse_name
 from golden.timing.ptxas_file import ptxas_file_for
+from golden.workloads import registry
 
 #: the golden package directory
 PACKAGE_DIR = Path(__file__).resolve().parents[1]
@@ -57,8 +61,8 @@ NOT_DATA = ("bench_reference.yaml",)
 
 #: modules (relative to the package; a directory ends in ``/``) that only dispatch, cache
 #: or present results: not followed, not part of any job's dependencies
-NOT_MODEL = ("report/present/", "report/cli.py", "report/cache.py", "report/executors.py",
-             "report/deps.py", "report/rekey.py")
+NOT_MODEL = ("report/present/", "report/cli.py", "jobs/cache.py", "jobs/executors.py",
+             "jobs/deps.py", "jobs/rekey.py", "jobs/kinds.py")
 
 
 def holds(stored: dict, today: dict) -> bool:
@@ -78,7 +82,6 @@ def config_chain(name: str, config_dir: Path) -> list[Path] | None:
     path, a missing file, an unreadable ``inherits``)."""
     import yaml
 
-    from golden.configs.loader import ALIASES
     out: list[Path] = []
     cur = name
     while cur is not None:
@@ -105,7 +108,9 @@ def _stamp(p: Path) -> tuple | None:
     return st.st_size, st.st_mtime_ns
 
 
-def _is_model_file(rel: str) -> bool:
+def is_model_file(rel: str) -> bool:
+    """True for a file (path relative to the package) that can change a result: not one of
+    :data:`NOT_MODEL`."""
     return not any(rel.startswith(n) if n.endswith("/") else rel == n for n in NOT_MODEL)
 
 _DATA_SUFFIXES = (".yaml", ".pxd", ".pyx")
@@ -197,7 +202,7 @@ class DependencyFinder:
                         raise ValueError(f"dependency root or import {name!r}: no such module "
                                          f"under {self.root}")
                     continue
-                if p not in seen and _is_model_file(p.relative_to(self.root).as_posix()):
+                if p not in seen and is_model_file(p.relative_to(self.root).as_posix()):
                     seen.add(p)
                     todo.extend(self.imports_of(p))
         return seen
@@ -225,14 +230,11 @@ class DependencyFinder:
     def job_roots(self, job) -> tuple[set[str], set[Path]]:
         """Root module names and extra files (kernels) of a report job.
 
-        Looked up from the job's fields: its class's module; ``golden.report.runner``;
+        Looked up from the job's fields: its class's module; ``golden.jobs.job``;
         ``mechanisms`` (registry names, ``name:args`` allowed); ``workload`` or
         ``kernels`` (workload names). A job kind may add more with a
         ``dependency_roots()`` method returning module names."""
-        from golden.mechanisms.registry import MECHANISMS, parse_name
-        from golden.workloads import registry
-
-        mods = {type(job).__module__, "golden.report.runner", "golden.mechanisms.registry",
+        mods = {type(job).__module__, "golden.jobs.job", "golden.mechanisms.registry",
                 "golden.workloads.registry"}
         files: set[Path] = set()
         for m in getattr(job, "mechanisms", ()) or ():
@@ -257,7 +259,6 @@ class DependencyFinder:
         """The files (relative paths) that belong to workload ``name`` alone: its
         definition module, its PTX and the ptxas register file beside the PTX (whether or
         not it exists today: adding or removing it changes only this workload)."""
-        from golden.report.runner import TimingJob
         self.job_roots(TimingJob(name, "-"))
         mod, ptx = self._workloads[name]
         out = {ptx.relative_to(self.root).as_posix(),
@@ -294,7 +295,6 @@ class DependencyFinder:
     def _config_files(self, job) -> list[Path] | None:
         """The configuration files a job reads, when its kind says which (a timing job
         loads exactly ``job.config``); None = every config file counts."""
-        from golden.report.runner import TimingJob
         if type(job) is not TimingJob:
             return None
         # memoised per name while its files keep their size and mtime (no YAML parse per

@@ -2,7 +2,7 @@
 
 A report re-run, or a second report sharing simulations with the first, reuses results
 instead of simulating again. Every stored result carries its job's dependency map
-(:mod:`golden.report.deps`: path -> digest of every golden module its result can depend
+(:mod:`golden.jobs.deps`: path -> digest of every golden module its result can depend
 on, the YAML beside them and the workload's PTX). A result is reused only when the job key
 is the same and the dependency map computed from today's source is identical, so editing
 the CAPRI mechanism keeps every DARSIE result, while editing the timing core, a config or
@@ -19,7 +19,7 @@ Two places are read:
   so that expensive sweeps (the ``paper`` size takes days on 2 cores) survive a fresh
   clone. ``simtlab cache archive`` copies today's still-valid cache entries there. Each
   carries ``simulated_at`` (the commit it ran on, ``+dirty`` when the tree had edits).
-  ``simtlab cache rekey`` (:mod:`golden.report.rekey`) carries stale ones over to today's
+  ``simtlab cache rekey`` (:mod:`golden.jobs.rekey`) carries stale ones over to today's
   source once witnesses of their group reproduce their stored results exactly.
 
 The whole-model :func:`model_fingerprint` is kept for provenance (the results page shows
@@ -40,9 +40,11 @@ from pathlib import Path
 
 from golden.errors import SimtlabError
 from golden.fileio import write_atomic
-from golden.report.deps import NOT_MODEL, PACKAGE_DIR, DependencyFinder, _is_model_file, holds, \
-    default_finder
-from golden.report.entries import CHECKSUM, entry_name, entry_problem, is_entry_name, load_entry, seal
+from golden.jobs.deps import NOT_MODEL, PACKAGE_DIR, DependencyFinder, default_finder, holds, \
+    is_model_file
+from golden.jobs.entries import CHECKSUM, entry_name, entry_problem, is_entry_name, load_entry, seal
+from golden.jobs.job import TimingJob
+from golden.jobs.kinds import job_of
 
 #: default cache root, relative to the working directory (inside ``build/``)
 DEFAULT_ROOT = Path("build/cache/runs")
@@ -57,9 +59,9 @@ _SOURCE_SUFFIXES = (".py", ".pyx", ".pxd", ".yaml", ".ptx", ".cu")
 QUARANTINE = "quarantine"
 
 __all__ = ["DEFAULT_ARCHIVE", "DEFAULT_ROOT", "DEFAULT_WITNESSES", "NOT_MODEL", "QUARANTINE",
-           "ResultCache", "archive_results", "cache_info", "clear_cache", "entries_of",
-           "entry_name", "is_committed_archive", "model_fingerprint", "read_entry",
-           "require_writable"]
+           "CpuEstimator", "ResultCache", "archive_results", "cache_info", "checked_entry",
+           "clear_cache", "entries_of", "entry_name", "entry_valid", "is_committed_archive",
+           "model_fingerprint", "read_entry", "require_writable", "source_commit"]
 
 
 def model_fingerprint(package_dir: Path | None = None) -> str:
@@ -69,7 +71,7 @@ def model_fingerprint(package_dir: Path | None = None) -> str:
     h = hashlib.sha256()
     files = sorted(p for p in root.rglob("*")
                    if p.is_file() and p.suffix in _SOURCE_SUFFIXES and "__pycache__" not in p.parts
-                   and _is_model_file(p.relative_to(root).as_posix()))
+                   and is_model_file(p.relative_to(root).as_posix()))
     for p in files:
         h.update(p.relative_to(root).as_posix().encode())
         h.update(b"\0")
@@ -100,19 +102,17 @@ def read_entry(p: Path) -> dict | None:
 
 
 def _is_timing_job(job) -> bool:
-    from golden.report.runner import TimingJob
     return isinstance(job, TimingJob)
 
 
 def checked_entry(p: Path, job=None) -> tuple[dict | None, str | None]:
     """``(entry, None)`` for a valid entry at ``p`` (:func:`entry_problem`), ``(None,
     None)`` when there is none, ``(None, problem)`` for an invalid one. ``job``: the job
-    the entry should belong to (else rebuilt from the entry, :func:`golden.report.rekey.job_of`)."""
+    the entry should belong to (else rebuilt from the entry, :func:`golden.jobs.kinds.job_of`)."""
     data, problem = load_entry(p)
     if data is None:
         return None, problem
     if job is None:
-        from golden.report.rekey import job_of
         job = job_of(data)
     problem = entry_problem(data, p.name, timing_job=_is_timing_job(job))
     return (None, problem) if problem else (data, None)
@@ -332,7 +332,6 @@ def entry_valid(data, finder: DependencyFinder) -> bool:
     (:func:`holds`); for an entry no job kind names, every recorded file is unchanged."""
     if data is None or not isinstance(data.get("deps"), dict):
         return False
-    from golden.report.rekey import job_of
     job = job_of(data)     # None, or the job whose key the entry carries
     if entry_problem(data, timing_job=_is_timing_job(job)) is not None:
         return False
@@ -348,7 +347,7 @@ def entry_valid(data, finder: DependencyFinder) -> bool:
 def cache_info(root: Path | str = DEFAULT_ROOT, finder: DependencyFinder | None = None) -> dict:
     """Entries of a cache (or archive) directory: ``entries``, ``valid`` (dependencies
     unchanged today), ``stale``, ``invalid`` (named like an entry but failing the schema,
-    :mod:`golden.report.entries`), ``other`` (other JSON files, never counted as results),
+    :mod:`golden.jobs.entries`), ``other`` (other JSON files, never counted as results),
     ``bytes``, and ``old_layout`` (entries in directories of the earlier per-fingerprint
     layout)."""
     root, finder = Path(root), finder or default_finder()
@@ -375,7 +374,7 @@ def clear_cache(root: Path | str = DEFAULT_ROOT, stale_only: bool = False,
     """Remove cached results under ``root`` (with ``stale_only``: only those whose
     dependencies changed, and the entries of the earlier layout's directories); return how
     many. Only files the cache wrote are touched: named ``<sha256(key)[:24]>.json`` after
-    the key they hold and meeting the schema (:mod:`golden.report.entries`); in an old
+    the key they hold and meeting the schema (:mod:`golden.jobs.entries`); in an old
     layout's directory (16 hex digits) the same, the directory itself removed only once
     empty. Every other file or directory, and symbolic links, are left alone. The
     committed archive (:func:`is_committed_archive`) is refused unless ``archive_ok``."""

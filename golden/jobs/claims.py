@@ -10,7 +10,7 @@ result may have arrived since the report looked), simulates only if it is still 
 stores the result, and removes its claim.
 
 A process that finds a job claimed by another live process does not simulate it: the
-report waits for the result to appear in the cache (:func:`golden.report.executors.run_jobs`).
+report waits for the result to appear in the cache (:func:`golden.jobs.executors.run_jobs`).
 A claim whose owner is gone -- its pid no longer runs on this host, or runs a process
 started at another time (the pid was reused) -- is *stale*: it is removed and claimed
 afresh under a take-over lock (an ``flock`` the kernel releases when its holder dies), so
@@ -31,7 +31,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from golden.report.entries import entry_name
+from golden.jobs.entries import entry_name
 
 #: sub-directory of a cache root holding the claims
 CLAIMS = "claims"

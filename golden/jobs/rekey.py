@@ -1,7 +1,7 @@
 """Verified re-keying: carry stored results across source edits that do not change them.
 
 A stored result is valid while every file it depends on is unchanged
-(:mod:`golden.report.deps`). An edit that only makes the model faster, or fixes a comment,
+(:mod:`golden.jobs.deps`). An edit that only makes the model faster, or fixes a comment,
 changes the dependency map of every job that imports the edited file, so a committed
 ``paper``-size archive (CPU-days on 2 cores) would be thrown away although its numbers
 still hold. ``simtlab cache rekey`` moves such results to today's dependency map, but only
@@ -39,17 +39,18 @@ first.
 from __future__ import annotations
 
 import dataclasses
-import functools
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from golden.fileio import write_atomic
-from golden.report.cache import ResultCache, checked_entry, entries_of, entry_name, read_entry, \
+from golden.jobs.cache import ResultCache, checked_entry, entries_of, entry_name, read_entry, \
     source_commit
-from golden.report.deps import DependencyFinder, default_finder, holds, stale_files
-from golden.report.entries import seal
-from golden.report.runner import TimingJob
+from golden.jobs.deps import DependencyFinder, default_finder, holds, stale_files
+from golden.jobs.entries import seal
+from golden.jobs.executors import run_jobs
+from golden.jobs.job import TimingJob
+from golden.jobs.kinds import job_kinds, job_of
 
 #: fields of a result that describe the host or the result's provenance, not the simulation
 NOT_SIMULATION = frozenset({"wall_seconds", "cpu_seconds", "from_cache", "simulated_at", "deps",
@@ -90,59 +91,6 @@ def first_differences(old, new, path: str = "", limit: int = 5) -> list[str]:
 
     walk(old, new, path)
     return out
-
-
-@functools.lru_cache(maxsize=1)
-def job_kinds() -> tuple:
-    """Every report job class: the dataclasses of the ``golden.report`` modules whose
-    instances name their result with a ``key`` property (:class:`TimingJob`, the
-    functional probes, concurrent-kernel runs, occupancy and locality tables...)."""
-    import importlib
-    import pkgutil
-
-    import golden.report as package
-    out = []
-    for info in pkgutil.iter_modules(package.__path__):
-        if info.ispkg or info.name in ("cli", "cache", "executors", "deps", "rekey", "campaign"):
-            continue
-        mod = importlib.import_module(f"{package.__name__}.{info.name}")
-        for obj in vars(mod).values():
-            if isinstance(obj, type) and obj.__module__ == mod.__name__ \
-                    and dataclasses.is_dataclass(obj) and isinstance(getattr(obj, "key", None), property) \
-                    and (obj is TimingJob or callable(getattr(obj, "run", None))):
-                out.append(obj)
-    return tuple(sorted(out, key=lambda c: (c is not TimingJob, c.__module__, c.__name__)))
-
-
-def _tuples(v):
-    """JSON lists back to the tuples a frozen job's fields hold."""
-    return tuple(_tuples(x) for x in v) if isinstance(v, list) else v
-
-
-def job_of(entry: dict, kinds: tuple | None = None):
-    """The report job a stored result came from (rebuilt from the job's fields, which every
-    result record carries, and checked against its key), or None when no job kind names
-    it."""
-    key = entry.get("key")
-    if not isinstance(key, str):
-        return None
-    for cls in kinds if kinds is not None else job_kinds():
-        fields = {}
-        for f in dataclasses.fields(cls):
-            if not f.init:
-                continue
-            if f.name in entry:
-                fields[f.name] = _tuples(entry[f.name])
-            elif f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
-                break
-        else:
-            try:
-                job = cls(**fields)
-                if job.key == key:
-                    return job
-            except (TypeError, ValueError, KeyError):
-                continue
-    return None
 
 
 @dataclass
@@ -276,7 +224,6 @@ def plan_rekey(directory: Path | str, per_group: int = 1,
     alone). ``shared_only`` keeps only the groups whose changed files are all shared source:
     a result whose own workload files changed (its PTX, module or register file) changed
     for real and is left to a report to simulate again (counted in ``other``)."""
-    from golden.report.cache import ResultCache
     directory, finder = Path(directory), finder or default_finder()
     cache = ResultCache(directory, archive=[], finder=finder)
     plan = RekeyPlan(directory)
@@ -329,7 +276,6 @@ def rekey(plan: RekeyPlan, workers: int = 1, progress: bool = True,
     group's stored results)."""
     store = ResultCache(witness_cache, archive=[]) if witness_cache is not None else None
     if runner is None:
-        from golden.report.executors import run_jobs
 
         def runner(jobs, workers):
             return run_jobs(jobs, workers=workers, progress=progress, cache=store,
