@@ -73,6 +73,11 @@ def add_subcommand(sub) -> None:
                         "stopped part-way has then finished the most simulations)")
     r.add_argument("--no-figures", action="store_true",
                    help="write Markdown/JSON/CSV only, no figures or HTML page")
+    r.add_argument("--profiles", action="store_true",
+                   help="also profile each report's headline runs again with the per-PC "
+                        "profiler (and their baselines) and write the listings and the diffs "
+                        "vs baseline into <out>/profiles, linked from the page's tables "
+                        "(golden/report/profile_pages.py; off by default)")
     r.set_defaults(fn=cmd_report)
 
     p = sub.add_parser("publish", help="rebuild figures, results.csv and index.html from the "
@@ -182,6 +187,12 @@ def cmd_report(args) -> int:
     print(footer)
     print(f"wrote {out}/speedups.md and {', '.join(f'{n}.md/.json' for n in names)}", file=sys.stderr)
     jobs_of = {n: [j for j in avail[n].jobs(opts)] for n in names}
+    if args.profiles:
+        from golden.report.profile_pages import headline_views, write_profiles
+        views_of = {n: headline_views(n, avail[n], opts) for n in names}
+        write_profiles(out, views_of, results, workers=opts.jobs,
+                       fingerprint=cache.fingerprint if cache is not None else None,
+                       log=lambda m: print(m, file=sys.stderr))
     from golden.report.present import publish
     page = publish(out, datas, {n: md for n, md in zip(names, docs)}, results, jobs_of,
                    size=opts.size, seed=opts.seed, figures=not args.no_figures,

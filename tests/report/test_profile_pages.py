@@ -123,3 +123,21 @@ def test_results_page_links_the_views_from_the_table_rows(views):
     other = publish(out, {"darsie": {"size": "paper", "seed": 0}}, {"darsie": md}, {},
                     {"darsie": []}, size="paper", seed=0, figures=False, fingerprint="f" * 8)
     assert "profiles/" not in other.read_text()
+
+
+def test_report_profiles_option_writes_the_headline_views_and_is_off_by_default(
+        tmp_path, monkeypatch):
+    from golden.cli import main
+    from golden.report import profile_pages
+    calls = []
+    monkeypatch.setattr(profile_pages, "write_profiles",
+                        lambda out, views_of, results, **kw: calls.append(views_of) or {})
+    args = ["report", "compose", "--size", "small", "--cached-only", "--no-figures",
+            "--cache-dir", str(tmp_path / "cache"), "--archive", str(tmp_path),
+            "--out", str(tmp_path / "out")]
+    main(args)
+    assert calls == []                                   # off unless asked for
+    main(args + ["--profiles"])
+    (views_of,) = calls
+    assert list(views_of) == ["compose"] and views_of["compose"]
+    assert {v.mechanisms for v in views_of["compose"]} == {("darsie", "gscalar")}
