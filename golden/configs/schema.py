@@ -287,6 +287,16 @@ class L1Config:
         "true: a load miss fetches every sector of its line that is not valid (GPGPU-Sim's "
         "line caches, 'N' in -gpgpu_cache:dl1, send a miss as a whole-line request); false "
         "(optional default): only the requested sectors that miss", default=False)
+    port_cycles: int = _p(
+        "SM cycles the L1/shared-memory port spends on one coalesced transaction or one "
+        "shared-memory pass (optional, default 1). GPGPU-Sim's LD/ST unit takes one access "
+        "per core cycle; its GTX480 core clock is 700 MHz, 2 of our 1400 MHz cycles",
+        lo=1, hi=64, default=1)
+    miss_latency: int = _p(
+        "cycles a load miss spends in the L1 before its request leaves for the L2 "
+        "(optional, default 0). GPGPU-Sim 4 puts every L1 access through its "
+        "-gpgpu_l1_latency queue before the tag lookup, so misses pay it too",
+        lo=0, hi=10_000, default=0)
 
     @property
     def sets(self) -> int:

@@ -145,3 +145,36 @@ def test_l1_line_fetch_requests_every_sector_of_the_line(base):
     r = one_lane_load(line, (1 << 20) + SECTOR, cycle=100_000)
     assert line.counters()["l1_hits"] == 1
     assert r.completion_cycle == 100_000 + base.memory.l1.hit_latency
+
+
+def test_l1_port_cycles_space_transactions_and_shared_passes(base):
+    """``memory.l1.port_cycles`` = 2 (gtx480: GPGPU-Sim's LD/ST unit takes one access per
+    700 MHz core cycle): transaction i of a warp access is looked up at start + 2i, and a
+    shared-memory access of k passes completes at start + 2(k - 1) + shared.latency."""
+    out = {}
+    for pc in (1, 2):
+        cfg = load_config("gtx480", {"memory.l1.port_cycles": pc})
+        mem = MemoryHierarchy(cfg)
+        addrs = (np.arange(32, dtype=np.uint64) % 4) * np.uint64(4096) + np.uint64(1 << 20)
+        first = mem.access(0, 0, 0, addrs, (1 << 32) - 1, 4)          # 4 lines miss
+        t = first.completion_cycle + 10
+        hit = mem.access(0, t, 0, addrs, (1 << 32) - 1, 4)           # 4 lines hit
+        assert hit.transactions == 4 and hit.port_cycles == 4 * pc
+        assert hit.completion_cycle == t + 3 * pc + cfg.memory.l1.hit_latency
+        t2 = hit.completion_cycle + 10
+        two_way = (np.arange(32, dtype=np.uint64) * np.uint64(8))   # stride 2 words: 2 passes
+        sh = mem.access(0, t2, 0, two_way, (1 << 32) - 1, 4, space="shared")
+        assert sh.port_cycles == 2 * pc
+        assert sh.completion_cycle == t2 + pc + cfg.memory.shared.latency
+        out[pc] = hit.completion_cycle - t
+    assert out[2] - out[1] == 3
+
+
+def test_l1_miss_latency_delays_the_l2_request(base):
+    """``memory.l1.miss_latency`` (GPGPU-Sim 4's l1_latency queue, crossed by misses too)
+    adds exactly its cycles to an isolated L1 miss."""
+    lat = {}
+    for ml in (0, 70):
+        mem = MemoryHierarchy(load_config("gtx480", {"memory.l1.miss_latency": ml}))
+        lat[ml] = one_lane_load(mem, 1 << 20).completion_cycle
+    assert lat[70] - lat[0] == 70

@@ -17,8 +17,9 @@ that SM's L1 and constant cache call on a miss), the shared
 cycles (completions and MSHR releases) so the SM model can skip idle cycles with
 :meth:`next_event_cycle`.
 
-Spaces: ``shared`` uses the bank-conflict model (cost = serialised cycles, completion
-``start + cycles - 1 + shared.latency``); ``global``, ``local``, ``const`` and ``param``
+Spaces: ``shared`` uses the bank-conflict model (cost = serialised passes of
+``l1.port_cycles`` cycles each, completion ``start + (passes - 1) x port_cycles +
+shared.latency``); ``global``, ``local``, ``const`` and ``param``
 go through coalescer -> L1 -> L2 -> DRAM, except that global loads bypass the L1 when
 ``l1.cache_global_loads`` is false, and const/param *loads* go through the per-SM constant
 cache (:mod:`golden.timing.memory.const_cache`; misses read the L2). No texture cache.
@@ -180,7 +181,9 @@ class MemoryHierarchy:
                                          mshrs=l1c.mshrs, fetch_group=g, sectors_per_line=spl,
                                          mshr_max_merge=l1c.mshr_max_merge,
                                          group_wait_all=l1c.fetch_group_wait_all,
-                                         fetch_line=l1c.fetch_line)
+                                         fetch_line=l1c.fetch_line,
+                                         port_cycles=l1c.port_cycles,
+                                         miss_latency=l1c.miss_latency)
         self._new_const = lambda: ConstCache(mem.const_cache,
                                              config.idealisations.perfect_const_cache)
         self.l1 = [self._new_l1(l1c.fetch_group) for _ in range(config.core.num_sms)]
@@ -294,13 +297,14 @@ class MemoryHierarchy:
             if cycles == 0:
                 return AccessResult(True, cycle, None, 0, 0)
             t0 = l1.start(cycle)
-            l1.port_free = t0 + cycles
+            pc = l1.port_cycles
+            l1.port_free = t0 + cycles * pc
             c["shared_accesses"] += 1
             c["shared_cycles"] += cycles
             c["shared_bank_conflicts"] += cycles - 1
-            done = t0 + cycles - 1 + self._shared_latency
+            done = t0 + (cycles - 1) * pc + self._shared_latency
             heapq.heappush(self._events, done)
-            return AccessResult(True, done, None, 0, cycles)
+            return AccessResult(True, done, None, 0, cycles * pc)
 
         if space in ("const", "param") and not is_store and not is_atomic:
             return self._const_load(sm_id, cycle, addrs, active_mask, size, space)
@@ -333,7 +337,7 @@ class MemoryHierarchy:
             for e in new_events:
                 heapq.heappush(self._events, e)
         heapq.heappush(self._events, done)
-        return AccessResult(True, done, None, len(txs), len(txs))
+        return AccessResult(True, done, None, len(txs), len(txs) * l1.port_cycles)
 
     def _const_load(self, sm_id: int, cycle: int, addrs, active_mask, size: int,
                     space: str) -> AccessResult:

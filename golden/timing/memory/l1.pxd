@@ -15,6 +15,8 @@ cdef class L1Cache:
     cdef public long mshr_max_merge
     cdef public bint group_wait_all
     cdef public bint fetch_line
+    cdef public long port_cycles
+    cdef public long miss_latency
     cdef public long long miss_wait
     cdef public long reserved_hits
     cdef public long long reserved_wait

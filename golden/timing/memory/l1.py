@@ -2,9 +2,11 @@
 
 Stores a :class:`SectorCache` (sets/ways/line from :class:`L1Config`, true LRU), an
 :class:`MSHRTable` of ``L1Config.mshrs`` entries and the cycle its single port is next
-free. The port serves one coalesced transaction per cycle (transaction ``i`` of a warp
-access is looked up at ``start + i``), and shared-memory accesses use the same port
-(Fermi and later unify L1 and shared memory).
+free. The port serves one coalesced transaction per ``port_cycles`` cycles (transaction
+``i`` of a warp access is looked up at ``start + i x port_cycles``; ``L1Config.port_cycles``,
+1 by default, 2 on gtx480: GPGPU-Sim's LD/ST unit takes one access per 700 MHz core
+cycle), and shared-memory accesses use the same port (Fermi and later unify L1 and
+shared memory).
 
 Policies:
 
@@ -13,6 +15,9 @@ Policies:
   ``fetch_line``, GPGPU-Sim's line cache), holding one MSHR per line; later misses to
   the same line merge into that MSHR. The line is allocated (possibly evicting the LRU
   line of its set) when the data returns -- "allocate on fill".
+* ``miss_latency`` (``L1Config.miss_latency``, default 0): a missing load's request
+  leaves for the L2 that many cycles after its lookup (GPGPU-Sim 4's ``l1_latency``
+  queue, which every access crosses before it reaches the tags, hit or miss).
 * reservation fail: if the access needs more new MSHRs than are free it is rejected as
   a whole (no side effects) and must be retried when an MSHR is released. So that an
   access needing more lines than the table has can still proceed, it is accepted when
@@ -102,7 +107,8 @@ class L1Cache:
 
     def __init__(self, *, sets: int, assoc: int, line_bytes: int, hit_latency: int, mshrs: int,
                  fetch_group: int = 1, sectors_per_line: int = 4, mshr_max_merge: int = 0,
-                 group_wait_all: bool = False, fetch_line: bool = False):
+                 group_wait_all: bool = False, fetch_line: bool = False,
+                 port_cycles: int = 1, miss_latency: int = 0):
         self.tags = SectorCache(sets=sets, assoc=assoc, line_bytes=line_bytes)
         self.mshrs = MSHRTable(mshrs)
         self.hit_latency = hit_latency
@@ -127,6 +133,10 @@ class L1Cache:
         #: True = a miss fetches every sector of the line not valid (GPGPU-Sim's line
         #: cache sends a whole-line request); False = only the missing requested sectors
         self.fetch_line = fetch_line
+        #: cycles the port spends on one transaction (or shared-memory pass)
+        self.port_cycles = port_cycles
+        #: cycles a load miss spends in the L1 before its request leaves for the L2
+        self.miss_latency = miss_latency
         # statistics only (see the module docstring); none of them feeds back into timing
         self.miss_wait = 0
         self.reserved_hits = 0
@@ -231,7 +241,7 @@ class L1Cache:
         done_all = t0
         enabled = self.tags.enabled
         for i, tx in enumerate(txs):
-            p = t0 + i
+            p = t0 + i * self.port_cycles
             line = tx.line_addr
             if bypass:
                 counts["l1_bypasses"] += 1
@@ -263,20 +273,20 @@ class L1Cache:
                     extra = missing & ~e.sectors
                     ready = e.ready
                     if extra:
-                        ready = max(ready, L2Cache.to_cycle(l2.read(p, line, extra)))
+                        ready = max(ready, L2Cache.to_cycle(l2.read(p + self.miss_latency, line, extra)))
                     self.mshrs.merge(line, missing, ready)
                     done = max(ready, p + 1)
                     if not extra:
                         self.reserved_hits += 1
                         self.reserved_wait += done - p
                 else:
-                    ready = L2Cache.to_cycle(l2.read(p, line, missing))
+                    ready = L2Cache.to_cycle(l2.read(p + self.miss_latency, line, missing))
                     self.mshrs.allocate(line, missing, ready, force=True)
                     done = ready
                 self.miss_wait += done - p
                 events.append(ready)
             done_all = max(done_all, done)
-        self.port_free = t0 + len(txs)
+        self.port_free = t0 + len(txs) * self.port_cycles
         return done_all
 
     def _load_group(self, p: int, tx: Transaction, l2, counts: dict, events: list[int]) -> int:
@@ -319,7 +329,7 @@ class L1Cache:
                 self.group_extra_lines += len(absent)
                 self.group_extra_sectors += len(absent) * popcount(self._full)
                 self._prefetched.update(absent)
-            ready = L2Cache.to_cycle(l2.read_group(p, parts))
+            ready = L2Cache.to_cycle(l2.read_group(p + self.miss_latency, parts))
         for a, sectors in parts:
             if self.mshrs.get(a) is not None:
                 self.mshrs.merge(a, sectors, ready)
@@ -363,7 +373,7 @@ class L1Cache:
         """Write-through, no-allocate store starting at ``t0``; returns the L2 ack cycle."""
         done_all = t0
         for i, tx in enumerate(txs):
-            p = t0 + i
+            p = t0 + i * self.port_cycles
             counts["l1_accesses"] += 1
             if self.tags.probe(tx.line_addr) is not None:
                 counts["l1_write_hits"] += 1
@@ -371,7 +381,7 @@ class L1Cache:
             else:
                 counts["l1_write_misses"] += 1
             done_all = max(done_all, L2Cache.to_cycle(l2.write(p, tx.line_addr, tx.sector_mask)))
-        self.port_free = t0 + len(txs)
+        self.port_free = t0 + len(txs) * self.port_cycles
         return done_all
 
     def atomic(self, t0: int, txs: list[Transaction], lane_addrs: np.ndarray, l2: L2Cache,
@@ -379,7 +389,7 @@ class L1Cache:
         """Atomics performed at the L2, one transaction per cycle; returns completion."""
         done_all = t0
         for i, tx in enumerate(txs):
-            p = t0 + i
+            p = t0 + i * self.port_cycles
             self.tags.invalidate(tx.line_addr)
             lanes = [l for l in range(lane_addrs.shape[0]) if tx.lane_mask >> l & 1]
             _, cnt = np.unique(lane_addrs[lanes], return_counts=True)
@@ -387,7 +397,7 @@ class L1Cache:
             counts["atomic_serialized_lanes"] += serial - 1
             done_all = max(done_all, L2Cache.to_cycle(l2.atomic(p, tx.line_addr,
                                                                  tx.sector_mask, serial)))
-        self.port_free = t0 + len(txs)
+        self.port_free = t0 + len(txs) * self.port_cycles
         return done_all
 
     def next_release(self) -> int | None:
