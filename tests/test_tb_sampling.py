@@ -195,3 +195,13 @@ def test_cli_sample_tb(tmp_path, capsys):
     assert main(["run", "MM", "--mode", "timing", "--sample", "tb", "--mechanism",
                  "gscalar"]) == 2
     assert "thread-block sampling refused" in capsys.readouterr().err
+
+
+def test_validate_row_at_tb_level():
+    """``simtlab validate --sampling --sample-level tb``: one row of HS small (less than one
+    occupancy wave per launch, so nothing is skipped and the row is exact)."""
+    from golden.validate.sampling_table import one_pair
+    r = one_pair("HS", "small", 0, "pascal", (), 0, level="tb")
+    assert r["level"] == "tb" and r["exact"] and r["error_pct"] == 0
+    assert r["units_detailed"] == r["units_total"] == 2
+    assert r["detailed_inst_fraction"] == 1.0 and r["outputs_match"]

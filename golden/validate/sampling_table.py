@@ -23,19 +23,26 @@ import time
 
 DEFAULT_SMALL = ("BFS", "NW", "LUD", "RS", "FWS", "CFD", "SR1", "PF", "KMEANS", "HS", "SCAN")
 DEFAULT_PAPER = ("NW", "RS", "FWS", "LUD", "CFD")
+#: single-launch (or few-launch) workloads with the most occupancy waves at ``paper`` size:
+#: the default of ``--sample-level tb``
+DEFAULT_TB = ("MM", "CONV", "CP", "INLM", "HS", "LIB", "BS")
 
 
 def one_pair(workload: str, size: str, seed: int, config: str, mechanisms: tuple,
-             sample_seed: int) -> dict:
-    """Full and sampled timing of one workload and mechanism set: one table row."""
-    from golden.timing.sampled_run import run_sampled_timing_workload
-    from golden.timing.sampling import SamplingPlan
+             sample_seed: int, level: str = "launch") -> dict:
+    """Full and sampled timing of one workload and mechanism set: one table row.
+    ``level``: ``"launch"`` (launch sampling) or ``"tb"`` (thread-block sampling)."""
     from golden.timing.timing_device import run_timing_workload
+    if level == "tb":
+        from golden.timing.tb_sampled_run import run_tb_sampled_timing_workload as run
+        from golden.timing.tb_sampling import TBSamplingPlan as Plan
+    else:
+        from golden.timing.sampled_run import run_sampled_timing_workload as run
+        from golden.timing.sampling import SamplingPlan as Plan
     c0 = time.process_time()
     full = run_timing_workload(workload, size, seed, config, mechanisms=mechanisms)
     c1 = time.process_time()
-    samp = run_sampled_timing_workload(workload, size, seed, config, mechanisms=mechanisms,
-                                       plan=SamplingPlan(seed=sample_seed))
+    samp = run(workload, size, seed, config, mechanisms=mechanisms, plan=Plan(seed=sample_seed))
     c2 = time.process_time()
     s = samp["sampling"]
     iv = s["intervals"]["cycles"]
@@ -43,7 +50,8 @@ def one_pair(workload: str, size: str, seed: int, config: str, mechanisms: tuple
     inside = None
     if iv["estimable"]:
         inside = iv["low"] <= full["cycles"] <= iv["high"]
-    return {"workload": workload, "size": size, "config": full["config"],
+    return {"workload": full["workload"], "size": size, "config": full["config"],
+            "level": level,
             "mechanisms": list(mechanisms), "launches": full["launches"],
             "full_cycles": full["cycles"], "estimate": iv["estimate"], "error_pct": err,
             "low": iv["low"], "high": iv["high"], "half_width_pct": iv["half_width_pct"],
@@ -115,12 +123,12 @@ def ratio_rows(rows: list) -> list:
 
 def format_markdown(rows: list, ratios: list, summ: dict) -> str:
     """The table, the speed-up comparison and the summary as Markdown."""
-    md = ["| workload | size | mechanisms | launches detailed | detailed warp inst | full cycles "
+    md = ["| workload | size | mechanisms | units detailed | detailed warp inst | full cycles "
           "| sampled estimate | error | 95% interval | inside? | CPU full / sampled |",
           "|---|---|---|--:|--:|--:|--:|--:|---|---|--:|"]
     for r in rows:
         if r["exact"]:
-            iv, inside = "exact (all launches detailed)", "exact"
+            iv, inside = "exact (nothing skipped)", "exact"
         elif r["estimable"]:
             iv = f"[{r['low']:,.0f}, {r['high']:,.0f}] (+-{_pct(r['half_width_pct'])})"
             inside = "yes" if r["inside"] else "NO"
@@ -163,9 +171,9 @@ def format_markdown(rows: list, ratios: list, summ: dict) -> str:
 
 
 def run_table(workloads, size: str, seed: int, config: str, mechanisms: list,
-              sample_seed: int, jobs: int = 1) -> tuple[list, list, dict]:
+              sample_seed: int, jobs: int = 1, level: str = "launch") -> tuple[list, list, dict]:
     """Rows (baseline, then each of ``mechanisms`` per workload), ratio rows, summary."""
-    tasks = [(w, size, seed, config, m, sample_seed) for w in workloads
+    tasks = [(w, size, seed, config, m, sample_seed, level) for w in workloads
              for m in [()] + [(x,) for x in mechanisms]]
     if jobs > 1:
         from golden.workers import run_unordered   # the shared pool (Ctrl-C, orphan-safe)
@@ -193,6 +201,9 @@ def add_arguments(v) -> None:
                    help="with --sampling: the sample's seed (default 0)")
     v.add_argument("--config", default="pascal",
                    help="with --sampling: GPU configuration (default pascal)")
+    v.add_argument("--sample-level", choices=("launch", "tb"), default="launch",
+                   help="with --sampling: 'launch' (default) samples launches; 'tb' samples "
+                        "occupancy waves of thread blocks inside each launch")
 
 
 def cmd_sampling(args) -> int:
@@ -203,17 +214,19 @@ def cmd_sampling(args) -> int:
     from golden.errors import SimtlabError
     from golden.fileio import write_output
     from golden.workloads import registry
-    names = args.only or list(DEFAULT_PAPER if args.size == "paper" else DEFAULT_SMALL)
+    names = args.only or list(DEFAULT_TB if getattr(args, "sample_level", "launch") == "tb"
+                              else DEFAULT_PAPER if args.size == "paper" else DEFAULT_SMALL)
     for n in names:
         registry.get(n)     # unknown names: one-line error before any simulation
     mechs = list(args.mechanism or ())
     if not args.sampling:
         raise SimtlabError("cmd_sampling needs --sampling")
     t0 = time.perf_counter()
+    level = getattr(args, "sample_level", "launch")
     rows, ratios, summ = run_table(names, args.size, 0, args.config, mechs, args.sample_seed,
-                                   jobs=args.jobs)
-    text = (f"# Sampled vs full timing ({args.size}, {args.config}, sample seed "
-            f"{args.sample_seed})\n\n" + format_markdown(rows, ratios, summ)
+                                   jobs=args.jobs, level=level)
+    text = (f"# Sampled vs full timing ({args.size}, {args.config}, {level} sampling, "
+            f"sample seed {args.sample_seed})\n\n" + format_markdown(rows, ratios, summ)
             + f"\n\n_{time.perf_counter() - t0:.0f} s wall._\n")
     out = Path(args.out)
     write_output(out / "sampling.md", text)
