@@ -115,7 +115,7 @@ def test_ray_paper_input_is_512_tbs():
 
 
 def test_ray_warp_work_depends_on_what_the_warp_sees():
-    from golden.mechanisms.darsie.observed import run_observed
+    from golden.workloads.observed import run_observed
     obs = _WarpInstructions()
     run = run_observed("RAY", [obs], size="small")
     assert run.mismatches() == []

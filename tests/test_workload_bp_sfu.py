@@ -14,7 +14,7 @@ from collections import Counter
 
 import numpy as np
 
-from golden.mechanisms.darsie.observed import run_observed
+from golden.workloads.observed import run_observed
 from golden.ptx.cfg import branch_target
 from golden.ptx.ir import Reg
 from golden.ptx.parser import parse_ptx

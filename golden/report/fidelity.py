@@ -94,7 +94,7 @@ class FidelityProbe(WorkloadProbe):
 
     def compute(self) -> dict:
         from golden.configs import load_config
-        from golden.mechanisms.darsie.observed import run_observed
+        from golden.workloads.observed import run_observed
         from golden.workloads.occupancy import LaunchProbe, Probe, occupancy_of
         from golden.workloads.tb_work import TBWorkObserver, summarise
         obs = TBWorkObserver()

@@ -24,6 +24,7 @@ from dataclasses import asdict
 
 import numpy as np
 
+from golden.workloads.observed import run_observed
 from golden.workloads.occupancy import LaunchProbe, Probe, occupancy_of
 
 __all__ = ["TBWorkObserver", "main_launch", "summarise", "tb_work"]
@@ -89,7 +90,6 @@ def tb_work(name: str, size: str = "small", seed: int = 0, config=None) -> dict:
     (``outputs_match``) and, when ``config`` (a loaded GPU configuration) is given, every
     kernel sized on it (``occupancy``: :class:`~golden.workloads.occupancy.KernelRow`
     fields)."""
-    from golden.mechanisms.darsie.observed import run_observed
     obs = TBWorkObserver()
     run = run_observed(name, [obs], size=size, seed=seed)
     launches = [summarise(l) for l in obs.launches]

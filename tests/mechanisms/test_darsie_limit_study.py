@@ -9,7 +9,7 @@ import pytest
 from golden.host import Device
 from golden.mechanisms.darsie import Redundancy, mark_kernel
 from golden.mechanisms.darsie.limit_study import RedundancyObserver
-from golden.mechanisms.darsie.observed import ObservedDevice, run_observed
+from golden.workloads.observed import ObservedDevice, run_observed
 
 SEED = 7  # input data seed (numpy Generator)
 

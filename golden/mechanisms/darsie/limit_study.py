@@ -1,7 +1,7 @@
 """DARSIE's limit study and redundancy taxonomy by value comparison (DARSIE §1, §2, Figs. 1-2).
 
 :class:`RedundancyObserver` watches every executed warp instruction of a run (attach it
-to launches, e.g. with :func:`golden.mechanisms.darsie.observed.run_observed`) and, at the
+to launches, e.g. with :func:`golden.workloads.observed.run_observed`) and, at the
 end of each launch, classifies each one.
 
 Definitions
@@ -425,7 +425,7 @@ class WorkloadRedundancy:
 def study_workload(name: str, size: str = "small", seed: int = 0,
                    options: MarkingOptions | None = None) -> WorkloadRedundancy:
     """Run workload ``name`` with a :class:`RedundancyObserver` on every launch."""
-    from golden.mechanisms.darsie.observed import run_observed
+    from golden.workloads.observed import run_observed
     obs = RedundancyObserver(options)
     run = run_observed(name, [obs], size=size, seed=seed)
     w = run.workload

@@ -109,7 +109,7 @@ class UniformRedundancyObserver:
 def study_workload(name: str, size: str = "small", seed: int = 0) -> dict:
     """Run workload ``name`` functionally with the observer; return the counts as a dict
     (plus ``outputs_match``)."""
-    from golden.mechanisms.darsie.observed import run_observed
+    from golden.workloads.observed import run_observed
     obs = UniformRedundancyObserver()
     run = run_observed(name, [obs], size=size, seed=seed)
     return {**obs.counts.to_dict(), "outputs_match": not run.mismatches()}

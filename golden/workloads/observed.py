@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from golden.host import Device, Kernel, RawModule
+from golden.workloads import registry
 
 
 class ObservedKernel:
@@ -56,6 +57,5 @@ class ObservedDevice(Device):
 
 def run_observed(workload, observers: Sequence[Any], size: str = "small", seed: int = 0):
     """:func:`golden.workloads.registry.run_workload` with ``observers`` on every launch."""
-    from golden.workloads import registry
     return registry.run_workload(workload, size=size, seed=seed,
                                  device=ObservedDevice(observers, echo_printf=False))
