@@ -13,7 +13,7 @@ from golden.report.profile import (DiffRow, InstructionRow, RunProfile, diff_pro
 from golden.report.profile_lines import source_lines
 from golden.report.profile_render import html_diff, html_listing, text_diff, text_listing
 from golden.timing.stats import STALL_REASONS
-from golden.workloads.build_ptx import find_nvcc
+from golden.workloads.cuda_tools import find_nvcc
 
 FIXTURES = Path(__file__).parent / "fixtures" / "timing_stats"
 

@@ -84,7 +84,7 @@ def _paper_configs(w) -> dict:
     stands for, plus every configuration the main job (``simtlab report all --size paper``)
     runs ``w`` on."""
     from golden.configs.loader import resolve_path
-    from golden.workloads.occupancy import report_configs
+    from golden.report.main_job import report_configs
     out = {}
     for s in w.stands_for:
         for seed, cfg in SEED_CONFIGS.items():

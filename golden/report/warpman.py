@@ -81,7 +81,8 @@ def _workloads() -> list[str]:
     return standing_for("WarpMan")
 
 
-def _paper_name(w: str) -> str:
+def paper_name(w: str) -> str:
+    """The benchmark name WarpMan's tables use for the stand-in ``w`` (e.g. ``RAY``)."""
     s = stands_for_entry(w, "WarpMan")
     return s.split("(", 1)[1].split(")", 1)[0] if s and "(" in s else w
 
@@ -170,7 +171,7 @@ def _characterise(results, opts, names, md, data) -> None:
         if not succeeded(occ):
             md.append(f"| {w} | occupancy {'missing' if occ is None else 'error'} |" + " |" * 10)
             continue
-        pn = _paper_name(w)
+        pn = paper_name(w)
         t5 = TABLE5.get(pn)
         t5s = f"{t5[1]} / {t5[2]} / {t5[3]:,}" if t5 else "–"
         m = _mech(base) if succeeded(base) else {}
@@ -293,7 +294,7 @@ def _lifetimes(results, opts, names, md, data) -> None:
     md += ["## Warp lifetimes of RAY and ST (§3.3)", ""]
     out = {}
     for pn in ("RAY", "ST"):
-        w = next((n for n in names if _paper_name(n) == pn), None)
+        w = next((n for n in names if paper_name(n) == pn), None)
         r = results.get(_job(w, opts).key) if w else None
         if not succeeded(r):
             md += [f"{pn}: no baseline run.", ""]

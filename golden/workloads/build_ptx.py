@@ -12,17 +12,14 @@ compiler build) without writing anything; names restrict the run to some stems.
 from __future__ import annotations
 
 import argparse
-import glob
-import os
-import shutil
 import subprocess
 import sys
-import sysconfig
 import tempfile
 from pathlib import Path
 
 from golden.errors import SimtlabError
 from golden.workloads.base import KERNEL_DIR
+from golden.workloads.cuda_tools import find_nvcc
 
 #: the exact nvcc options the committed PTX was made with
 NVCC_OPTIONS = ("-ptx", "-arch=sm_75")
@@ -33,23 +30,6 @@ NO_NVCC_MESSAGE = (
     "as they are. To get nvcc: `pip install nvidia-cuda-nvcc` (PyPI, needs a host C++ "
     "compiler such as g++) or install the CUDA toolkit, then rerun `make ptx` "
     "(or set NVCC=/path/to/nvcc).")
-
-
-def find_nvcc() -> str | None:
-    """Path of an nvcc executable: ``$NVCC``, then PATH, then a pip-installed
-    ``nvidia-cuda-nvcc`` in this Python's site-packages; None when there is none."""
-    env = os.environ.get("NVCC")
-    if env and Path(env).is_file():
-        return env
-    on_path = shutil.which("nvcc")
-    if on_path:
-        return on_path
-    purelib = sysconfig.get_paths()["purelib"]
-    for candidate in sorted(glob.glob(os.path.join(purelib, "nvidia", "**", "bin", "nvcc"),
-                                      recursive=True)):
-        if os.access(candidate, os.X_OK):
-            return candidate
-    return None
 
 
 def require_nvcc() -> str:

@@ -15,8 +15,8 @@ waves"). A tiny set-up launch (MQ's ``compute_phi_mag``) or BFS's first and last
 (a handful of frontier nodes) do not pull it down; a launch that does a real share of the
 work does. For a single launch it is that launch's waves.
 
-:func:`report_configs` lists the configurations the main job (``simtlab report all``)
-runs a workload on, from the reports' own job lists.
+(The configurations the main job runs a workload on are the reports' business:
+:func:`golden.report.main_job.report_configs`.)
 
 Nothing is cached between calls (no global state).
 """
@@ -186,42 +186,6 @@ def occupancy_of(probe: Probe, config) -> WorkloadOccupancy:
     return WorkloadOccupancy(probe.workload, probe.size, config.name, sms, tuple(rows),
                              main_waves(waves, [p.warp_instructions for p in probe.launches]),
                              min(waves) if waves else 0.0, probe.warp_instructions)
-
-
-def report_configs(workload: str, size: str = "small",
-                   papers_only: bool = False) -> list[tuple[str, tuple]]:
-    """``(config, overrides)`` pairs the main job (every report of ``simtlab report all``)
-    runs ``workload`` on at ``size``, in first-seen order. ``papers_only`` leaves out the
-    cross-paper studies (reports whose module sets ``CROSS_PAPER_STUDY = True``, such as the
-    composition study), which run each paper's workloads on a common GPU."""
-    from golden.report import available_reports
-    from golden.report.runner import ReportOptions, TimingJob
-    opts = ReportOptions(size=size)
-    out: dict = {}
-    for rep in available_reports().values():
-        if papers_only and getattr(rep, "CROSS_PAPER_STUDY", False):
-            continue
-        for j in rep.jobs(opts):
-            # concurrent sessions (golden.report.hetero.ConcurrentJob) run the same kernels
-            # on partitions of GPUs whose lone runs are TimingJobs of the same report;
-            # functional studies (golden.report.uv.LimitJob) have no GPU
-            if isinstance(j, TimingJob) and j.workload == workload:
-                out.setdefault((j.config, j.overrides), None)
-    return list(out)
-
-
-def main_job(size: str, seed: int = 0) -> list:
-    """Every distinct :class:`TimingJob` of ``simtlab report all`` at ``size`` (concurrent
-    sessions left out)."""
-    from golden.report import available_reports
-    from golden.report.runner import ReportOptions, TimingJob
-    opts = ReportOptions(size=size, seed=seed)
-    jobs = {}
-    for rep in available_reports().values():
-        for j in rep.jobs(opts):
-            if isinstance(j, TimingJob):
-                jobs.setdefault(j.key, j)
-    return list(jobs.values())
 
 
 def format_table(rows: list[WorkloadOccupancy]) -> str:

@@ -40,16 +40,27 @@ from __future__ import annotations
 import argparse
 import os
 import re
-import shutil
 import subprocess
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from golden.configs.loader import ALIASES, list_configs, load_config
 from golden.errors import SimtlabError
+from golden.mechanisms.claims import TB_DISPATCH
+from golden.mechanisms.registry import make_mechanisms
+from golden.ptx import load_ptx
+from golden.report.main_job import main_job, report_configs
+from golden.report.warpman import TABLE5, paper_name
+from golden.simt.program import link
+from golden.timing.gpu import ptx_registers_per_thread
+from golden.timing.occupancy import tb_occupancy
 from golden.timing.ptxas_file import (FORMAT, KERNEL_FIELDS, PtxasKernel, ptx_sha256,
                                       ptxas_file_for, read_ptxas_file)
+from golden.workloads import registry
 from golden.workloads.base import KERNEL_DIR
+from golden.workloads.cuda_tools import find_ptxas
+from golden.workloads.occupancy import probe_workload
 
 #: the GPU target ptxas compiles for (see module docstring)
 ARCH = "sm_75"
@@ -64,24 +75,6 @@ NO_PTXAS_MESSAGE = ("ptxas was not found (looked at $PTXAS, PATH and beside nvcc
 
 
 # ------------------------------------------------------------------------ running ptxas
-
-def find_ptxas() -> str | None:
-    """Path of ptxas: ``$PTXAS``, PATH, or the folder of the nvcc that
-    :func:`golden.workloads.build_ptx.find_nvcc` finds; None if there is none."""
-    env = os.environ.get("PTXAS")
-    if env and Path(env).is_file():
-        return env
-    on_path = shutil.which("ptxas")
-    if on_path:
-        return on_path
-    from golden.workloads.build_ptx import find_nvcc
-    nvcc = find_nvcc()
-    if nvcc:
-        beside = Path(nvcc).with_name("ptxas")
-        if os.access(beside, os.X_OK):
-            return str(beside)
-    return None
-
 
 def require_ptxas() -> str:
     p = find_ptxas()
@@ -207,7 +200,6 @@ class KernelComparison:
 
 
 def _occ(core, shape: Shape, regs: int):
-    from golden.timing.occupancy import tb_occupancy
     return tb_occupancy(core, shape.threads, shape.warps, regs, shape.shared, clamp=True)
 
 
@@ -223,10 +215,6 @@ def warp_granular_configs(workload: str, size: str = "paper") -> set[tuple[str, 
     mechanism that claims TB dispatch (:data:`golden.mechanisms.claims.TB_DISPATCH`):
     there resources are released and allocated per warp, so registers per thread matter
     at warp granularity and not only through TBs per SM."""
-    from golden.configs.loader import load_config
-    from golden.mechanisms.claims import TB_DISPATCH
-    from golden.mechanisms.registry import make_mechanisms
-    from golden.workloads.occupancy import main_job
     out: set = set()
     for j in main_job(size):
         if j.workload != workload or not j.mechanisms or (j.config, j.overrides) in out:
@@ -245,12 +233,6 @@ def compare(exclude: tuple[str, ...] = (), ptxas: str | None = None,
             progress=None) -> tuple[list[KernelComparison], str, list[str]]:
     """Measure every workload kernel (stems in ``exclude`` left out): returns the
     comparisons, the ptxas version and problems (workloads that could not be probed)."""
-    from golden.configs.loader import list_configs, load_config
-    from golden.ptx import load_ptx
-    from golden.simt.program import link
-    from golden.timing.gpu import ptx_registers_per_thread
-    from golden.workloads import registry
-    from golden.workloads.occupancy import probe_workload, report_configs
 
     ptxas = ptxas or require_ptxas()
     version = ptxas_version(ptxas)
@@ -323,10 +305,9 @@ def changed_stems(rows: list[KernelComparison]) -> set[str]:
 def table5_registers(workloads) -> dict[str, str]:
     """Registers per thread of WarpMan Table 5 (registers per TB / (warps per TB x 32))
     for the workloads that stand in for one of its benchmarks, formatted to one decimal."""
-    from golden.report.warpman import TABLE5, _paper_name
     out = {}
     for w in workloads:
-        t5 = TABLE5.get(_paper_name(w))
+        t5 = TABLE5.get(paper_name(w))
         if t5 is not None:
             out[w] = f"{t5[3] / (t5[1] * 32):.1f}"
     return out
@@ -348,7 +329,6 @@ def _cell(pair) -> str:
 def format_table(rows: list[KernelComparison], version: str, problems: list[str],
                  exclude: tuple[str, ...], hold: tuple[str, ...] = ()) -> str:
     """``docs/registers.md``: summary, the per-kernel table, the reported changes."""
-    from golden.configs.loader import list_configs
     configs = list_configs()
     diff = [r for r in rows if r.ptxas.registers != r.estimate]
     changed = changed_stems(rows) - set(hold)
@@ -400,8 +380,6 @@ def format_table(rows: list[KernelComparison], version: str, problems: list[str]
             "| kernel | workload | thr/TB | smem/TB | estimate | ptxas | Δ | spill B | T5 | "
             + " | ".join(configs) + " | file |",
             "|---|---|---:|---:|---:|---:|---:|---:|---:|" + "---|" * len(configs) + "---|"]
-    from golden.configs.loader import ALIASES
-    from golden.workloads.occupancy import report_configs
     table5 = table5_registers({r.workload for r in rows})
     for r in rows:
         on = {ALIASES.get(c, c) for c, _ in report_configs(r.workload, "paper")}
