@@ -57,6 +57,7 @@ from golden.timing.memory.hierarchy import MemoryHierarchy
 from golden.timing.occupancy import Occupancy, tb_occupancy
 from golden.timing.ptxas_file import PtxasLookup
 from golden.timing.scheduler import NEVER
+from golden.timing.shared_sm import MixedSMSharing, select_kernel_order
 from golden.timing.sm import SM, _regs_of, decode_program
 from golden.timing.stats import TimingStats
 
@@ -158,12 +159,9 @@ class SMSharing:
         """``kr`` finished (nothing to undo: its SMs were freed as its TBs retired)."""
 
     def dispatch_order(self, runs: list) -> list:
-        """``runs`` in select_kernel order: the last issuer first, then the rest after it."""
-        last = self.last_issued
-        if last is None or last not in runs:
-            return list(runs)
-        i = runs.index(last)
-        return runs[i:] + runs[:i]
+        """``runs`` in select_kernel order: the last issuer first, then the rest after it
+        (:func:`golden.timing.shared_sm.select_kernel_order`)."""
+        return select_kernel_order(runs, self.last_issued)
 
 
 class KernelRun:
@@ -476,7 +474,6 @@ class GPU:
         session = TimingStats.for_config(self.config)
         finished: list = []
         if overlap and mixed_sms:
-            from golden.timing.shared_sm import MixedSMSharing
             sharing = MixedSMSharing(memory)
         else:
             sharing = SMSharing(memory) if overlap else None

@@ -116,6 +116,16 @@ class PhysicalSM:
         self.residents: list = []
 
 
+def select_kernel_order(runs: list, last) -> list:
+    """``runs`` in GPGPU-Sim's ``select_kernel`` order: ``last`` (the launch that placed a
+    TB last) first, then the others after it in their given order; ``runs`` unchanged when
+    ``last`` is None or not among them. Both kinds of SM sharing dispatch in this order."""
+    if last is None or last not in runs:
+        return list(runs)
+    i = runs.index(last)
+    return runs[i:] + runs[:i]
+
+
 class MixedSMSharing:
     """:class:`golden.timing.gpu.SMSharing`'s counterpart for SMs that hold TBs of several
     launches at once (see the module docstring)."""
@@ -190,11 +200,8 @@ class MixedSMSharing:
         return True
 
     def dispatch_order(self, runs: list) -> list:
-        last = self.last_issued
-        if last is None or last not in runs:
-            return list(runs)
-        i = runs.index(last)
-        return runs[i:] + runs[:i]
+        """``runs`` in select_kernel order (:func:`select_kernel_order`)."""
+        return select_kernel_order(runs, self.last_issued)
 
     def occupancy_now(self, sm_id: int) -> dict:
         """Resources in use on physical SM ``sm_id`` by every resident launch (for tests)."""
