@@ -89,13 +89,13 @@ def headline_views(name: str, module, opts) -> list[RunView]:
 
 
 def _profile(v: RunView, source_lines: bool = True):
-    """Worker: the :class:`~golden.report.profile.RunProfile` of ``v``, or the error text."""
-    from golden.errors import SimtlabError
+    """Worker: the :class:`~golden.report.profile.RunProfile` of ``v``, or the error text
+    (a failed view is listed on the page; it must not cost the report its tables)."""
     from golden.report.profile import profile_workload
     try:
         return profile_workload(v.workload, size=v.size, seed=v.seed, config=v.config,
                                 mechanisms=v.mechanisms, source_lines=source_lines)
-    except (SimtlabError, RuntimeError, ValueError) as e:
+    except Exception as e:  # noqa: BLE001 -- reported with the view, see above
         return f"{type(e).__name__}: {e}"
 
 

@@ -141,3 +141,17 @@ def test_report_profiles_option_writes_the_headline_views_and_is_off_by_default(
     (views_of,) = calls
     assert list(views_of) == ["compose"] and views_of["compose"]
     assert {v.mechanisms for v in views_of["compose"]} == {("darsie", "gscalar")}
+
+
+def test_a_failing_profile_is_listed_as_a_problem_not_raised(tmp_path, monkeypatch):
+    from golden.report import profile
+
+    def broken(*a, **kw):
+        raise AttributeError("no such counter")
+    monkeypatch.setattr(profile, "profile_workload", broken)
+    v = RunView("MM", "pascal", "small", 0, ("darsie",))
+    doc = write_profiles(tmp_path, {"darsie": [v]}, {}, source_lines=False)
+    links = doc["reports"]["darsie"]["MM"]
+    assert all(x["href"] is None for x in links) and len(links) == 1
+    assert "AttributeError: no such counter" in links[0]["label"]
+    assert not (tmp_path / "profiles" / f"{v.stem}.html").exists()
