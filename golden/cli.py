@@ -145,12 +145,12 @@ def _print_run(d: dict) -> None:
 def cmd_run(args) -> int:
     from golden.workloads.user_kernel import run_target
     workload, size = run_target(args)  # a built-in's name, or a user kernel's Workload
-    from golden.timing.sampled_cli import check_arguments, run_sampled
+    from golden.runs.sampled_cli import check_arguments, run_sampled
     check_arguments(args)
     if args.mode == "timing" and args.sample:
         return run_sampled(args, workload, size)
     if args.mode == "timing":
-        from golden.timing.timing_device import format_timing_summary, run_timing_workload
+        from golden.runs.timing_workload import format_timing_summary, run_timing_workload
         limits = {k: v for k, v in (("max_cycles", args.max_cycles),
                                     ("max_instructions", args.max_instructions)) if v}
         cpu0 = time.process_time()
@@ -303,7 +303,7 @@ def _main(argv=None) -> int:
                         f"loops its warps run (default {DEFAULT_MAX_CYCLES:,})")
     from golden.workloads.user_kernel import add_run_arguments
     add_run_arguments(r)  # --kernel --grid --block --args (a .ptx/.cu file), --workloads DIR
-    from golden.timing.sampled_cli import add_run_arguments as add_sampling_arguments
+    from golden.runs.sampled_cli import add_run_arguments as add_sampling_arguments
     add_sampling_arguments(r)  # --sample --sample-seed
     r.set_defaults(fn=cmd_run)
     c = sub.add_parser("characterise", help="run the whole suite, write build/results/characterisation.md "

@@ -1,4 +1,4 @@
-"""Sampled timing simulation across launches (golden/timing/sampling.py, sampled_run.py)."""
+"""Sampled timing simulation across launches (golden/timing/sampling.py, golden/runs/sampled_run.py)."""
 
 from __future__ import annotations
 
@@ -8,14 +8,15 @@ import pytest
 
 from golden.configs import load_config
 from golden.errors import SimtlabError
-from golden.timing.hooks import SAMPLING_UNITS, Mechanism
-from golden.timing.sampled_run import (
+from golden.runs.sampled_run import (
     SampledTimingDevice, check_sampleable, run_sampled_timing_workload,
 )
+from golden.runs.timing_workload import run_timing_workload
+from golden.timing.hooks import SAMPLING_UNITS, Mechanism
 from golden.timing.sampling import (
     SamplingPlan, choose_detailed, group_launches, launch_weights, ratio_estimate, t975,
 )
-from golden.timing.timing_device import TimingDevice, run_timing_workload
+from golden.timing.timing_device import TimingDevice
 from golden.workloads import registry
 
 #: FWS small: 8 launches of one kernel; 7 fall in one group, so 5 are fast-forwarded

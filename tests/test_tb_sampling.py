@@ -1,4 +1,4 @@
-"""Thread-block sampling inside a launch (golden/timing/tb_sampling.py, tb_sampled_run.py)."""
+"""Thread-block sampling inside a launch (golden/timing/tb_sampling.py, golden/runs/tb_sampled_run.py)."""
 
 from __future__ import annotations
 
@@ -9,15 +9,16 @@ import pytest
 
 from golden.configs import load_config
 from golden.errors import SimtlabError
-from golden.timing.hooks import Mechanism
-from golden.timing.tb_sampled_run import (
+from golden.runs.tb_sampled_run import (
     TBSampledTimingDevice, check_tb_sampleable, flatten, run_tb_sampled_timing_workload,
     unflatten,
 )
+from golden.runs.timing_workload import run_timing_workload
+from golden.timing.hooks import Mechanism
 from golden.timing.tb_sampling import (
     TBSamplingPlan, choose_units, make_units, steady_estimate, sum_estimates,
 )
-from golden.timing.timing_device import TimingDevice, run_timing_workload
+from golden.timing.timing_device import TimingDevice
 from golden.workloads import registry
 
 #: saxpy over 1,400 TBs of 256 threads: 7 units of one occupancy wave (224 TBs) on pascal,

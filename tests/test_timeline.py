@@ -203,8 +203,8 @@ def test_bfs_timeline_page_plots_in_headless_chromium_without_console_errors(bfs
 def test_concurrent_kernels_are_sampled_per_partition_without_changing_the_session(monkeypatch):
     """GPU.run_partitions (two programs on two SM sets, shared memory system)."""
     from golden.configs import load_config
-    from golden.timing import concurrent
-    from golden.timing.concurrent import Partition, run_concurrent, split_sms
+    from golden.runs import concurrent
+    from golden.runs.concurrent import Partition, run_concurrent, split_sms
     from golden.timing.timeline import Timeline
     from golden.workloads import registry
     cfg = load_config("gtx280")

@@ -22,7 +22,7 @@ Runs:
   partition of GPU-H;
 * **concurrent mixes**: one kernel from {NQU, STO, SCAN} (low TLP, ``k1``) with one from
   {MM, CONV, DT, MV} (high TLP, ``k2``), each re-run until the other finished a run
-  (:func:`golden.timing.concurrent.run_concurrent` with ``repeat``). On GPU-H each kernel
+  (:func:`golden.runs.concurrent.run_concurrent` with ``repeat``). On GPU-H each kernel
   runs on the side the static policy steers it to; two kernels steered to the same side
   share its SMs (the other side idles). On GPU-T and GPU-I both kernels share every SM. A
   shared SM holds one kernel's TBs at a time, as GPGPU-Sim without
@@ -141,7 +141,7 @@ class ConcurrentJob:
         A shared SM holds one kernel's TBs at a time (GPGPU-Sim without
         ``-gpgpu_concurrent_kernel_sm``; :class:`golden.timing.gpu.SMSharing`)."""
         from golden.configs import load_config
-        from golden.timing.concurrent import Partition, split_sms
+        from golden.runs.concurrent import Partition, split_sms
         g = GPUS[self.gpu]
         tlp_n, ilp_n = g.tlp, g.ilp
         tlp_cfg = load_config(BASE, dict(_overrides(self.gpu, False)))
@@ -158,7 +158,7 @@ class ConcurrentJob:
                 for _ in sides], tlp_cfg
 
     def run(self) -> dict:
-        from golden.timing.concurrent import run_concurrent
+        from golden.runs.concurrent import run_concurrent
         from golden.timing.energy import EnergyModel
         from golden.workloads import registry
         steering = [steer(k, self.size, self.seed) for k in self.kernels]

@@ -421,7 +421,7 @@ class GPU:
                        mixed_sms: bool = False) -> TimingStats:
         """Run several kernels at once, each stream of launches on its own set of SMs,
         sharing the memory hierarchy (concurrent kernel execution; see
-        :mod:`golden.timing.concurrent` for the host side).
+        :mod:`golden.runs.concurrent` for the host side).
 
         ``partitions`` is a list of ``(sm_ids, config, mechanisms)``: SM sets, the
         configuration their SMs follow (core, pipelines, register file; the memory system

@@ -3,7 +3,7 @@
 A launch with many thread blocks (TBs) is simulated in detail only for a systematic sample
 of its *units*; the other units run functionally ("fast-forwarded", every instruction
 executed, so outputs stay bit-identical). This module holds the statistics, with no
-simulation inside (the driver is :mod:`golden.timing.tb_sampled_run`). It follows the idea
+simulation inside (the driver is :mod:`golden.runs.tb_sampled_run`). It follows the idea
 of TBPoint (thread-block sampling, Huang et al., ISPASS 2014) and the systematic sampling
 of SMARTS (Wunderlich et al., ISCA 2003); the estimator below is this project's own.
 

@@ -1,8 +1,8 @@
 """``simtlab validate --sampling``: sampled timing against full timing on today's model.
 
 For every workload (and each mechanism set given) both a full timing run
-(:func:`golden.timing.timing_device.run_timing_workload`) and a sampled one
-(:func:`golden.timing.sampled_run.run_sampled_timing_workload`) run now, on the current
+(:func:`golden.runs.timing_workload.run_timing_workload`) and a sampled one
+(:func:`golden.runs.sampled_run.run_sampled_timing_workload`) run now, on the current
 model -- never against archived results, which may be stale. A row gives the full cycles,
 the sampled estimate, its error, its 95% interval and whether the full figure lies
 inside, the detailed share of launches and warp instructions, and the CPU seconds of
@@ -32,12 +32,12 @@ def one_pair(workload: str, size: str, seed: int, config: str, mechanisms: tuple
              sample_seed: int, level: str = "launch") -> dict:
     """Full and sampled timing of one workload and mechanism set: one table row.
     ``level``: ``"launch"`` (launch sampling) or ``"tb"`` (thread-block sampling)."""
-    from golden.timing.timing_device import run_timing_workload
+    from golden.runs.timing_workload import run_timing_workload
     if level == "tb":
-        from golden.timing.tb_sampled_run import run_tb_sampled_timing_workload as run
+        from golden.runs.tb_sampled_run import run_tb_sampled_timing_workload as run
         from golden.timing.tb_sampling import TBSamplingPlan as Plan
     else:
-        from golden.timing.sampled_run import run_sampled_timing_workload as run
+        from golden.runs.sampled_run import run_sampled_timing_workload as run
         from golden.timing.sampling import SamplingPlan as Plan
     c0 = time.process_time()
     full = run_timing_workload(workload, size, seed, config, mechanisms=mechanisms)

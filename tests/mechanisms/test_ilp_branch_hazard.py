@@ -4,7 +4,7 @@ and it sees every branch of TB0 once."""
 from __future__ import annotations
 
 from golden.mechanisms.ilp.branch_hazard import measure
-from golden.timing.timing_device import run_timing_workload
+from golden.runs.timing_workload import run_timing_workload
 from golden.workloads.tb_work import main_launch, tb_work
 
 

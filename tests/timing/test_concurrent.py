@@ -1,4 +1,4 @@
-"""Concurrent kernel execution on SM partitions (golden/timing/concurrent.py,
+"""Concurrent kernel execution on SM partitions (golden/runs/concurrent.py,
 GPU.run_partitions): outputs, equivalence with a lone run, determinism, heterogeneous
 partitions, shared SMs (one kernel at a time), repetition and clear errors."""
 
@@ -10,7 +10,7 @@ import pytest
 from golden.configs import load_config
 from golden.errors import LaunchError, SimtlabError
 from golden.report.runner import output_digest
-from golden.timing.concurrent import Partition, run_concurrent, split_sms
+from golden.runs.concurrent import Partition, run_concurrent, split_sms
 from golden.timing.timing_device import TimingDevice
 from golden.workloads import registry
 

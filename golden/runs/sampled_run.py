@@ -15,7 +15,7 @@ Two passes over the workload, both executing every instruction functionally:
    record counts such launches (``sampling.instruction_drift_launches``).
 
 Because every launch runs functionally on the same memory, outputs are bit-identical to
-a full run. The record has the keys of :func:`golden.timing.timing_device.run_timing_workload`
+a full run. The record has the keys of :func:`golden.runs.timing_workload.run_timing_workload`
 plus ``sampling``: ``cycles``, ``timing`` (every counter), ``energy`` are the ratio
 estimator's extrapolation, built as ``sum_i w_i * stats_i`` over the detailed launches
 (:func:`golden.timing.sampling.launch_weights`), and ``sampling.intervals`` gives the 95%
@@ -35,8 +35,10 @@ from __future__ import annotations
 
 import time
 
+from golden.configs import load_config
 from golden.errors import SimtlabError
 from golden.host import Kernel
+from golden.mechanisms.registry import make_mechanisms
 from golden.simt.engine import DEFAULT_MAX_CYCLES, DEFAULT_MAX_INSTRUCTIONS
 from golden.timing.hooks import SAMPLING_UNITS
 from golden.timing.sampling import (
@@ -45,6 +47,7 @@ from golden.timing.sampling import (
 )
 from golden.timing.stats import TimingStats
 from golden.timing.timing_device import TimingDevice, TimingKernel, TimingModule
+from golden.workloads import registry
 
 #: sampling units launch-level sampling keeps whole (a launch is simulated whole or not at all)
 LAUNCH_SAMPLEABLE = SAMPLING_UNITS[:SAMPLING_UNITS.index("whole-launch") + 1]
@@ -172,12 +175,8 @@ def run_sampled_timing_workload(name: str, size: str, seed: int, config_name: st
                                 mechanisms: tuple = (), plan: SamplingPlan | None = None,
                                 max_cycles: int = DEFAULT_MAX_CYCLES,
                                 max_instructions: int = DEFAULT_MAX_INSTRUCTIONS) -> dict:
-    """Sampled counterpart of :func:`golden.timing.timing_device.run_timing_workload`:
+    """Sampled counterpart of :func:`golden.runs.timing_workload.run_timing_workload`:
     the same record, extrapolated, plus a ``sampling`` block (module docstring)."""
-    from golden.configs import load_config
-    from golden.mechanisms.registry import make_mechanisms
-    from golden.workloads import registry
-
     plan = plan or SamplingPlan()
     cfg = load_config(config_name)
     w = registry.get(name) if isinstance(name, str) else name  # or a user Workload

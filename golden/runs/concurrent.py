@@ -40,8 +40,10 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from golden.errors import LaunchError, SimtlabError
+from golden.mechanisms.registry import make_mechanisms
 from golden.timing.gpu import GPU
 from golden.timing.stats import TimingStats
+from golden.timing.timing_device import TimingDevice
 
 __all__ = ["Partition", "StreamResult", "ConcurrentResult", "run_concurrent", "split_sms"]
 
@@ -161,9 +163,6 @@ def run_concurrent(config, programs, partitions, *, repeat: bool = False,
     ``partitions[i]``; see the module docstring (``mixed_sms``: shared SMs hold TBs of
     several kernels at once). Raises the first host program's error (with its name) or the
     simulator's (deadlock, launch errors)."""
-    from golden.mechanisms.registry import make_mechanisms
-    from golden.timing.timing_device import TimingDevice
-
     if len(programs) != len(partitions):
         raise LaunchError(f"run_concurrent: {len(programs)} programs for {len(partitions)} partitions")
     gpu = GPU(config, regs_per_thread=regs_per_thread)

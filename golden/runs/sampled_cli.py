@@ -2,9 +2,9 @@
 from the CLI.
 
 :func:`add_run_arguments` adds the options to ``simtlab run``; :func:`run_sampled` runs
-:func:`golden.timing.sampled_run.run_sampled_timing_workload` (``--sample`` or ``--sample
+:func:`golden.runs.sampled_run.run_sampled_timing_workload` (``--sample`` or ``--sample
 launch``: a sample of each group of similar launches) or
-:func:`golden.timing.tb_sampled_run.run_tb_sampled_timing_workload` (``--sample tb``: a
+:func:`golden.runs.tb_sampled_run.run_tb_sampled_timing_workload` (``--sample tb``: a
 sample of the thread blocks inside each launch), prints the usual timing summary (every
 figure an estimate) followed by the sampling block, and writes the JSON record (same keys
 as a full run, plus ``sampling``).
@@ -44,17 +44,19 @@ def check_arguments(args) -> None:
 
 def run_sampled(args, workload, size: str) -> int:
     """The ``--sample`` branch of ``simtlab run``; returns the exit status."""
-    from golden.timing.timing_device import format_timing_summary
+    # lazy only for start-up speed: this module is imported to build every `simtlab`
+    # parser, and the drivers import the whole timing model, mechanisms and workloads
+    from golden.runs.timing_workload import format_timing_summary
     limits = {k: v for k, v in (("max_cycles", args.max_cycles),
                                 ("max_instructions", args.max_instructions)) if v}
     cpu0 = time.process_time()
     if args.sample == "tb":
-        from golden.timing.tb_sampled_run import (
+        from golden.runs.tb_sampled_run import (
             format_tb_sampling as fmt, run_tb_sampled_timing_workload as run,
         )
         from golden.timing.tb_sampling import TBSamplingPlan as Plan
     else:
-        from golden.timing.sampled_run import (
+        from golden.runs.sampled_run import (
             format_sampling as fmt, run_sampled_timing_workload as run,
         )
         from golden.timing.sampling import SamplingPlan as Plan

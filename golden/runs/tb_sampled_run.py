@@ -11,7 +11,7 @@ hierarchy's) with the cycle and the detailed warp instructions so far: consecuti
 snapshots of the middle units give the steady-state intervals of
 :func:`golden.timing.tb_sampling.steady_estimate`.
 
-The record has the keys of :func:`golden.timing.timing_device.run_timing_workload`, every
+The record has the keys of :func:`golden.runs.timing_workload.run_timing_workload`, every
 figure extrapolated (``cycles``, every counter of ``timing``, ``energy``), plus
 ``sampling`` with ``unit: "thread-block"``, per-launch units detailed / total, the detailed
 warp-instruction fraction and ``intervals`` (95%) of cycles, the main counters and the
@@ -30,16 +30,19 @@ import time
 
 import numpy as np
 
+from golden.configs import load_config
 from golden.errors import SimtlabError
+from golden.mechanisms.registry import make_mechanisms
+from golden.runs.sampled_run import MAIN_COUNTERS
 from golden.simt.engine import DEFAULT_MAX_CYCLES, DEFAULT_MAX_INSTRUCTIONS
 from golden.timing.gpu import GPU, KernelRun
 from golden.timing.hooks import SAMPLING_UNITS
-from golden.timing.sampled_run import MAIN_COUNTERS
 from golden.timing.stats import TimingStats
 from golden.timing.tb_sampling import (
     TBSamplingPlan, choose_units, make_units, steady_estimate, sum_estimates,
 )
 from golden.timing.timing_device import TimingDevice
+from golden.workloads import registry
 
 #: mechanism sampling units thread-block sampling honours (TBs and co-resident sets whole)
 TB_SAMPLEABLE = SAMPLING_UNITS[:SAMPLING_UNITS.index("whole-waves") + 1]
@@ -253,11 +256,7 @@ def run_tb_sampled_timing_workload(name: str, size: str, seed: int, config_name:
                                    max_cycles: int = DEFAULT_MAX_CYCLES,
                                    max_instructions: int = DEFAULT_MAX_INSTRUCTIONS) -> dict:
     """Thread-block-sampled counterpart of
-    :func:`golden.timing.timing_device.run_timing_workload` (module docstring)."""
-    from golden.configs import load_config
-    from golden.mechanisms.registry import make_mechanisms
-    from golden.workloads import registry
-
+    :func:`golden.runs.timing_workload.run_timing_workload` (module docstring)."""
     plan = plan or TBSamplingPlan()
     cfg = load_config(config_name)
     w = registry.get(name) if isinstance(name, str) else name
