@@ -221,7 +221,7 @@ ptx: setup
 	$(MAKE) registers
 
 registers: setup
-	$(PY) -m golden.workloads.ptxas_registers
+	$(PY) -m golden.report.registers
 
 bench: setup
 	$(PY) -m golden.bench

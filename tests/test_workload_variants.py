@@ -102,7 +102,8 @@ def test_ptxas_allocates_the_budget_without_spills(stem):
     """ptxas itself (skipped without it) on the committed PTX, which carries the budget
     as ``.maxnreg``."""
     from golden.workloads.base import KERNEL_DIR
-    from golden.workloads.ptxas_registers import find_ptxas, parse_ptxas_output, run_ptxas
+    from golden.workloads.cuda_tools import find_ptxas
+    from golden.workloads.ptxas import parse_ptxas_output, run_ptxas
     ptx = KERNEL_DIR / f"{stem}.ptx"
     assert f".maxnreg {BUDGET[stem]}" in ptx.read_text()
     ptxas = find_ptxas()

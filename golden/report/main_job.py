@@ -2,7 +2,7 @@
 
 Every report's ``jobs(opts)`` together: :func:`main_job` is every distinct timing
 simulation it runs, :func:`report_configs` the (configuration, overrides) pairs it runs one
-workload on. The register table (:mod:`golden.workloads.ptxas_registers`) and the workload tests
+workload on. The register table (:mod:`golden.report.registers`) and the workload tests
 read them to know which configurations matter for a workload.
 """
 

@@ -28,7 +28,7 @@ live 32-bit register slots, capped at the ISA limit of 255), since nvcc's PTX de
 virtual registers (often hundreds), far more than ptxas allocates. Register files are
 committed only for kernels where ptxas and the estimate give different TBs per SM on a
 configuration their workload is reported on (issue 66 item 3; the comparison of every
-kernel is ``docs/registers.md``, written by :mod:`golden.workloads.ptxas_registers`).
+kernel is ``docs/registers.md``, written by :mod:`golden.report.registers`).
 Simplification: the estimate approximates, not reproduces, ptxas; and ptxas's figure is
 Turing's (sm_75, the oldest target CUDA 13 has), not that of the papers' GPUs. When the
 count is more than one TB may use on the SM (e.g. 1024-thread TBs on a 16K-register

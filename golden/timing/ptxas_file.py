@@ -6,7 +6,7 @@ that estimate and ptxas disagree enough to change TBs per SM on a configuration 
 workload is reported on (issue 66 item 3, ``docs/registers.md``), the figure ``ptxas -v``
 reports is committed beside the PTX as ``<stem>.ptxas.yaml`` and the model reads it from
 there, so users without nvcc get the same numbers. This module only *reads* such files;
-:mod:`golden.workloads.ptxas_registers` runs ptxas and writes them.
+:mod:`golden.report.registers` runs ptxas and writes them.
 
 A file holds, for every ``.entry`` of ``<stem>.ptx``, what ``ptxas -v`` printed (registers,
 barriers, shared/constant bytes, stack frame, spill stores/loads), plus provenance: the
@@ -34,7 +34,7 @@ FORMAT = 1
 KERNEL_FIELDS = ("registers", "barriers", "shared_bytes", "const_bytes", "stack_frame",
                  "spill_stores", "spill_loads")
 #: the command that rewrites one kernel source's file (``{stem}``: the PTX stem)
-REGENERATE = "python -m golden.workloads.ptxas_registers {stem}"
+REGENERATE = "python -m golden.report.registers {stem}"
 
 
 class PtxasFileError(SimtlabError):

@@ -14,9 +14,10 @@ import pytest
 from golden.errors import SimtlabError
 from golden.timing.ptxas_file import (PtxasFileError, PtxasKernel, PtxasLookup,
                                       ptxas_file_for, read_ptxas_file)
+from golden.report.registers import record_text
 from golden.workloads.base import KERNEL_DIR
-from golden.workloads.ptxas_registers import (ARCH, find_ptxas, parse_ptxas_output,
-                                              record_text, run_ptxas)
+from golden.workloads.cuda_tools import find_ptxas
+from golden.workloads.ptxas import ARCH, parse_ptxas_output, run_ptxas
 
 # captured from CUDA 13.0's ptxas -v -arch=sm_75 (cfd.ptx with --maxrregcount 24, to show
 # spills; dsin.ptx from tests/ptx/samples, with a stack frame and a device function;
@@ -108,7 +109,7 @@ def test_a_bad_register_file_is_an_error_naming_the_file(tmp_path, edit, message
     program = Device().load_module(ptx).get_function("vec_add").program
     with pytest.raises(PtxasFileError, match=message) as e:
         GPU(load_config("pascal")).registers_per_thread(program)
-    assert str(f) in str(e.value) and "ptxas_registers" in str(e.value)
+    assert str(f) in str(e.value) and "golden.report.registers" in str(e.value)
 
 
 def test_a_register_file_made_from_other_ptx_is_refused(tmp_path):
@@ -208,7 +209,7 @@ def test_a_workloads_results_depend_on_its_own_register_file_only():
 
 def test_warp_level_allocation_counts_warps_the_register_file_holds():
     from golden.configs import load_config
-    from golden.workloads.ptxas_registers import warps_by_registers
+    from golden.report.registers import warps_by_registers
     core = load_config("gtx480_warpman").core
     # 32 k registers, 32 threads a warp: 28 registers hold 36 warps, 24 hold 42
     assert warps_by_registers(core, 28) == core.registers_per_sm // (28 * core.warp_size) == 36
@@ -217,7 +218,7 @@ def test_warp_level_allocation_counts_warps_the_register_file_holds():
 
 
 def test_warp_granular_configs_are_those_with_a_tb_dispatch_mechanism():
-    from golden.workloads.ptxas_registers import warp_granular_configs
+    from golden.report.registers import warp_granular_configs
     st = warp_granular_configs("ST")
     assert ("gtx480_warpman", ()) in st                 # the WarpMan report's runs
     assert all(cfg == "gtx480_warpman" for cfg, _ in st)
