@@ -189,6 +189,15 @@ def test_source_lines_follow_loc_and_prefer_the_kernels_own_file(tmp_path):
     assert at["ret;"] == ("k.cu", 5, "}")
 
 
+def test_source_lines_show_a_header_beside_the_kernel_not_the_call_site(tmp_path):
+    header = tmp_path / "algo.cuh"
+    header.write_text("\n" * 8 + "return a + 1;\n")
+    smap, lines = _lineinfo_case(tmp_path, LINEINFO.replace("/usr/include/header.h", str(header)))
+    at = {lines[i - 1].split()[0]: smap.at(i) for i in smap.lines}
+    assert at["add.s32"] == ("algo.cuh", 9, "return a + 1;")   # inlined from the kernel's header
+    assert at["mov.u32"] == ("k.cu", 3, "int a = threadIdx.x;")
+
+
 def test_source_lines_skip_instructions_that_differ_from_the_lineinfo_build(tmp_path):
     smap, lines = _lineinfo_case(tmp_path, LINEINFO.replace("add.s32 \t%r2, %r1, 1;",
                                                             "add.s32 \t%r2, %r1, 2;"))
@@ -203,8 +212,10 @@ def test_mm_profile_has_cuda_source_lines():
     assert p.source_note == ""
     mapped = [r for r in p.rows if r.pc >= 0 and r.source]
     assert len(mapped) >= 0.9 * sum(1 for r in p.rows if r.pc >= 0 and r.text.strip())
-    assert all(r.source[0] == "mm.cu" for r in mapped)
-    assert any(r.text.startswith("ld.global") and r.source[2] for r in mapped)
+    # the kernel's own sources: mm.cu and the tiled algorithm it includes from beside it
+    assert {r.source[0] for r in mapped} == {"mm.cu", "mm_tiled.cuh"}
+    assert any(r.text.startswith("ld.global") and r.source[0] == "mm_tiled.cuh"
+               and "A[a + wA * ty + tx]" in r.source[2] for r in mapped)
     lines = p.line_rows()
     assert len(lines) == len({r.source[:2] for r in mapped})
     assert sum(r.executed for r in lines) == sum(r.executed for r in mapped)

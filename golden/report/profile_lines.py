@@ -12,7 +12,9 @@ an instruction outside an identical stretch gets no source line.
 
 ``.loc`` of an inlined function names the inlined function's line and the call site
 (``inlined_at``); the profile shows the first line of that chain that lies in the
-kernel's own ``.cu`` (a CUDA header's line says little about the kernel).
+kernel's own sources: its ``.cu`` and the headers beside it (an algorithm shared by two
+kernels, such as ``mm_tiled.cuh``), never a CUDA toolkit header, whose line says little
+about the kernel.
 """
 
 from __future__ import annotations
@@ -101,6 +103,14 @@ def _strip(text: str):
     return kept, locs, files
 
 
+def _beside(f: Path, folder: Path) -> bool:
+    """Whether source file ``f`` (as ``.file`` names it) lies in the kernel's folder."""
+    try:
+        return f.is_absolute() and f.resolve().parent == folder.resolve()
+    except OSError:
+        return False
+
+
 def source_lines(ptx: Path, cu: Path | None, cache: Path) -> SourceMap:
     """Map the committed ``ptx`` to lines of ``cu`` (see the module docstring)."""
     if cu is None or not cu.is_file():
@@ -111,7 +121,8 @@ def source_lines(ptx: Path, cu: Path | None, cache: Path) -> SourceMap:
         return SourceMap(note=f"no source lines ({str(e).splitlines()[0][:160]})")
     kept, locs, files = _strip(info)
     committed = [ln.strip() for ln in ptx.read_text().splitlines()]
-    own = {i for i, f in files.items() if Path(f).name == cu.name}
+    own = {i for i, f in files.items()
+           if Path(f).name == cu.name or _beside(Path(f), cu.parent)}
     sm = difflib.SequenceMatcher(None, committed, kept, autojunk=False)
     out = SourceMap()
     unmatched = 0
