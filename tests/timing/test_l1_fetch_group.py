@@ -78,8 +78,9 @@ def test_one_request_packet_and_reply_bytes():
     r = mem.access(0, 0, 0, unit(5 * LINE), FULL, 4)          # line 5: group {4, 5}
     ic = c.memory.interconnect
     assert mem.icnt.request_flits == 1
-    per_line = -(-(ic.header_bytes + LINE) // ic.flit_bytes)
-    assert mem.icnt.reply_flits == 2 * per_line                # lines 4 and 5 are on 2 slices
+    # gtx480 interleaves the memory partitions every 256 B (GPGPU-Sim 3.x dramid@8), so the
+    # aligned pair {4, 5} lies in one slice and comes back as one reply packet
+    assert mem.icnt.reply_flits == -(-(ic.header_bytes + 2 * LINE) // ic.flit_bytes)
     k = mem.counters()
     assert k["dram_read_bytes"] == 2 * LINE and k["l1_misses"] == 1
     # the neighbour (line 4) is pending: an access to it now merges, then both hit
@@ -90,7 +91,7 @@ def test_one_request_packet_and_reply_bytes():
     for ln in (4, 5):
         rr = mem.access(0, t, 0, unit(ln * LINE), FULL, 4)
         assert rr.completion_cycle == t + c.memory.l1.hit_latency
-        t += 1
+        t += c.memory.l1.port_cycles                             # the L1 port's next free cycle
 
 
 @pytest.mark.parametrize("wait_all", [False, True])
@@ -98,7 +99,9 @@ def test_own_line_resident_neighbours_absent(wait_all):
     """Own line resident but group neighbours absent: the neighbours are fetched; the load
     hits (default: it waits only for its own line) or, with fetch_group_wait_all (the older
     model), misses and waits for the group request."""
-    mem = MemoryHierarchy(load_config("gtx480", {"memory.l1.fetch_group_wait_all": wait_all}))
+    # one L1 access per cycle (gtx480's port takes one per 2), so only the group's wait shows
+    mem = MemoryHierarchy(load_config("gtx480", {"memory.l1.fetch_group_wait_all": wait_all,
+                                                 "memory.l1.port_cycles": 1}))
     r = mem.access(0, 0, 0, unit(8 * LINE), FULL, 4)
     t = r.completion_cycle + 1
     hit = mem.l1[0].hit_latency
@@ -161,7 +164,7 @@ def test_neighbour_in_flight_is_a_reserved_hit_of_its_entry():
 
 
 def test_mshr_max_merge_zero_keeps_unlimited_merging():
-    mem = MemoryHierarchy(cfg(1))
+    mem = MemoryHierarchy(load_config("gtx480", {"memory.l1.mshr_max_merge": 0}))
     for t in range(20):
         assert mem.access(0, t, t, unit(7 * LINE), FULL, 4).ok
     assert mem.counters()["l1_reservation_fails"] == 0
@@ -170,9 +173,12 @@ def test_mshr_max_merge_zero_keeps_unlimited_merging():
 
 
 def test_partial_line_fetches_only_its_missing_sectors():
-    """The requested line fetches its missing sectors (sectored, as the baseline); the
-    absent neighbour comes whole."""
-    mem = MemoryHierarchy(cfg(2))
+    """In sectored caches (fetch_line off in the L1 and the L2; gtx480 fetches whole lines,
+    as GPGPU-Sim 3.x does) the requested line fetches its missing sectors; the absent
+    neighbour comes whole."""
+    mem = MemoryHierarchy(load_config("gtx480", {"memory.l1.fetch_group": 2,
+                                                 "memory.l1.fetch_line": False,
+                                                 "memory.l2.fetch_line": False}))
     one = np.zeros(32, np.uint64)
     one[0] = 2 * LINE                                          # 4 bytes of sector 0 of line 2
     mem.access(0, 0, 0, one, 1, 4)
