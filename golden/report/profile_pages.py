@@ -11,6 +11,10 @@ to ``index.html``:
   listing of the run (:func:`golden.report.profile_render.html_listing`);
 * ``...-diff.html`` -- that run against its baseline, instructions sorted by the cycles
   gained or lost (:func:`~golden.report.profile_render.html_diff`);
+* ``...-timeline.html`` -- the same run over time, per SM and DRAM channel, sampled every
+  :data:`TIMELINE_SAMPLES`-th of its cycles (:func:`golden.report.timeline_render.html_page`;
+  a second simulation of the run, since the timeline and the profiler cannot observe one
+  run together; its cycles are checked against the profiled run's);
 * ``profiles/manifest.json`` -- per report and workload, the links, the model fingerprint
   they were made with and any problem; :func:`golden.report.present.publish` reads it to
   link the views from the report's tables (so ``simtlab publish`` keeps the links).
@@ -38,6 +42,9 @@ HEADLINE: dict[str, tuple] = {
     "uv": ("uv-token",), "warpman": ("warpman-duel",), "coarse": ("coarse4-duel",),
     "capri": ("capri",), "compose": ("darsie", "gscalar"),
 }
+#: a timeline beside each profile has about this many samples (the interval comes from the
+#: report's own cycles of the run when it has them, else 1,000 cycles)
+TIMELINE_SAMPLES = 400
 #: folder of the views, relative to the results folder
 FOLDER = "profiles"
 MANIFEST = "manifest.json"
@@ -88,13 +95,23 @@ def headline_views(name: str, module, opts) -> list[RunView]:
     return list(out)
 
 
-def _profile(v: RunView, source_lines: bool = True):
-    """Worker: the :class:`~golden.report.profile.RunProfile` of ``v``, or the error text
-    (a failed view is listed on the page; it must not cost the report its tables)."""
+def timeline_every(cycles: int | None) -> int:
+    """The timeline's sampling interval for a run of ``cycles`` (unknown: 1,000 cycles)."""
+    return max(100, -(-cycles // TIMELINE_SAMPLES)) if cycles else 1000
+
+
+def _profile(v: RunView, source_lines: bool = True, every: int = 1000):
+    """Worker: the :class:`~golden.report.profile.RunProfile` of ``v`` and its timeline
+    document, or the error text (a failed view is listed on the page; it must not cost the
+    report its tables)."""
     from golden.report.profile import profile_workload
+    from golden.report.timeline import timeline_workload
     try:
-        return profile_workload(v.workload, size=v.size, seed=v.seed, config=v.config,
-                                mechanisms=v.mechanisms, source_lines=source_lines)
+        p = profile_workload(v.workload, size=v.size, seed=v.seed, config=v.config,
+                             mechanisms=v.mechanisms, source_lines=source_lines)
+        t = timeline_workload(v.workload, size=v.size, seed=v.seed, config=v.config,
+                              mechanisms=v.mechanisms, every=every)
+        return p, t
     except Exception as e:  # noqa: BLE001 -- reported with the view, see above
         return f"{type(e).__name__}: {e}"
 
@@ -117,6 +134,7 @@ def write_profiles(out: Path, views_of: dict, results: dict, workers: int = 1,
     ``workers``: processes (1: in this process); ``source_lines``: map to CUDA lines."""
     from golden.report.profile import diff_profiles
     from golden.report.profile_render import html_diff, html_listing
+    from golden.report.timeline_render import html_page
     from golden.workers import run_unordered
     folder = Path(out) / FOLDER
     old = _load_manifest(folder)
@@ -130,7 +148,11 @@ def write_profiles(out: Path, views_of: dict, results: dict, workers: int = 1,
                 wanted[v.baseline()] = None
 
     def files_of(v: RunView) -> list[str]:
-        return [f"{v.stem}.html"] + ([f"{v.stem}-diff.html"] if v.mechanisms else [])
+        return ([f"{v.stem}.html", f"{v.stem}-timeline.html"]
+                + ([f"{v.stem}-diff.html"] if v.mechanisms else []))
+
+    def every_of(v: RunView) -> int:
+        return timeline_every((results.get(v.key) or {}).get("cycles"))
 
     todo = [v for v in wanted
             if v.stem not in views or not all((folder / f).is_file() for f in files_of(v))]
@@ -140,14 +162,16 @@ def write_profiles(out: Path, views_of: dict, results: dict, workers: int = 1,
     if todo and log:
         log(f"profiling {len(todo)} run(s) for the results page's per-run views")
     if workers <= 1 or len(todo) <= 1:
-        profiles = {v: _profile(v, source_lines) for v in todo}
+        profiles = {v: _profile(v, source_lines, every_of(v)) for v in todo}
     else:
-        run_unordered(_profile, [(v, (v, source_lines)) for v in todo], workers,
+        run_unordered(_profile, [(v, (v, source_lines, every_of(v))) for v in todo], workers,
                       lambda v, p: profiles.__setitem__(v, p))
     for v in sorted(todo, key=lambda v: len(v.mechanisms)):   # baselines first
         p = profiles[v]
         entry = {"workload": v.workload, "config": v.config, "label": v.label,
                  "files": files_of(v), "problems": []}
+        if not isinstance(p, str):
+            p, timeline = p
         if isinstance(p, str):
             entry["problems"].append(f"profile of {v.key} failed: {p}")
             entry["files"] = []
@@ -161,11 +185,16 @@ def write_profiles(out: Path, views_of: dict, results: dict, workers: int = 1,
             entry["problems"].append(f"{v.key}: outputs differ from numpy")
         entry["cycles"] = p.cycles
         write_output(folder / f"{v.stem}.html", html_listing(p))
+        write_output(folder / f"{v.stem}-timeline.html", html_page(timeline))
+        if timeline["cycles"] != p.cycles:
+            entry["problems"].append(f"{v.key}: the timeline's run took {timeline['cycles']:,} "
+                                     f"cycles, the profiled run {p.cycles:,}")
         if v.mechanisms:
             a = profiles.get(v.baseline())
+            a = a[0] if isinstance(a, tuple) else a
             if isinstance(a, str) or a is None:
                 entry["problems"].append(f"{v.key}: no baseline profile to diff against")
-                entry["files"] = entry["files"][:1]
+                entry["files"] = entry["files"][:2]
             else:
                 write_output(folder / f"{v.stem}-diff.html", html_diff(a, p, diff_profiles(a, p)))
         views[v.stem] = entry
@@ -178,7 +207,8 @@ def write_profiles(out: Path, views_of: dict, results: dict, workers: int = 1,
             for b in ([v.baseline()] if v.mechanisms else []) + [v]:
                 e = views.get(b.stem, {})
                 for f in e.get("files", []):
-                    kind = "diff vs baseline" if f.endswith("-diff.html") else "profile"
+                    kind = ("diff vs baseline" if f.endswith("-diff.html") else
+                            "timeline" if f.endswith("-timeline.html") else "profile")
                     links.append({"label": f"{b.label} {kind}" + (f" ({b.config})" if many else ""),
                                   "href": f"{FOLDER}/{f}"})
             for msg in views.get(v.stem, {}).get("problems", []):

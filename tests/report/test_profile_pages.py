@@ -73,21 +73,32 @@ def views(tmp_path_factory):
     mp.undo()
 
 
-def test_profiles_write_listing_and_diff_and_flag_a_cycle_mismatch(views):
+def test_profiles_write_listing_timeline_and_diff_and_flag_a_cycle_mismatch(views):
     out, v, doc, calls, _ = views
     assert calls and "profiling 2 run(s)" in calls[0]
     base = v.baseline()
-    for f in (f"{v.stem}.html", f"{v.stem}-diff.html", f"{base.stem}.html"):
+    for f in (f"{v.stem}.html", f"{v.stem}-diff.html", f"{base.stem}.html",
+              f"{v.stem}-timeline.html", f"{base.stem}-timeline.html"):
         assert (out / "profiles" / f).is_file(), f
     diff = (out / "profiles" / f"{v.stem}-diff.html").read_text()
     assert "darsie" in diff and "baseline" in diff
+    timeline = (out / "profiles" / f"{v.stem}-timeline.html").read_text()
+    assert "darsie" in timeline and "plotly" in timeline.lower()
     links = doc["reports"]["darsie"]["MM"]
     assert [x["label"] for x in links if x["href"]] == \
-        ["baseline profile", "darsie profile", "darsie diff vs baseline"]
+        ["baseline profile", "baseline timeline", "darsie profile", "darsie timeline",
+         "darsie diff vs baseline"]
     problems = [x["label"] for x in links if x["href"] is None]
     assert len(problems) == 1 and problems[0].endswith("the report's run 1")
     assert doc["views"][base.stem]["problems"] == []          # no report result: no check
-    assert [x["label"] for x in doc["reports"]["baseline"]["MM"]] == ["baseline profile"]
+    assert [x["label"] for x in doc["reports"]["baseline"]["MM"]] == \
+        ["baseline profile", "baseline timeline"]
+
+
+def test_a_timeline_beside_a_profile_has_about_400_samples():
+    from golden.report.profile_pages import timeline_every
+    assert timeline_every(None) == 1000 and timeline_every(1_000_000) == 2500
+    assert timeline_every(5_000) == 100                        # never finer than 100 cycles
 
 
 def test_profiles_made_with_the_same_fingerprint_are_not_simulated_again(views):
@@ -117,6 +128,7 @@ def test_results_page_links_the_views_from_the_table_rows(views):
     row = page.split("<td class=\"\">MM")[1].split("</tr>")[0]
     assert 'href="profiles/MM-pascal-darsie-small-s0-diff.html"' in row
     assert 'href="profiles/MM-pascal-baseline-small-s0.html"' in row
+    assert 'href="profiles/MM-pascal-darsie-small-s0-timeline.html"' in row
     assert "HS</strong> <span class=\"views\">" not in page      # no views of HS
     assert "Per-run views" in page and 'class="problem"' in page
     # another size's page does not link them
