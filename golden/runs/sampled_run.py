@@ -253,9 +253,17 @@ def run_sampled_timing_workload(name: str, size: str, seed: int, config_name: st
 def format_sampling(d: dict) -> str:
     """Readable lines of a sampled record's ``sampling`` block."""
     s = d["sampling"]
-    lines = [f"  SAMPLED: {s['units_detailed']} of {s['units_total']} launches in detail "
-             f"({s['groups']} groups, seed {s['plan']['seed']}); "
-             f"{100 * s['detailed_warp_instruction_fraction']:.1f}% of the warp instructions"]
+    return "\n".join(
+        [f"  SAMPLED: {s['units_detailed']} of {s['units_total']} launches in detail "
+         f"({s['groups']} groups, seed {s['plan']['seed']}); "
+         f"{100 * s['detailed_warp_instruction_fraction']:.1f}% of the warp instructions"]
+        + interval_lines(s))
+
+
+def interval_lines(s: dict) -> list[str]:
+    """The estimate and 95% interval lines of a sampled record's ``sampling`` block ``s``
+    (launch or thread-block sampling), then its limits line."""
+    lines = []
     for k in ("cycles", "instructions_executed", "dram_bytes", "energy_total_j"):
         e = s["intervals"][k]
         if e["estimable"]:
@@ -266,4 +274,4 @@ def format_sampling(d: dict) -> str:
             iv = e["note"]
         lines.append(f"    {k:<24}: {e['estimate']:,.6g}  {iv}")
     lines.append(f"  limits: {s['limits']}")
-    return "\n".join(lines)
+    return lines

@@ -33,7 +33,7 @@ import numpy as np
 from golden.configs import load_config
 from golden.errors import SimtlabError
 from golden.mechanisms.registry import make_mechanisms
-from golden.runs.sampled_run import MAIN_COUNTERS
+from golden.runs.sampled_run import MAIN_COUNTERS, interval_lines
 from golden.simt.engine import DEFAULT_MAX_CYCLES, DEFAULT_MAX_INSTRUCTIONS
 from golden.timing.gpu import GPU, KernelRun
 from golden.timing.hooks import SAMPLING_UNITS
@@ -186,18 +186,11 @@ class TBSampledGPU(GPU):
         self.plan = plan
         self.runs: list[TBSampledKernelRun] = []
 
-    def run(self, launch, max_cycles: int | None = None) -> TimingStats:
-        memory = self._memory()
+    def kernel_run(self, launch, memory) -> TBSampledKernelRun:
         kr = TBSampledKernelRun(self, launch, range(self.config.core.num_sms), self.config,
                                 self.mechanisms, memory, self.plan, salt=len(self.runs))
-        self._simulate([kr], lambda run, now: None, max_cycles)
-        stats = kr.stats
-        self._memory_stats(stats, memory)
-        self._l2_state = memory.l2_snapshot()
-        if kr.pc_profile is not None:
-            kr.pc_profile.finish()
         self.runs.append(kr)
-        return stats
+        return kr
 
 
 class TBSampledTimingDevice(TimingDevice):
@@ -327,18 +320,9 @@ def run_tb_sampled_timing_workload(name: str, size: str, seed: int, config_name:
 def format_tb_sampling(d: dict) -> str:
     """Readable lines of a TB-sampled record's ``sampling`` block."""
     s = d["sampling"]
-    lines = [f"  SAMPLED (thread blocks): {s['units_detailed']} of {s['units_total']} units "
-             f"(occupancy waves) in detail, {s['launches_sampled']} of {d['launches']} "
-             f"launch(es) sampled, seed {s['plan']['seed']}; "
-             f"{100 * s['detailed_warp_instruction_fraction']:.1f}% of the warp instructions"]
-    for k in ("cycles", "instructions_executed", "dram_bytes", "energy_total_j"):
-        e = s["intervals"][k]
-        if e["estimable"]:
-            pct = e["half_width_pct"]
-            iv = (f"95% interval [{e['low']:,.6g}, {e['high']:,.6g}]"
-                  + ("" if pct is None else f" (+-{pct:.2f}%)"))
-        else:
-            iv = e["note"]
-        lines.append(f"    {k:<24}: {e['estimate']:,.6g}  {iv}")
-    lines.append(f"  limits: {s['limits']}")
-    return "\n".join(lines)
+    return "\n".join(
+        [f"  SAMPLED (thread blocks): {s['units_detailed']} of {s['units_total']} units "
+         f"(occupancy waves) in detail, {s['launches_sampled']} of {d['launches']} "
+         f"launch(es) sampled, seed {s['plan']['seed']}; "
+         f"{100 * s['detailed_warp_instruction_fraction']:.1f}% of the warp instructions"]
+        + interval_lines(s))

@@ -401,14 +401,19 @@ class GPU:
         self.host_copies = []
         return memory
 
+    def kernel_run(self, launch, memory) -> KernelRun:
+        """The :class:`KernelRun` of a single ``launch`` on every SM (a subclass may run
+        another kind, e.g. thread-block sampling's)."""
+        return KernelRun(self, launch, range(self.config.core.num_sms), self.config,
+                         self.mechanisms, memory)
+
     def run(self, launch, max_cycles: int | None = None) -> TimingStats:
         """Simulate ``launch`` (a :class:`golden.simt.engine.FunctionalLaunch`) on every SM;
         return its :class:`TimingStats` (memory counters included). The launch stops with a
         DeadlockError after ``max_cycles`` cycles (default: the GPU's) or its functional
         watchdog's warp instructions."""
         memory = self._memory()
-        kr = KernelRun(self, launch, range(self.config.core.num_sms), self.config,
-                       self.mechanisms, memory)
+        kr = self.kernel_run(launch, memory)
         self._simulate([kr], lambda run, now: None, max_cycles)
         stats = kr.stats
         self._memory_stats(stats, memory)
