@@ -27,18 +27,25 @@ def make_inputs(params, rng):
     return {"image": rng.random((h, w), dtype=F32), "taps": (taps / taps.sum()).astype(F32)}
 
 
-def launch(dev, module, inputs, params):
-    image = inputs["image"]
-    h, w = image.shape
-    module.get_global("c_kernel", F32).set(inputs["taps"])
-    d_src = dev.to_device(image)
-    d_tmp = dev.empty((h, w), F32)
-    d_dst = dev.empty((h, w), F32)
-    grid = (-(-w // TB[0]), -(-h // TB[1]))
-    args = (np.int32(w), np.int32(h))
-    module.get_function("convolution_rows")(grid, TB[:2], (d_tmp, d_src) + args)
-    module.get_function("convolution_columns")(grid, TB[:2], (d_dst, d_tmp) + args)
-    return {"rows": d_tmp.get(), "result": d_dst.get()}
+def separable_launch(tb: tuple, rows_kernel: str, columns_kernel: str):
+    """The launch of a separable convolution: ``rows_kernel`` then ``columns_kernel`` in
+    ``tb``-shaped TBs (CONV's, and the versions of CONV with other TB shapes)."""
+    def launch(dev, module, inputs, params):
+        image = inputs["image"]
+        h, w = image.shape
+        module.get_global("c_kernel", F32).set(inputs["taps"])
+        d_src = dev.to_device(image)
+        d_tmp = dev.empty((h, w), F32)
+        d_dst = dev.empty((h, w), F32)
+        grid = (-(-w // tb[0]), -(-h // tb[1]))
+        args = (np.int32(w), np.int32(h))
+        module.get_function(rows_kernel)(grid, tb[:2], (d_tmp, d_src) + args)
+        module.get_function(columns_kernel)(grid, tb[:2], (d_dst, d_tmp) + args)
+        return {"rows": d_tmp.get(), "result": d_dst.get()}
+    return launch
+
+
+launch = separable_launch(TB, "convolution_rows", "convolution_columns")
 
 
 def _filter(a, taps, axis):

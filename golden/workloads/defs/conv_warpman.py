@@ -14,27 +14,10 @@ TBs, 13.1 waves on gtx480_warpman).
 
 from __future__ import annotations
 
-import numpy as np
-
 from golden.workloads.base import Workload
 from golden.workloads.defs import conv
 
 TB = (16, 12, 1)
-F32 = np.float32
-
-
-def launch(dev, module, inputs, params):
-    image = inputs["image"]
-    h, w = image.shape
-    module.get_global("c_kernel", F32).set(inputs["taps"])
-    d_src = dev.to_device(image)
-    d_tmp = dev.empty((h, w), F32)
-    d_dst = dev.empty((h, w), F32)
-    grid = (-(-w // TB[0]), -(-h // TB[1]))
-    args = (np.int32(w), np.int32(h))
-    module.get_function("convolution_rows_ct")(grid, TB[:2], (d_tmp, d_src) + args)
-    module.get_function("convolution_columns_ct")(grid, TB[:2], (d_dst, d_tmp) + args)
-    return {"rows": d_tmp.get(), "result": d_dst.get()}
 
 
 WORKLOAD = Workload(
@@ -47,7 +30,7 @@ WORKLOAD = Workload(
                 "TB (SDK 16x12), 7 TBs per SM, register-limited",),
     sizes={k: dict(v) for k, v in conv.WORKLOAD.sizes.items()},
     make_inputs=conv.make_inputs,
-    launch=launch,
+    launch=conv.separable_launch(TB, "convolution_rows_ct", "convolution_columns_ct"),
     reference=conv.reference,
     divergent=False,
     tolerance=dict(conv.WORKLOAD.tolerance),

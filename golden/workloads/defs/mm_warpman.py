@@ -12,24 +12,10 @@ sizes (the chapter uses the SDK's default input, which it does not state).
 
 from __future__ import annotations
 
-import numpy as np
-
 from golden.workloads.base import Workload
 from golden.workloads.defs import mm
 
 TILE = 16
-
-
-def launch(dev, module, inputs, params):
-    a, b = inputs["A"], inputs["B"]
-    h_a, w_a = a.shape
-    w_b = b.shape[1]
-    d_a, d_b = dev.to_device(a), dev.to_device(b)
-    d_c = dev.empty((h_a, w_b), np.float32)
-    kernel = module.get_function("matrix_mul_sdk16")
-    kernel((w_b // TILE, h_a // TILE), (TILE, TILE),
-           (d_c, d_a, d_b, np.int32(w_a), np.int32(w_b)))
-    return {"C": d_c.get()}
 
 
 WORKLOAD = Workload(
@@ -43,7 +29,7 @@ WORKLOAD = Workload(
     # (5 TBs/SM x 15 SMs)
     sizes={k: dict(v) for k, v in mm.WORKLOAD.sizes.items()},
     make_inputs=mm.make_inputs,
-    launch=launch,
+    launch=mm.tiled_launch("matrix_mul_sdk16", TILE),
     reference=mm.reference,
     divergent=False,
     tolerance=dict(mm.WORKLOAD.tolerance),

@@ -13,39 +13,16 @@
 // its own); it allocates the 24 with no spill (conv_warpman.ptxas.yaml). Table 5's own
 // 3,068 registers per TB would not make 7 TBs register-limited (paper-facts §3.4 ⚠).
 
-#define KERNEL_RADIUS 8
-#define KERNEL_LENGTH (2 * KERNEL_RADIUS + 1)
-
-__constant__ float c_kernel[KERNEL_LENGTH];
+#include "conv_separable.cuh"
 
 extern "C" __global__ void __maxnreg__(24)
 convolution_rows_ct(float *dst, const float *src, int w, int h)
 {
-    const int ix = blockIdx.x * blockDim.x + threadIdx.x;
-    const int iy = blockIdx.y * blockDim.y + threadIdx.y;
-    if (ix >= w || iy >= h)
-        return;
-    float sum = 0.0f;
-#pragma unroll
-    for (int k = -KERNEL_RADIUS; k <= KERNEL_RADIUS; k++) {
-        const int x = min(max(ix + k, 0), w - 1);
-        sum += src[iy * w + x] * c_kernel[KERNEL_RADIUS - k];
-    }
-    dst[iy * w + ix] = sum;
+    convolve_row(dst, src, w, h);
 }
 
 extern "C" __global__ void __maxnreg__(24)
 convolution_columns_ct(float *dst, const float *src, int w, int h)
 {
-    const int ix = blockIdx.x * blockDim.x + threadIdx.x;
-    const int iy = blockIdx.y * blockDim.y + threadIdx.y;
-    if (ix >= w || iy >= h)
-        return;
-    float sum = 0.0f;
-#pragma unroll
-    for (int k = -KERNEL_RADIUS; k <= KERNEL_RADIUS; k++) {
-        const int y = min(max(iy + k, 0), h - 1);
-        sum += src[y * w + ix] * c_kernel[KERNEL_RADIUS - k];
-    }
-    dst[iy * w + ix] = sum;
+    convolve_column(dst, src, w, h);
 }
