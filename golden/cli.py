@@ -147,20 +147,28 @@ def cmd_run(args) -> int:
     workload, size = run_target(args)  # a built-in's name, or a user kernel's Workload
     from golden.runs.sampled_cli import check_arguments, run_sampled
     check_arguments(args)
+    from golden.report.profile_cli import RunProfileCollector, check_run_arguments
+    check_run_arguments(args)
     if args.mode == "timing" and args.sample:
         return run_sampled(args, workload, size)
     if args.mode == "timing":
         from golden.runs.timing_workload import format_timing_summary, run_timing_workload
         limits = {k: v for k, v in (("max_cycles", args.max_cycles),
                                     ("max_instructions", args.max_instructions)) if v}
+        mechs = tuple(args.mechanism or ())
+        prof = RunProfileCollector(args.profile, mechs) if args.profile else None
+        if prof is not None:
+            limits.update(pc_profiler=prof.pc_profiler, on_run=prof.on_run)
         cpu0 = time.process_time()
         d = run_timing_workload(workload, size, args.seed, args.config or "pascal",
-                                mechanisms=tuple(args.mechanism or ()), **limits)
+                                mechanisms=mechs, **limits)
         d["cpu_seconds"] = time.process_time() - cpu0
         print(format_timing_summary(d))
         print(_cpu_line(d, d["timing"]["instructions_executed"]))  # the wall line's numerator
         if args.json:
             write_output(Path(args.json), json.dumps(d, indent=2))
+        if prof is not None:
+            prof.write()
         return 0 if d["outputs_match"] else 1
     d = _summarise(workload, size, args.seed, args.max_instructions)
     _print_run(d)
@@ -305,6 +313,8 @@ def _main(argv=None) -> int:
     add_run_arguments(r)  # --kernel --grid --block --args (a .ptx/.cu file), --workloads DIR
     from golden.runs.sampled_cli import add_run_arguments as add_sampling_arguments
     add_sampling_arguments(r)  # --sample --sample-seed
+    from golden.report.profile_cli import add_run_arguments as add_profile_arguments
+    add_profile_arguments(r)  # --profile FILE
     r.set_defaults(fn=cmd_run)
     c = sub.add_parser("characterise", help="run the whole suite, write build/results/characterisation.md "
                                             "(--against-papers: the workload-fidelity table)")

@@ -244,3 +244,34 @@ def test_profile_cli_writes_text_html_and_json(tmp_path, capsys):
     d = json.loads(json_out.read_text())
     assert d["a"]["mechanisms"] == [] and d["b"]["mechanisms"] == ["darsie"]
     assert html_out.read_text().startswith("<!DOCTYPE html>")
+
+
+def test_run_profile_option_profiles_that_same_run(tmp_path, mm_darsie, capsys):
+    """``simtlab run --mode timing --profile F`` writes the profile of the run it reports:
+    the profile's cycles and columns equal the run's JSON, which equals an unprofiled
+    run's, and the rows equal ``simtlab profile``'s."""
+    prof, summary, plain = tmp_path / "p.json", tmp_path / "run.json", tmp_path / "plain.json"
+    assert main(["run", "MM", "--mode", "timing", "--mechanism", "darsie", "--json",
+                 str(summary), "--profile", str(prof)]) == 0
+    assert main(["run", "MM", "--mode", "timing", "--mechanism", "darsie", "--json",
+                 str(plain)]) == 0
+    assert f"wrote the per-PC profile to {prof}" in capsys.readouterr().out
+    p, d, d0 = (json.loads(f.read_text()) for f in (prof, summary, plain))
+    assert p["cycles"] == d["cycles"] == d0["cycles"] == mm_darsie.cycles
+    assert d["timing"] == d0["timing"]
+    assert sum(r["issued"] for r in p["rows"]) == d["timing"]["instructions_issued"]
+    assert [(r["pc"], r["issued"]) for r in p["rows"]] == \
+        [(r.pc, r.issued) for r in mm_darsie.rows]
+    text = tmp_path / "p.txt"
+    assert main(["run", "MM", "--mode", "timing", "--profile", str(text)]) == 0
+    assert text.read_text().startswith("MM (small, seed 0) on pascal")
+
+
+@pytest.mark.parametrize("extra,needle", [
+    ([], "--profile needs --mode timing"),
+    (["--mode", "timing", "--sample"], "--profile and --sample do not go together"),
+])
+def test_run_profile_option_refuses_modes_without_per_pc_cycles(extra, needle, capsys):
+    assert main(["run", "MM", "--profile", "x.txt", *extra]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("simtlab: error:") and needle in err and "\n" not in err

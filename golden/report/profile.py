@@ -206,9 +206,7 @@ def profile_workload(name: str, size: str = "small", seed: int = 0, config: str 
     :mod:`golden.report.profile_lines`)."""
     from golden.configs import load_config
     from golden.mechanisms.registry import make_mechanisms
-    from golden.report.runner import output_digest
     from golden.timing.pc_profile import PCProfiler
-    from golden.timing.stats import TimingStats
     from golden.timing.timing_device import TimingDevice
     from golden.workloads import registry
 
@@ -221,6 +219,18 @@ def profile_workload(name: str, size: str = "small", seed: int = 0, config: str 
     profiler = PCProfiler()
     dev.gpu.pc_profiler = profiler
     run = registry.run_workload(w, size=size, seed=seed, device=dev)
+    return profile_of_run(w, size, seed, cfg, tuple(mechanisms), profiler, run,
+                          source_lines=source_lines)
+
+
+def profile_of_run(w, size: str, seed: int, cfg, mechanisms: tuple, profiler, run,
+                   source_lines: bool = True) -> RunProfile:
+    """The :class:`RunProfile` of a finished timing run ``run`` of workload ``w`` (a
+    Workload) on configuration ``cfg``, whose GPU had ``profiler`` (a PCProfiler) attached
+    for the whole run. Shared by ``simtlab profile`` and ``simtlab run --profile``."""
+    from golden.report.runner import output_digest
+    from golden.timing.stats import TimingStats
+
     if len(profiler.profiles) != len(run.stats):
         raise SimtlabError(f"profile of {w.name}: {len(profiler.profiles)} profiled launches "
                            f"for {len(run.stats)} launches")

@@ -82,3 +82,56 @@ def cmd_profile(args) -> int:
     if args.json:
         write_output(Path(args.json), json.dumps(data, indent=1))
     return 0 if ok else 1
+
+
+def add_run_arguments(r) -> None:
+    """``--profile FILE`` on ``simtlab run``: the per-PC profile of that same run."""
+    r.add_argument("--profile", type=output_file, metavar="FILE",
+                   help="timing mode: also write the per-PC profile of this run (one run: the "
+                        "profiler only observes). FILE.html: the annotated page, FILE.json: "
+                        "every row, any other name: the text listing")
+
+
+def check_run_arguments(args) -> None:
+    """One-line errors for ``--profile`` where it does not apply."""
+    if getattr(args, "profile", None) is None:
+        return
+    if args.mode != "timing":
+        raise SimtlabError("--profile needs --mode timing (functional mode has no cycles to "
+                           "attribute)")
+    if getattr(args, "sample", None):
+        raise SimtlabError("--profile and --sample do not go together: a sampled run times "
+                           "only part of the work, so its per-PC cycles are not the run's")
+
+
+class RunProfileCollector:
+    """Collects the profile of one ``simtlab run --mode timing --profile FILE`` run: pass
+    :attr:`pc_profiler` and :meth:`on_run` to ``run_timing_workload``, then :meth:`write`."""
+
+    def __init__(self, path: str, mechanisms: tuple):
+        from golden.timing.pc_profile import PCProfiler
+        self.path = Path(path)
+        self.mechanisms = tuple(mechanisms)
+        self.pc_profiler = PCProfiler()
+        self.profile = None
+
+    def on_run(self, workload, cfg, run) -> None:
+        from golden.report.profile import profile_of_run
+        size, seed = run.size, run.seed
+        self.profile = profile_of_run(workload, size, seed, cfg, self.mechanisms,
+                                      self.pc_profiler, run)
+
+    def write(self) -> None:
+        from golden.report.profile_render import html_listing, text_listing
+        p = self.profile
+        if p is None:
+            raise SimtlabError(f"--profile {self.path}: the run finished without a profile")
+        suffix = self.path.suffix.lower()
+        if suffix in (".html", ".htm"):
+            text = html_listing(p)
+        elif suffix == ".json":
+            text = json.dumps(p.to_dict(), indent=1)
+        else:
+            text = text_listing(p) + "\n"
+        write_output(self.path, text)
+        print(f"wrote the per-PC profile to {self.path}")

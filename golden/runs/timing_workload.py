@@ -24,18 +24,26 @@ from golden.workloads import registry
 
 def run_timing_workload(name: str, size: str, seed: int, config_name: str,
                         mechanisms: tuple = (), max_cycles: int = DEFAULT_MAX_CYCLES,
-                        max_instructions: int = DEFAULT_MAX_INSTRUCTIONS) -> dict:
+                        max_instructions: int = DEFAULT_MAX_INSTRUCTIONS,
+                        pc_profiler=None, on_run=None) -> dict:
     """Run workload ``name`` in timing mode on configuration ``config_name`` with the
     registered ``mechanisms`` (names); return a JSON-ready summary (merged counters of
     every launch, energy, per-launch statistics). ``max_cycles`` / ``max_instructions``:
-    the watchdogs of each launch."""
+    the watchdogs of each launch. ``pc_profiler``: a
+    :class:`~golden.timing.pc_profile.PCProfiler` attached to the GPU for the run (an
+    observer: statistics and outputs are unchanged); ``on_run(workload, config, run)`` is
+    called with the finished WorkloadRun before the summary is built."""
     cfg = load_config(config_name)
     w = registry.get(name) if isinstance(name, str) else name  # or a user Workload
     dev = TimingDevice(cfg, mechanisms=make_mechanisms(mechanisms, cfg), echo_printf=False,
                        max_cycles=max_cycles, max_instructions=max_instructions)
+    if pc_profiler is not None:
+        dev.gpu.pc_profiler = pc_profiler
     t0 = time.perf_counter()
     run = registry.run_workload(w, size=size, seed=seed, device=dev)
     wall = time.perf_counter() - t0
+    if on_run is not None:
+        on_run(w, cfg, run)
     bad = run.mismatches()
     total = TimingStats.merged([s.timing for s in run.stats], concurrent=False)
     energy = dev.energy_model.compute(total, cfg)
