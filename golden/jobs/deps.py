@@ -20,6 +20,10 @@ dependency set, found statically:
   never the ``.cu``), and the ptxas register file beside it (``<stem>.ptxas.yaml``,
   :mod:`golden.timing.ptxas_file`) when one is committed: only that workload's results
   depend on it.
+* **User workloads** (a reference ``NAME@FILE``, :mod:`golden.workloads.user_ref`): the
+  user's own files (spec, kernel file, reference module and ``.npy`` files, or the Python
+  module and the other modules of its folder), named by absolute path, and
+  :mod:`golden.workloads.user_ref` with its imports: editing the kernel re-runs it.
 * **GPU configurations**: a job that names the one configuration it loads (a
   :class:`~golden.jobs.job.TimingJob`: ``config``) depends only on that file and the
   files it ``inherits`` from, not on every ``*.yaml`` beside :mod:`golden.configs.loader`;
@@ -50,7 +54,7 @@ from golden.configs.loader import ALIASES
 from golden.jobs.job import TimingJob
 from golden.mechanisms.registry import MECHANISMS, parse_name
 from golden.timing.ptxas_file import ptxas_file_for
-from golden.workloads import registry
+from golden.workloads import registry, user_ref
 
 #: the golden package directory
 PACKAGE_DIR = Path(__file__).resolve().parents[1]
@@ -243,6 +247,10 @@ class DependencyFinder:
                 mods.add(MECHANISMS[name].partition(":")[0])
         names = [getattr(job, "workload", None), *(getattr(job, "kernels", ()) or ())]
         for w in filter(None, names):
+            if user_ref.is_ref(w):      # a user workload: its own files, outside the package
+                mods.add("golden.workloads.user_ref")
+                files.update(user_ref.user_files(w))
+                continue
             hit = self._workloads.get(w)
             if hit is None:
                 wl = registry.get(w)
@@ -259,6 +267,8 @@ class DependencyFinder:
         """The files (relative paths) that belong to workload ``name`` alone: its
         definition module, its PTX and the ptxas register file beside the PTX (whether or
         not it exists today: adding or removing it changes only this workload)."""
+        if user_ref.is_ref(name):
+            return {self._rel_of(p) for p in user_ref.user_files(name)}
         self.job_roots(TimingJob(name, "-"))
         mod, ptx = self._workloads[name]
         out = {ptx.relative_to(self.root).as_posix(),
@@ -313,9 +323,15 @@ class DependencyFinder:
         for p in files:
             r = rel.get(p)
             if r is None:
-                r = rel[p] = p.relative_to(self.root).as_posix()
+                r = rel[p] = self._rel_of(p)
             out[r] = self.digest(p)
         return out
+
+    def _rel_of(self, p: Path) -> str:
+        """A dependency's name in a map: its path relative to the package, or its absolute
+        path for a file outside it (a user workload's; ``root / name`` finds either)."""
+        return p.relative_to(self.root).as_posix() if p.is_relative_to(self.root) \
+            else p.as_posix()
 
     @staticmethod
     def _dir_times(files) -> tuple:

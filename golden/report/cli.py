@@ -43,6 +43,10 @@ def add_subcommand(sub) -> None:
                         "config, darsie on all workloads")
     r.add_argument("--seed", type=seed_arg, default=0)
     r.add_argument("-j", "--jobs", type=jobs_arg, default=os.cpu_count() or 1)
+    r.add_argument("--workloads", metavar="DIR",
+                   help="also run the user workloads of DIR (specs with 'ptx:', Python WORKLOAD "
+                        "modules) in the reports their 'stands_for' entries name, e.g. "
+                        "'Locality: my kernel' (docs/own-kernel.md)")
     r.add_argument("--out", type=output_dir, default="build/results")
     r.add_argument("--no-cache", action="store_true",
                    help="simulate everything again instead of reusing cached or archived "
@@ -139,7 +143,8 @@ def cmd_report(args) -> int:
         if n not in avail:
             raise SimtlabError(f"report '{n}' is not available in this checkout")
     opts = ReportOptions(size="default" if args.full else args.size, seed=args.seed,
-                         jobs=args.jobs, all_configs=args.all_configs or args.full)
+                         jobs=args.jobs, all_configs=args.all_configs or args.full,
+                         workloads=_user_workloads(args.workloads, names, avail))
     all_jobs = [j for n in names for j in avail[n].jobs(opts)]
     for a in args.archive or ():
         if not Path(a).is_dir():
@@ -205,6 +210,28 @@ def cmd_report(args) -> int:
     for r in bad:
         print(f"simtlab: outputs differ from the reference in {r['key']}", file=sys.stderr)
     return 1 if errors or bad else 0
+
+
+def _user_workloads(folder: str | None, names: list[str], avail: dict) -> str | None:
+    """``--workloads DIR`` checked once here (one-line errors: no folder, a bad spec, a name
+    used twice or by a built-in), as the absolute path the report jobs re-load it from;
+    a note on stderr for each user workload no requested report includes."""
+    if not folder:
+        return None
+    from golden.workloads.user_ref import label, refs_of_dir
+    refs = refs_of_dir(folder)
+    if not refs:
+        raise SimtlabError(f"--workloads {folder}: no user workloads in it (specs with 'ptx:' "
+                           f"or Python modules defining WORKLOAD)")
+    # a report that includes user workloads names its stands_for prefix as STANDS_FOR
+    prefixes = [avail[n].STANDS_FOR for n in names if hasattr(avail[n], "STANDS_FOR")]
+    takes = (f"give it a stands_for entry beginning with {' or '.join(prefixes)}" if prefixes
+             else "these reports take no user workloads")
+    for r, w in refs.items():
+        if not any(s.startswith(p) for s in w.stands_for for p in prefixes):
+            print(f"simtlab: note: user workload {label(r)} is in none of the reports "
+                  f"{', '.join(names)}: {takes}", file=sys.stderr)
+    return str(Path(folder).resolve())
 
 
 def _plan(names, avail, opts, cache) -> int:

@@ -16,9 +16,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from golden.report.runner import (ReportOptions, TimingJob, geomean, same_outputs, standing_for,
-                                  stands_for_entry, succeeded, timed_run)
+                                  stands_for_entry, succeeded, timed_run, workload_label)
 
 CONFIG = "gtx480_coarse"
+#: the ``stands_for`` prefix of the chapter's workloads (user workloads join with it too)
+STANDS_FOR = "Locality"
 VARIANTS = {"coarse2": "coarse2", "coarse4": "coarse4",
             "coarse2+duel": "coarse2-duel", "coarse4+duel": "coarse4-duel"}
 #: §5.3: with set-dueling, up to 25.7%, averages 2.7% and 3.5% (which is coarse2 and
@@ -80,8 +82,10 @@ class LocalityJob:
         return timed_run(self, compute)
 
 
-def _workloads() -> list[str]:
-    return standing_for("Locality")
+def _workloads(opts: ReportOptions) -> list[str]:
+    """The chapter's stand-ins, then the user workloads of ``--workloads`` that stand for
+    ``Locality``."""
+    return standing_for(STANDS_FOR, opts)
 
 
 def _paper_name(w: str) -> str:
@@ -96,7 +100,7 @@ def _job(w: str, opts: ReportOptions, variant: str | None = None) -> TimingJob:
 
 def jobs(opts: ReportOptions) -> list:
     out = []
-    for w in _workloads():
+    for w in _workloads(opts):
         out.append(LocalityJob(w, size=opts.size, seed=opts.seed))
         out.append(_job(w, opts))
         out += [_job(w, opts, v) for v in VARIANTS]
@@ -122,13 +126,14 @@ def _locality(results, opts, names, md, data) -> None:
     for w in names:
         r = results.get(LocalityJob(w, size=opts.size, seed=opts.seed).key)
         if not succeeded(r):
-            md.append(f"| {w} | {_paper_name(w)} | {'missing' if r is None else 'error'} |"
+            md.append(f"| {workload_label(w)} | {_paper_name(w)} | "
+                      f"{'missing' if r is None else 'error'} |"
                       + " |" * len(LOCALITY_POINTS))
             continue
         t = r["table"]
         vals = [_prob(t, a, b) for a, b in LOCALITY_POINTS]
         rows.append({"workload": w, "table": t})
-        md.append(f"| {w} | {_paper_name(w)} | {t['accesses']:,} | " +
+        md.append(f"| {workload_label(w)} | {_paper_name(w)} | {t['accesses']:,} | " +
                   " | ".join("–" if v is None else f"{v:.3f}" for v in vals) + " |")
     md += ["", "Chapter's values (its own traces): kmeans P(32, 128) = 0.00407 < P(2, 2048) "
            "= 0.142; myocyte P(128, 2) = 0.185 > P(64, 4) = 0.132 (fine-grained).", ""]
@@ -148,7 +153,7 @@ def _performance(results, opts, names, md, data) -> None:
         base = results.get(_job(w, opts).key)
         pn = _paper_name(w)
         if not succeeded(base):
-            md.append(f"| {w} | {PAPER_OUTCOME.get(pn, '–')} | "
+            md.append(f"| {workload_label(w)} | {PAPER_OUTCOME.get(pn, '–')} | "
                       f"{'missing' if base is None else 'error: ' + base['error']} |"
                       + " |" * (len(VARIANTS) + 4))
             continue
@@ -174,7 +179,7 @@ def _performance(results, opts, names, md, data) -> None:
                        f"{(t['l2_hits'] + t['l2_misses']) / l2b:.2f}x" if l2b else "–")
         row["outputs_identical"] = same
         rows.append(row)
-        md.append(f"| {w} | {PAPER_OUTCOME.get(pn, '–')} | {base['cycles']:,} | "
+        md.append(f"| {workload_label(w)} | {PAPER_OUTCOME.get(pn, '–')} | {base['cycles']:,} | "
                   f"{(bt['l1_misses'] / acc if acc else 0):.1%} | " + " | ".join(cells) +
                   f" | {rel[0]} | {rel[1]} | {'identical' if same else 'DIFFER'} |")
     gm = {v: geomean(x) if x else None for v, x in sp.items()}
@@ -191,7 +196,7 @@ def _performance(results, opts, names, md, data) -> None:
 
 
 def render(results: dict, opts: ReportOptions) -> tuple[str, dict]:
-    names = _workloads()
+    names = _workloads(opts)
     md = ["# Coarse-grained L1 with SM set-dueling (seed 002 ch. 5)", "",
           f"Timing on `{CONFIG}` (Table 8: 15 SMs, SIMD 16, L1 4-way 128 B 16 KB, 6 memory "
           f"channels), size `{opts.size}`, seed {opts.seed}. Outputs of every variant must "

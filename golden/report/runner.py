@@ -21,26 +21,49 @@ from golden.jobs.job import TimingJob, WorkloadProbe, output_digest, run_job, ti
 
 __all__ = ["ReportOptions", "TimingJob", "WorkloadProbe", "geomean", "output_digest", "run_job",
            "same_outputs", "speedup_sweep", "standing_for", "stands_for_entry", "succeeded",
-           "timed_run"]
+           "timed_run", "workload_label"]
 
 
 @dataclass(frozen=True)
 class ReportOptions:
-    """What the user asked for: input size, seed, worker processes."""
+    """What the user asked for: input size, seed, worker processes, user workloads."""
 
     size: str = "small"
     seed: int = 0
     jobs: int = 1
     #: baseline report: every workload on every config, not only each seed's workloads
     all_configs: bool = False
+    #: ``--workloads DIR`` (absolute): its user workloads join the reports that select
+    #: workloads by ``stands_for`` (:func:`standing_for`), named in jobs by reference
+    workloads: str | None = None
 
 
-def standing_for(prefix: str) -> list[str]:
+def standing_for(prefix: str, opts: ReportOptions | None = None) -> list[str]:
     """Workloads with a ``stands_for`` entry that begins with ``prefix`` (a seed's name as
-    the entries write it: ``"UV"``, ``"WarpMan"``, ``"CAPRI"``...), sorted."""
+    the entries write it: ``"UV"``, ``"WarpMan"``, ``"CAPRI"``...), sorted; then those of
+    ``opts.workloads``, by reference ``NAME@FILE`` (:mod:`golden.workloads.user_ref`)."""
     from golden.workloads import registry
-    return sorted(n for n, w in registry.all_workloads().items()
-                  if any(s.startswith(prefix) for s in w.stands_for))
+    out = sorted(n for n, w in registry.all_workloads().items()
+                 if any(s.startswith(prefix) for s in w.stands_for))
+    if opts is not None and opts.workloads:
+        out += [r for r, w in _user_ref().refs_of_dir(opts.workloads).items()
+                if any(s.startswith(prefix) for s in w.stands_for)]
+    return out
+
+
+def workload_label(name: str) -> str:
+    """A workload as a report's table names it: ``NAME (user)`` for a user workload's
+    reference, else the name."""
+    return _user_ref().label(name)
+
+
+def _user_ref():
+    """:mod:`golden.workloads.user_ref`, looked up by name rather than imported: the
+    reports' own job kinds (whose dependency sets hold this module's imports,
+    :mod:`golden.jobs.deps`) do not depend on it unless their workload is a user one,
+    and then :meth:`~golden.jobs.deps.DependencyFinder.job_roots` names it."""
+    import importlib
+    return importlib.import_module("golden.workloads.user_ref")
 
 
 def stands_for_entry(workload: str, prefix: str) -> str | None:
@@ -83,7 +106,7 @@ def speedup_sweep(results: dict, names, base_job, point_job, points) -> tuple[li
             row[p] = sp
             cells.append(f"{sp:.3f}")
         rows.append(row)
-        md.append(f"| {w} | " + " | ".join(cells) + " |")
+        md.append(f"| {workload_label(w)} | " + " | ".join(cells) + " |")
     gm = {p: geomean(v) for p, v in cols.items()}
     md.append("| **geomean** | " + " | ".join(f"**{gm[p]:.3f}**" for p in points) + " |")
     return md, rows, gm

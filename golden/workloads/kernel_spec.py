@@ -26,7 +26,9 @@ A spec is a small YAML file::
   one output is checked that way). Float outputs compare within ``rtol``/``atol``
   (default exact); integers compare exactly.
 * In a ``--workloads DIR`` folder a spec also names its kernel file (``ptx: FILE.ptx`` or
-  ``FILE.cu``) and may give ``name`` and ``description``.
+  ``FILE.cu``) and may give ``name``, ``description`` and ``stands_for`` (a list of
+  ``"REPORT PREFIX: text"`` entries, e.g. ``"Locality: my stencil"``: the reports that
+  select their workloads by that prefix include it under ``simtlab report --workloads DIR``).
 
 :func:`load_spec` reads and checks a spec; every problem is one
 :class:`~golden.errors.ConfigError` line naming ``file:line: key path``, e.g.
@@ -60,8 +62,8 @@ GENERATORS = ("zeros", "ones", "arange", "random")
 #: shape is a typo rather than an input
 MAX_ARRAY_BYTES = 256 << 20
 
-_TOP_KEYS = ("name", "description", "ptx", "kernel", "grid", "block", "shared_mem", "args",
-             "outputs", "reference")
+_TOP_KEYS = ("name", "description", "stands_for", "ptx", "kernel", "grid", "block",
+             "shared_mem", "args", "outputs", "reference")
 _ARG_KEYS = ("name", "value", "npy", "generate", "dtype", "shape", "seed", "low", "high",
              "start", "step")
 _OUT_KEYS = ("name", "save", "reference", "rtol", "atol")
@@ -119,6 +121,8 @@ class KernelSpec:
     name: str | None = None
     description: str | None = None
     ptx: Path | None = None
+    #: ``stands_for`` entries (``"Locality: my stencil"``): the reports that include it
+    stands_for: tuple[str, ...] = ()
     lines: dict = field(default_factory=dict, compare=False, repr=False)
 
     def where(self, key: str) -> str:
@@ -292,10 +296,25 @@ def load_spec(path: str | Path) -> KernelSpec:
     if name is not None and not name.replace("_", "").replace("-", "").isalnum():
         ck.fail("name", f"expected letters, digits, '_' or '-', got {name!r}")
     desc = ck.text(data["description"], "description") if "description" in data else None
+    stands = _stands_for(ck, data["stands_for"]) if "stands_for" in data else ()
     spec = KernelSpec(path=path, kernel=kernel, grid=grid, block=block, shared_mem=shared,
                       args=args, outputs=outputs, reference_fn=ref, name=name,
-                      description=desc, ptx=ptx, lines=lines)
+                      description=desc, ptx=ptx, stands_for=stands, lines=lines)
     return spec
+
+
+def _stands_for(ck: _Checker, raw) -> tuple[str, ...]:
+    """``stands_for``: one ``"PREFIX: text"`` string or a list of them."""
+    items = raw if isinstance(raw, list) else [raw]
+    out = []
+    for i, item in enumerate(items):
+        key = f"stands_for[{i}]" if isinstance(raw, list) else "stands_for"
+        text = ck.text(item, key)
+        if ":" not in text or not text.split(":", 1)[0].strip():
+            ck.fail(key, f"expected 'REPORT PREFIX: text' (e.g. 'Locality: my kernel'), "
+                         f"got {text!r}")
+        out.append(text.strip())
+    return tuple(out)
 
 
 def _arg(ck: _Checker, i: int, a) -> ArgSpec:

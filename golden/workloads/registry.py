@@ -99,7 +99,13 @@ def variants_of(name: str) -> list[str]:
 
 
 def get(name: str) -> Workload:
-    """The workload called ``name`` (case-insensitive, e.g. ``"mm"`` or ``"MM"``)."""
+    """The workload called ``name`` (case-insensitive, e.g. ``"mm"`` or ``"MM"``), or the
+    user workload a reference ``NAME@FILE`` names (:mod:`golden.workloads.user_ref`)."""
+    if "@" in name:     # user_ref.SEP; built-in names never hold it
+        # looked up by name, not imported: a built-in's result cannot depend on user_ref,
+        # so it stays out of their dependency sets (golden.jobs.deps reads import
+        # statements); a user workload's jobs name it as a root themselves
+        return importlib.import_module("golden.workloads.user_ref").load(name)
     workloads = all_workloads()
     for known, workload in workloads.items():
         if known.lower() == name.lower():

@@ -112,7 +112,8 @@ def kernel_workload(kernel_file: Path, spec: KernelSpec, kernel: str | None = No
         description=spec.description or f"user kernel {kernel} of {Path(kernel_file).name}",
         source=str(ptx),
         tb_dims=tuple(block),
-        stands_for=(f"user kernel {kernel} ({Path(kernel_file).name}, spec {spec.path.name})",),
+        stands_for=spec.stands_for + (f"user kernel {kernel} ({Path(kernel_file).name}, "
+                                      f"spec {spec.path.name})",),
         sizes={SPEC_SIZE: {}},
         make_inputs=make_inputs,
         launch=launch,
@@ -298,6 +299,12 @@ def _user_frame(exc: Exception, file: Path) -> str:
 def load_workload_dir(folder: str | Path) -> dict[str, Workload]:
     """The user workloads of ``folder`` by name: specs with ``ptx:`` and Python modules that
     define ``WORKLOAD``. A name used twice, or by a built-in, is an error."""
+    return {n: w for n, (w, _) in workload_dir_files(folder).items()}
+
+
+def workload_dir_files(folder: str | Path) -> dict[str, tuple[Workload, Path]]:
+    """:func:`load_workload_dir` with the file each workload was read from (a spec or a
+    Python module), sorted by name."""
     folder = Path(folder)
     if not folder.is_dir():
         raise ConfigError(f"--workloads {folder}: no such directory")
@@ -305,15 +312,7 @@ def load_workload_dir(folder: str | Path) -> dict[str, Workload]:
     builtin = {n.lower() for n in registry.all_workloads()}
     found: dict[str, tuple[Workload, Path]] = {}
     for path in sorted(folder.iterdir()):
-        w = None
-        if path.suffix in (".yaml", ".yml"):
-            spec = load_spec(path)
-            if spec.ptx is None:
-                raise ConfigError(f"{path.name}: a spec in a --workloads folder names its kernel "
-                                  f"file with 'ptx: FILE.ptx' (or FILE.cu)")
-            w = kernel_workload(spec.ptx, spec)
-        elif path.suffix == ".py" and not path.name.startswith("_"):
-            w = _workload_module(path)
+        w = workload_file(path)
         if w is None:
             continue
         if w.name.lower() in builtin:
@@ -323,7 +322,22 @@ def load_workload_dir(folder: str | Path) -> dict[str, Workload]:
             raise ConfigError(f"{path}: workload name {w.name!r} is already used by "
                               f"{found[clash[0]][1].name}")
         found[w.name] = (w, path)
-    return {n: w for n, (w, _) in sorted(found.items())}
+    return dict(sorted(found.items()))
+
+
+def workload_file(path: Path) -> Workload | None:
+    """The workload of one file of a ``--workloads`` folder: a spec (``*.yaml``, which must
+    name its kernel file with ``ptx:``) or a Python module defining ``WORKLOAD``; None for
+    any other file (a helper module, a ``.npy``...)."""
+    if path.suffix in (".yaml", ".yml"):
+        spec = load_spec(path)
+        if spec.ptx is None:
+            raise ConfigError(f"{path.name}: a spec in a --workloads folder names its kernel "
+                              f"file with 'ptx: FILE.ptx' (or FILE.cu)")
+        return kernel_workload(spec.ptx, spec)
+    if path.suffix == ".py" and not path.name.startswith("_"):
+        return _workload_module(path)
+    return None
 
 
 def _workload_module(path: Path) -> Workload | None:

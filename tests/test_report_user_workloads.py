@@ -1,0 +1,131 @@
+"""`simtlab report coarse --workloads DIR` (issue 71 item 2): a user workload of a folder
+joins the reports whose ``stands_for`` prefix it names (coarse: ``Locality``), runs in
+worker processes from its reference ``NAME@FILE`` alone, is cached under its own files'
+digests, and works with ``--plan`` and ``--cached-only``."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from golden.cli import main
+from golden.jobs.cache import ResultCache
+from golden.jobs.executors import run_jobs
+from golden.report import coarse
+from golden.report.runner import ReportOptions, TimingJob
+from golden.workloads import registry, user_ref
+
+DATA = Path(__file__).resolve().parent / "data"
+
+
+@pytest.fixture
+def user_dir(tmp_path) -> Path:
+    """A copy of tests/data/user_workloads (myhist: 'Locality: my byte histogram') with the
+    kernel file and reference module it names, so a test may edit them."""
+    for f in ("user_kernels.ptx", "user_reference.py"):
+        shutil.copy(DATA / f, tmp_path / f)
+    shutil.copytree(DATA / "user_workloads", tmp_path / "user_workloads")
+    return tmp_path / "user_workloads"
+
+
+def _user_jobs(opts):
+    return [j for j in coarse.jobs(opts) if user_ref.is_ref(j.workload)]
+
+
+def _report(capsys, *argv):
+    rc = main(["report", *map(str, argv)])
+    out = capsys.readouterr()
+    return rc, out.out, out.err
+
+
+def test_user_workload_joins_coarse_report_and_matches_its_reference(user_dir, tmp_path, capsys):
+    opts = ReportOptions(size="small", workloads=str(user_dir))
+    ref = user_ref.ref("myhist", user_dir / "myhist.yaml")
+    assert coarse._workloads(opts)[-1] == ref           # after the chapter's stand-ins
+    mine = _user_jobs(opts)
+    assert len(mine) == 1 + 1 + len(coarse.VARIANTS)    # locality, baseline, four variants
+    cache_dir, empty = tmp_path / "cache", tmp_path / "no-archive"
+    empty.mkdir()
+    # two worker processes: each re-loads the workload from the job's reference
+    results = run_jobs(mine, workers=2, cache=ResultCache(cache_dir, archive=[empty]))
+    assert all("error" not in r and r["outputs_match"] for r in results.values()), results
+    base = results[TimingJob(ref, coarse.CONFIG, size="small").key]
+    assert base["cycles"] > 0 and base["size"] == "small"
+    md, _ = coarse.render(results, opts)
+    rows = [ln for ln in md.splitlines() if ln.startswith("| myhist (user) |")]
+    assert len(rows) == 2 and rows[0].split(" | ")[1] == "my byte histogram"
+    assert rows[1].endswith("| identical |") and f"{base['cycles']:,}" in rows[1]
+
+    # the command line: --plan counts them as reusable, --cached-only renders them
+    common = ["coarse", "--size", "small", "--workloads", user_dir, "--cache-dir", cache_dir,
+              "--archive", empty]
+    rc, out, err = _report(capsys, *common, "--plan")
+    assert rc == 0, err
+    row = next(ln.split() for ln in out.splitlines() if ln.startswith("coarse"))
+    assert row[1:] == [str(len(coarse.jobs(opts))), str(len(mine)),
+                       str(len(coarse.jobs(opts)) - len(mine))]
+    rc, out, err = _report(capsys, *common, "--cached-only", "--out", tmp_path / "out",
+                           "--no-figures")
+    assert rc == 0, err
+    text = (tmp_path / "out" / "coarse.md").read_text()
+    assert rows[1] in text.splitlines()
+    data = json.loads((tmp_path / "out" / "coarse.json").read_text())
+    assert any(r["workload"] == ref for r in data["performance"]["rows"])
+
+
+def test_editing_the_users_ptx_changes_the_cache_key(user_dir, tmp_path):
+    cache = ResultCache(tmp_path / "cache", archive=[])
+    job = TimingJob(user_ref.ref("myhist", user_dir / "myhist.yaml"), coarse.CONFIG)
+    before = cache.dependencies(job)
+    ptx = (user_dir.parent / "user_kernels.ptx").resolve()
+    spec = (user_dir / "myhist.yaml").resolve()
+    ref_py = (user_dir.parent / "user_reference.py").resolve()
+    assert {str(ptx), str(spec), str(ref_py)} <= set(before)
+    first = run_jobs([job], workers=1, cache=cache)[job.key]
+    assert first["outputs_match"] and cache.get(job)["cycles"] == first["cycles"]
+    ptx.write_text(ptx.read_text() + "\n// edited by the user\n")
+    after = cache.dependencies(job)
+    assert after[str(ptx)] != before[str(ptx)]
+    assert {k: v for k, v in after.items() if k != str(ptx)} == \
+        {k: v for k, v in before.items() if k != str(ptx)}
+    assert cache.get(job) is None                    # the edited kernel runs again
+
+
+def test_user_workload_named_like_a_builtin_is_refused_in_one_line(user_dir, capsys):
+    spec = user_dir / "myhist.yaml"
+    spec.write_text(spec.read_text().replace("name: myhist", "name: BFS"))
+    rc, out, err = _report(capsys, "coarse", "--size", "small", "--workloads", user_dir,
+                           "--plan")
+    assert rc == 2 and not out
+    assert err == "simtlab: error: " + str(spec) + ": workload name 'BFS' is already a " \
+                  "built-in workload\n"
+
+
+def test_reference_whose_file_defines_another_name_is_an_error(user_dir):
+    spec = user_dir / "myhist.yaml"
+    reference = user_ref.ref("myhist", spec)
+    assert registry.get(reference).name == "myhist"
+    spec.write_text(spec.read_text().replace("name: myhist", "name: other"))
+    with pytest.raises(Exception, match="no longer defines it .it defines 'other'."):
+        registry.get(reference)
+
+
+def test_workloads_dir_without_a_report_entry_gets_a_note(user_dir, tmp_path, capsys):
+    spec = user_dir / "myhist.yaml"
+    spec.write_text(spec.read_text().replace('"Locality: my byte histogram"', '"Mine: x"'))
+    rc, out, err = _report(capsys, "coarse", "--size", "small", "--workloads", user_dir,
+                           "--cache-dir", tmp_path / "c", "--archive", user_dir, "--plan")
+    assert rc == 0 and "user workload myhist (user) is in none of the reports coarse" in err
+    assert "stands_for entry beginning with Locality" in err
+
+
+def test_spec_stands_for_must_name_a_prefix(user_dir):
+    from golden.errors import ConfigError
+    from golden.workloads.kernel_spec import load_spec
+    spec = user_dir / "myhist.yaml"
+    spec.write_text(spec.read_text().replace('"Locality: my byte histogram"', '"no colon"'))
+    with pytest.raises(ConfigError, match=r"myhist.yaml:5: stands_for\[0\]: expected 'REPORT"):
+        load_spec(spec)
