@@ -5,7 +5,7 @@ The chapter (paper-facts §4.1) states that FFT runs 16 warps per SM, 8 TBs of 6
 has only 128 TBs in total (§4.4), so the SMs starve for TBs; §4.5 gives its thread count as
 16,384, which 128 TBs of 64 threads are not (8,192): we follow the TB count, which the ILP
 study's argument rests on, and the fidelity table keeps the thread count out of tolerance
-with that reason. FFT keeps the 512 TBs that UV and CAPRI run at
+with that reason. FFT keeps the 1,024 TBs that UV and CAPRI run at
 ``paper`` size, and ptxas gives its kernel 46 registers per thread (5 TBs on the
 chapter's 16,384-register SM). Kernel ``fft256_radix4_ilp`` in ``kernels/fft_ilp.cu``:
 FFT's batched 256-point radix-4 Stockham FFT with 32 registers per thread, the most with
