@@ -129,3 +129,26 @@ def test_spec_stands_for_must_name_a_prefix(user_dir):
     spec.write_text(spec.read_text().replace('"Locality: my byte histogram"', '"no colon"'))
     with pytest.raises(ConfigError, match=r"myhist.yaml:5: stands_for\[0\]: expected 'REPORT"):
         load_spec(spec)
+
+
+STANDS_FOR_REPORTS = ("coarse", "uv", "ilp", "capri", "warpman")
+
+
+def test_every_stands_for_report_takes_user_workloads_with_its_prefix(user_dir):
+    """Each report that selects by stands_for (its STANDS_FOR prefix) runs a user workload
+    whose entry begins with that prefix, and lists it as 'myhist (user)' (here before any
+    simulation: its rows say missing)."""
+    import importlib
+    spec = user_dir / "myhist.yaml"
+    entries = ", ".join(f'"{importlib.import_module(f"golden.report.{n}").STANDS_FOR}: my '
+                        f'histogram (HIST)"' for n in STANDS_FOR_REPORTS)
+    spec.write_text(spec.read_text().replace('"Locality: my byte histogram"', entries))
+    opts = ReportOptions(size="small", workloads=str(user_dir))
+    ref = user_ref.ref("myhist", spec)
+    for n in STANDS_FOR_REPORTS:
+        report = importlib.import_module(f"golden.report.{n}")
+        assert any(getattr(j, "workload", None) == ref for j in report.jobs(opts)), n
+        assert not any(getattr(j, "workload", None) == ref
+                       for j in report.jobs(ReportOptions(size="small"))), n
+        md, _ = report.render({}, opts)
+        assert "| myhist (user) |" in md, n

@@ -23,9 +23,11 @@ from __future__ import annotations
 
 from golden.mechanisms.capri.oracle import SWEEP, accuracy
 from golden.report.runner import (ReportOptions, TimingJob, standing_for,
-                                  stands_for_entry, succeeded)
+                                  stands_for_entry, succeeded, workload_label)
 
 CONFIG = "quadro_fx5800"
+#: the ``stands_for`` prefix of the paper's workloads (user workloads join with it too)
+STANDS_FOR = "CAPRI"
 ORACLE = "capri-oracle:sweep=true"
 #: Table 2: WPDOM SIMD utilisation, %
 TABLE2_UTIL = {"BFS": 29, "MUM": 23, "MUM++": 28, "LPS": 74, "BACKP": 83, "TPACF": 81,
@@ -82,8 +84,10 @@ PAPER_SPEEDUP = {"divergent": {"TBC": 1.126 / 1.076, "TBC+": 1.126 / 1.072, "CAP
 PAPER_IDLE = {"TBC": 86.4, "TBC+": 62.2, "CAPRI": 9.1, "CAPRI 1bS": 13.7}
 
 
-def _workloads() -> list[str]:
-    return standing_for("CAPRI")
+def _workloads(opts: ReportOptions) -> list[str]:
+    """The paper's stand-ins, then the user workloads of ``--workloads`` whose
+    ``stands_for`` begins with :data:`STANDS_FOR`."""
+    return standing_for(STANDS_FOR, opts)
 
 
 def _paper(w: str) -> tuple[str, str]:
@@ -104,8 +108,8 @@ def _perf_job(w: str, opts: ReportOptions, mech: str | None) -> TimingJob:
 
 
 def jobs(opts: ReportOptions) -> list:
-    out = [_job(w, opts) for w in _workloads()]
-    for w in _workloads():
+    out = [_job(w, opts) for w in _workloads(opts)]
+    for w in _workloads(opts):
         if w in NO_DYNAMIC_WARPS:
             continue
         out.append(_perf_job(w, opts, None))
@@ -132,7 +136,7 @@ def _performance(results: dict, opts: ReportOptions) -> tuple[list, dict]:
           " | ".join(f"{v} speedup | {v} util. | {v} idle | {v} L1" for v, _ in VARIANTS) + " |",
           "|---|---|--:|--:|" + "--:|--:|--:|--:|" * len(VARIANTS)]
     rows, per_class, class_size = [], {}, {}
-    for w in _workloads():
+    for w in _workloads(opts):
         if w in NO_DYNAMIC_WARPS:
             continue
         pn, cls = _paper(w)
@@ -140,7 +144,7 @@ def _performance(results: dict, opts: ReportOptions) -> tuple[list, dict]:
         vs = {v: results.get(_perf_job(w, opts, m).key) for v, m in VARIANTS}
         class_size[cls] = class_size.get(cls, 0) + 1
         if not succeeded(b):
-            md.append(f"| {w} | {cls} | missing or error |" + " |" * (1 + 4 * len(VARIANTS)))
+            md.append(f"| {workload_label(w)} | {cls} | missing or error |" + " |" * (1 + 4 * len(VARIANTS)))
             continue
         bt = b["timing"]
         row = {"workload": w, "class": cls, "wpdom_cycles": b["cycles"],
@@ -165,7 +169,7 @@ def _performance(results: dict, opts: ReportOptions) -> tuple[list, dict]:
             if idle is not None:
                 per_class.setdefault(cls, {}).setdefault(v + " idle", []).append(idle)
         rows.append(row)
-        md.append(f"| {w} | {cls} | {b['cycles']:,} | {row['wpdom_util']:.0%} | "
+        md.append(f"| {workload_label(w)} | {cls} | {b['cycles']:,} | {row['wpdom_util']:.0%} | "
                   + " | ".join(cells) + " |")
     hmeans, idle_means = {}, {}
     for cls, by_v in sorted(per_class.items()):
@@ -229,7 +233,7 @@ def _needed_table(rows: list) -> list:
 
 
 def render(results: dict, opts: ReportOptions) -> tuple[str, dict]:
-    names = _workloads()
+    names = _workloads(opts)
     md = ["# CAPRI (seed 004): compaction opportunity, prediction accuracy, performance", "",
           f"Baseline (WPDOM) timing on `{CONFIG}` (Table 1), size `{opts.size}`, seed "
           f"{opts.seed}, with the passive `capri-oracle`. Accuracy = per-warp decisions "
@@ -243,7 +247,7 @@ def render(results: dict, opts: ReportOptions) -> tuple[str, dict]:
         pn, cls = _paper(w)
         r = results.get(_job(w, opts).key)
         if not succeeded(r):
-            md.append(f"| {w} | {pn} | {cls} | {'missing' if r is None else 'error'} |"
+            md.append(f"| {workload_label(w)} | {pn} | {cls} | {'missing' if r is None else 'error'} |"
                       + " |" * (len(SCHEMES) + 2))
             continue
         t = r["timing"]
@@ -260,7 +264,7 @@ def render(results: dict, opts: ReportOptions) -> tuple[str, dict]:
                      "outputs_match": r["outputs_match"]})
         by_class.setdefault(cls, []).append((acc, sizes))
         t2 = TABLE2_UTIL.get(pn)
-        md.append(f"| {w} | {pn} | {cls} | {util:.0%} ({'–' if t2 is None else f'{t2}%'}) | "
+        md.append(f"| {workload_label(w)} | {pn} | {cls} | {util:.0%} ({'–' if t2 is None else f'{t2}%'}) | "
                   f"{m.get('capri.instances', 0):,} | {(wc / wp if wp else 1):.2f} | " +
                   " | ".join(_pct(acc[k]) for k in SCHEMES) + " |")
     means = {}

@@ -33,9 +33,11 @@ from typing import ClassVar
 
 from golden.report.present.cells import outputs_verdict
 from golden.report.runner import (ReportOptions, TimingJob, WorkloadProbe, geomean,
-                                  same_outputs, speedup_sweep, standing_for, succeeded)
+                                  same_outputs, speedup_sweep, standing_for, succeeded, workload_label)
 
 CONFIG = "gtx280"
+#: the ``stands_for`` prefix of the paper's workloads (user workloads join with it too)
+STANDS_FOR = "ILP"
 BYPASS = (("pipelines.bypass", True),)
 #: variant -> (mechanisms, overrides)
 VARIANTS = {"BP": ((), BYPASS), "SC": (("ilp-sc",), ()), "BP+SC": (("ilp-sc",), BYPASS)}
@@ -112,8 +114,10 @@ class TBWorkJob(WorkloadProbe):
         return tb_work(self.workload, self.size, self.seed, load_config(CONFIG))
 
 
-def _workloads() -> list[str]:
-    return standing_for("ILP")
+def _workloads(opts: ReportOptions) -> list[str]:
+    """The paper's stand-ins, then the user workloads of ``--workloads`` whose
+    ``stands_for`` begins with :data:`STANDS_FOR`."""
+    return standing_for(STANDS_FOR, opts)
 
 
 def _job(w: str, opts: ReportOptions, variant: str | None = None) -> TimingJob:
@@ -146,7 +150,7 @@ def _rf_job(w: str, opts: ReportOptions, regs: int, ilp: bool) -> TimingJob:
 
 def jobs(opts: ReportOptions) -> list[TimingJob]:
     out = []
-    for w in _workloads():
+    for w in _workloads(opts):
         out += [_job(w, opts, v) for v in (None, *VARIANTS)]
         out += [_bp_job(w, opts, p) for p in (None, *PREDICTORS)]
         out += [_sc_job(w, opts, n) for n in SC_SIZES if n != 8]
@@ -169,7 +173,7 @@ def _hazards(results, opts, names, md, data) -> None:
     for w in names:
         base = results.get(_job(w, opts).key)
         if not succeeded(base):
-            md.append(f"| {w} | {'missing' if base is None else 'error: ' + base['error']} |"
+            md.append(f"| {workload_label(w)} | {'missing' if base is None else 'error: ' + base['error']} |"
                       + " |" * (len(VARIANTS) + 3))
             continue
         cells, same, missing = [], True, 0
@@ -190,7 +194,7 @@ def _hazards(results, opts, names, md, data) -> None:
             cells.append(f"{sp:.3f}")
         verdict, row["outputs_identical"] = outputs_verdict(not same, missing)
         data_rows.append(row)
-        md.append(f"| {w} | {base['cycles']:,} | {base['ipc']:.2f} | " + " | ".join(cells)
+        md.append(f"| {workload_label(w)} | {base['cycles']:,} | {base['ipc']:.2f} | " + " | ".join(cells)
                   + f" | {row.get('sc_bypass_issues', '')} | {verdict} |")
     gm = {v: geomean(rows[v]) for v in VARIANTS}
     md.append("| **geomean** | | | " + " | ".join(f"**{gm[v]:.3f}**" for v in VARIANTS) + " | | |")
@@ -223,7 +227,7 @@ def _branch(results, opts, names, md, data) -> None:
     for w in names:
         base = results.get(_bp_job(w, opts).key)
         if not succeeded(base):
-            md.append(f"| {w} | {'missing' if base is None else 'error'} |" + " |" * (2 * len(PREDICTORS) + 1))
+            md.append(f"| {workload_label(w)} | {'missing' if base is None else 'error'} |" + " |" * (2 * len(PREDICTORS) + 1))
             continue
         row, same, sp_cells, acc_cells, mix = {"workload": w, "cycles": base["cycles"]}, True, [], [], ""
         missing = 0
@@ -254,7 +258,7 @@ def _branch(results, opts, names, md, data) -> None:
                                      ("bp.divergent", "bp.unconditional", "bp.not_predicted"))
         verdict, row["outputs_identical"] = outputs_verdict(not same, missing)
         data_rows.append(row)
-        md.append(f"| {w} | {base['cycles']:,} | " + " | ".join(sp_cells) + " | " +
+        md.append(f"| {workload_label(w)} | {base['cycles']:,} | " + " | ".join(sp_cells) + " | " +
                   " | ".join(acc_cells) + f" | {mix} | {verdict} |")
     gm = {p: geomean(v) for p, v in sp_rows.items()}
     acc_mean = {p: (sum(v) / len(v) if v else None) for p, v in acc_rows.items()}
@@ -314,7 +318,7 @@ def _branch_classes(results, opts, names, md, data) -> None:
                     sums[(c, p)].append(acc)
                 cells.append("–" if acc is None else f"{100 * acc:.1f}%")
         rows.append(row)
-        md.append(f"| {w} | " + " | ".join(cells) + " |")
+        md.append(f"| {workload_label(w)} | " + " | ".join(cells) + " |")
     mean = {f"{c}/{p}": (sum(v) / len(v) if v else None) for (c, p), v in sums.items()}
     md.append("| **mean** | " + " | ".join(
         " | ".join([""] + ["–" if mean[f"{c}/{p}"] is None else f"**{100 * mean[f'{c}/{p}']:.1f}%**"
@@ -360,7 +364,7 @@ def _rf(results, opts, names, md, data) -> None:
                 row[f"{r}_{k}"] = {"perf": perf, "clamped": bool(clamped)}
                 cells.append(f"{perf:.3f}{'†' if clamped else ''}")
         data_rows.append(row)
-        md.append(f"| {w} | " + " | ".join(cells) + " |")
+        md.append(f"| {workload_label(w)} | " + " | ".join(cells) + " |")
     gm = {f"{r}_{k}": geomean(v) for (r, k), v in cols.items()}
     md.append("| **geomean** | " + " | ".join(f"**{gm[f'{r}_{k}']:.3f}**" for r in RF_SIZES
                                                for k in ("TLP", "ILP")) + " |")
@@ -388,7 +392,7 @@ def _tb_work(results, opts, names, md, data) -> None:
         r = results.get(TBWorkJob(w, opts.size, opts.seed).key)
         m = main_launch(r) if succeeded(r) else None
         if m is None:
-            md.append(f"| {w} | {'missing' if r is None else 'error'} |" + " |" * 9)
+            md.append(f"| {workload_label(w)} | {'missing' if r is None else 'error'} |" + " |" * 9)
             continue
         k = next((k for k in r["occupancy"]["kernels"] if k["kernel"] == m["kernel"]), None)
         row = {"workload": w, **m, "outputs_match": r["outputs_match"]}
@@ -403,7 +407,7 @@ def _tb_work(results, opts, names, md, data) -> None:
         chapter = PAPER_SHARED.get(w, "")
         if w == "NQU":
             chapter += f"; TB0 dominates; {PAPER_NQU_TB0_BRANCHES}% of TB0's are branches"
-        md.append(f"| {w} | `{m['kernel']}` | {m['num_tbs']:,} | {occ} | "
+        md.append(f"| {workload_label(w)} | `{m['kernel']}` | {m['num_tbs']:,} | {occ} | "
                   f"{100 * m['tb0_share']:.2f}% | {m['largest_over_mean']:.2f} (TB{m['largest_tb']}) | "
                   f"{100 * m['branch_share']:.1f}% / {100 * m['tb0_branch_share']:.1f}% | "
                   f"{chapter} |")
@@ -425,7 +429,7 @@ def _tb_work(results, opts, names, md, data) -> None:
 
 
 def render(results: dict, opts: ReportOptions) -> tuple[str, dict]:
-    names = _workloads()
+    names = _workloads(opts)
     md = ["# ILP for shader cores (seed 002 ch. 4): bypassing, the many-thread-aware "
           "scoreboard and branch prediction", "",
           f"Timing on `{CONFIG}` (gtx280_ilp, ILP Table 6: 30 SMs, 32 lanes at 325 MHz, RR, one "

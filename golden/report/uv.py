@@ -31,9 +31,11 @@ from typing import ClassVar
 
 from golden.report.present.cells import outputs_verdict
 from golden.report.runner import (ReportOptions, TimingJob, WorkloadProbe, geomean,
-                                  same_outputs, speedup_sweep, standing_for, succeeded)
+                                  same_outputs, speedup_sweep, standing_for, succeeded, workload_label)
 
 CONFIG = "gtx285"
+#: the ``stands_for`` prefix of the paper's workloads (user workloads join with it too)
+STANDS_FOR = "UV"
 #: 15 SMs x 16 SPs (§2.6.3: the same ALU-to-memory ratio)
 SP16 = (("core.num_sms", 15), ("pipelines.alu.simd_width", 16), ("pipelines.mem.simd_width", 16))
 #: label -> mechanism name
@@ -111,8 +113,10 @@ class LimitJob(WorkloadProbe):
         return study_workload(self.workload, self.size, self.seed)
 
 
-def _workloads() -> list[str]:
-    return standing_for("UV")
+def _workloads(opts: ReportOptions) -> list[str]:
+    """The paper's stand-ins, then the user workloads of ``--workloads`` whose
+    ``stands_for`` begins with :data:`STANDS_FOR`."""
+    return standing_for(STANDS_FOR, opts)
 
 
 def _job(w: str, opts: ReportOptions, mech: str | None = None, overrides=()) -> TimingJob:
@@ -134,7 +138,7 @@ def _rel_job(w, opts, design):
 
 def jobs(opts: ReportOptions) -> list[TimingJob]:
     out = []
-    for w in _workloads():
+    for w in _workloads(opts):
         out.append(LimitJob(w, opts.size, opts.seed))
         out.append(_job(w, opts))
         out += [_job(w, opts, m) for m in VARIANTS.values()]
@@ -168,7 +172,7 @@ def _param_constants(results, opts, names, md, data) -> None:
         runs = {"ptx": results.get(_job(w, opts, PTX_REGISTERS).key),
                 "const": results.get(_job(w, opts, "uv-srf").key)}
         if not succeeded(base) or not all(succeeded(r) for r in runs.values()):
-            md.append(f"| {w} | missing or error | | | | |")
+            md.append(f"| {workload_label(w)} | missing or error | | | | |")
             continue
         same = all(same_outputs(r, base) for r in runs.values())
         row = {"workload": w, "outputs_identical": same}
@@ -177,7 +181,7 @@ def _param_constants(results, opts, names, md, data) -> None:
                       "srf_full": _mech(r).get("uv.srf_full", 0)}
             cols[k].append(row[k]["speedup"])
         rows.append(row)
-        md.append(f"| {w} | {row['ptx']['speedup']:.3f} | {row['const']['speedup']:.3f} | "
+        md.append(f"| {workload_label(w)} | {row['ptx']['speedup']:.3f} | {row['const']['speedup']:.3f} | "
                   f"{row['ptx']['srf_full']:,} | {row['const']['srf_full']:,} | "
                   f"{'match' if same else 'DIFFER'} |")
     gm = {k: geomean(v) for k, v in cols.items()}
@@ -282,12 +286,12 @@ def _limit(results, opts, names, md, data) -> None:
     for w in names:
         r = results.get(LimitJob(w, opts.size, opts.seed).key)
         if not succeeded(r):
-            md.append(f"| {w} | {'missing' if r is None else 'error'} | | | | |")
+            md.append(f"| {workload_label(w)} | {'missing' if r is None else 'error'} | | | | |")
             continue
         rows.append({"workload": w, **{k: r[k] for k in cols}})
         for k in cols:
             cols[k].append(r[k])
-        md.append(f"| {w} | " + " | ".join(f"{100 * r[k]:.1f}%" for k in cols) +
+        md.append(f"| {workload_label(w)} | " + " | ".join(f"{100 * r[k]:.1f}%" for k in cols) +
                   f" | {'match' if r['outputs_match'] else 'DIFFER'} |")
     gm = {k: geomean(v) for k, v in cols.items()}
     mean = {k: (sum(v) / len(v) if v else float("nan")) for k, v in cols.items()}
@@ -322,7 +326,7 @@ def _perf(results, opts, names, md, data) -> None:
     for w in names:
         base = results.get(_job(w, opts).key)
         if not succeeded(base):
-            md.append(f"| {w} | {'missing' if base is None else 'error: ' + base['error']} |"
+            md.append(f"| {workload_label(w)} | {'missing' if base is None else 'error: ' + base['error']} |"
                       + " |" * (len(VARIANTS) + 6))
             continue
         bt, bd = energy_j(base)
@@ -357,7 +361,7 @@ def _perf(results, opts, names, md, data) -> None:
         e_tok = row.get("token combined", {}).get("energy_ratio")
         e_srf = row.get("SRF combined", {}).get("energy_ratio")
         row["thread_ipc"] = tipc
-        md.append(f"| {w} | {base['cycles']:,} | {tipc:.1f} | {PAPER_IPC.get(w, '')} | "
+        md.append(f"| {workload_label(w)} | {base['cycles']:,} | {tipc:.1f} | {PAPER_IPC.get(w, '')} | "
                   + " | ".join(cells) +
                   f" | {_pct(None if e_tok is None else e_tok - 1)} | "
                   f"{_pct(None if e_srf is None else e_srf - 1)} | "
@@ -471,7 +475,7 @@ def _reliability(results, opts, names, md, data) -> None:
         row["cow_fraction"] = cw
         rows.append(row)
         vc = row.get("token", {}).get("vrf_coverage")
-        md.append(f"| {w} | {cells[0][0]} | {cells[1][0] if len(cells) > 1 else '–'} | "
+        md.append(f"| {workload_label(w)} | {cells[0][0]} | {cells[1][0] if len(cells) > 1 else '–'} | "
                   f"{'–' if vc is None else f'{100 * vc:.1f}%'} | {cells[0][1]} | {cells[1][1] if len(cells) > 1 else '–'} | "
                   f"{'–' if cw is None else f'{100 * cw:.3f}%'} |")
 
@@ -489,7 +493,7 @@ def _reliability(results, opts, names, md, data) -> None:
 
 
 def render(results: dict, opts: ReportOptions) -> tuple[str, dict]:
-    names = _workloads()
+    names = _workloads(opts)
     md = ["# Uniform-vector elimination (seed 002 ch. 2): token and SRF designs with the "
           "instruction reuse buffer", "",
           f"Timing on `{CONFIG}` (UV Table 1: 30 SMs, NumSP = 8, one scheduler), size "

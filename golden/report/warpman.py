@@ -22,8 +22,11 @@ from dataclasses import dataclass
 
 from golden.report.fidelity import FidelityProbe, marks_for
 from golden.report.runner import (ReportOptions, TimingJob, geomean, same_outputs, standing_for,
-                                  stands_for_entry, succeeded, timed_run)
+                                  stands_for_entry, succeeded, timed_run, workload_label)
 from golden.report.warpman_setup import CONFIG, LIFETIMES
+
+#: the ``stands_for`` prefix of the paper's workloads (user workloads join with it too)
+STANDS_FOR = "WarpMan"
 #: variant -> mechanism
 VARIANTS = {"temp": "warpman-temp", "temp+spatial": "warpman-spatial",
             "dueling": "warpman-duel", "threshold": "warpman-threshold"}
@@ -77,8 +80,10 @@ How our setup differs from the chapter's:
 """
 
 
-def _workloads() -> list[str]:
-    return standing_for("WarpMan")
+def _workloads(opts: ReportOptions) -> list[str]:
+    """The paper's stand-ins, then the user workloads of ``--workloads`` whose
+    ``stands_for`` begins with :data:`STANDS_FOR`."""
+    return standing_for(STANDS_FOR, opts)
 
 
 def paper_name(w: str) -> str:
@@ -95,7 +100,7 @@ def _job(w: str, opts: ReportOptions, variant: str | None = None, overrides=()) 
 
 def jobs(opts: ReportOptions) -> list[TimingJob]:
     out = []
-    for w in _workloads():
+    for w in _workloads(opts):
         out.append(OccupancyJob(w, size=opts.size, seed=opts.seed))
         out.append(FidelityProbe(w, opts.size, opts.seed))  # the † of stand-ins out of tolerance
         out.append(_job(w, opts))
@@ -169,7 +174,7 @@ def _characterise(results, opts, names, md, data) -> None:
         base = results.get(_job(w, opts).key)
         occ = results.get(OccupancyJob(w, size=opts.size, seed=opts.seed).key)
         if not succeeded(occ):
-            md.append(f"| {w} | occupancy {'missing' if occ is None else 'error'} |" + " |" * 10)
+            md.append(f"| {workload_label(w)} | occupancy {'missing' if occ is None else 'error'} |" + " |" * 10)
             continue
         pn = paper_name(w)
         t5 = TABLE5.get(pn)
@@ -190,7 +195,7 @@ def _characterise(results, opts, names, md, data) -> None:
                                       "tbs_per_sm", "limiters", "unused_regs")}, "unused_fraction": unused,
                "mean_rtru": rtru, "gm_rtru": gm_rtru, "tb0_rtru": tb0, "table5": t5}
         rows.append(row)
-        md.append(f"| {w} | {pn} | {occ['warps_per_tb']} | {occ['regs_per_tb']:,} | "
+        md.append(f"| {workload_label(w)} | {pn} | {occ['warps_per_tb']} | {occ['regs_per_tb']:,} | "
                   f"{occ['shared_per_tb']:,} | {occ['tbs_per_sm']} | {','.join(occ['limiters'])} | "
                   f"{t5s} | {100 * unused:.1f}% | "
                   f"{_pct(rtru)} | {_pct(gm_rtru)} | {_pct(tb0)} |")
@@ -227,7 +232,7 @@ def _performance(results, opts, names, md, data) -> None:
     for w in names:
         base = results.get(_job(w, opts).key)
         if not succeeded(base):
-            md.append(f"| {w} | {'missing' if base is None else 'error: ' + base['error']} |"
+            md.append(f"| {workload_label(w)} | {'missing' if base is None else 'error: ' + base['error']} |"
                       + " |" * (2 * len(VARIANTS) + 3))
             continue
         be = base["energy"]
@@ -256,7 +261,7 @@ def _performance(results, opts, names, md, data) -> None:
             ecells.append(f"{100 * e:+.1f}%")
         row["outputs_identical"] = same
         rows.append(row)
-        md.append(f"| {marks.mark(w, w)} | {base['cycles']:,} | {base['ipc']:.1f} | " + " | ".join(cells) +
+        md.append(f"| {marks.mark(w, workload_label(w))} | {base['cycles']:,} | {base['ipc']:.1f} | " + " | ".join(cells) +
                   " | " + " | ".join(ecells) + f" | {partial} | "
                   f"{'identical' if same else 'DIFFER'} |")
     gm = {v: geomean(x) if x else None for v, x in sp.items()}
@@ -349,7 +354,7 @@ def _sensitivity(results, opts, names, md, data) -> None:
 
 
 def render(results: dict, opts: ReportOptions) -> tuple[str, dict]:
-    names = _workloads()
+    names = _workloads(opts)
     md = ["# WarpMan (seed 002 ch. 3): warp-level resource management", "",
           f"Timing on `{CONFIG}` (Table 4: 15 SMs, SIMD 32, RR, 32 k registers, 48 KB shared, "
           f"8 TBs / 1536 threads per SM), size `{opts.size}`, seed {opts.seed}. Outputs of every "
