@@ -152,3 +152,24 @@ def test_every_stands_for_report_takes_user_workloads_with_its_prefix(user_dir):
                        for j in report.jobs(ReportOptions(size="small"))), n
         md, _ = report.render({}, opts)
         assert "| myhist (user) |" in md, n
+
+
+def test_own_kernel_doc_report_commands_plan(tmp_path, capsys, monkeypatch):
+    """The page's `simtlab report ... --workloads` lines, each run with --plan (no
+    simulation) from a copy of the repository's tests/data: the user workload is counted
+    among coarse's simulations."""
+    from test_user_kernel import doc_commands
+    commands = [c for c in doc_commands(DATA.parent.parent / "docs" / "own-kernel.md")
+                if c[0] == "report"]
+    assert len(commands) == 2 and all("--workloads" in c for c in commands)
+    shutil.copytree(DATA, tmp_path / "tests" / "data")
+    (tmp_path / "empty").mkdir()
+    monkeypatch.chdir(tmp_path)
+    n_builtin = len(coarse.jobs(ReportOptions(size="small")))
+    for argv in commands:
+        plan = [*argv, *(["--plan"] if "--plan" not in argv else []),
+                "--cache-dir", "cache", "--archive", "empty"]
+        rc, out, err = _report(capsys, *plan[1:])
+        assert rc == 0, err
+        row = next(ln.split() for ln in out.splitlines() if ln.startswith("coarse"))
+        assert row[1] == str(n_builtin + 1 + 1 + len(coarse.VARIANTS)), out
