@@ -173,3 +173,58 @@ def test_own_kernel_doc_report_commands_plan(tmp_path, capsys, monkeypatch):
         assert rc == 0, err
         row = next(ln.split() for ln in out.splitlines() if ln.startswith("coarse"))
         assert row[1] == str(n_builtin + 1 + 1 + len(coarse.VARIANTS)), out
+
+
+def test_figures_label_a_user_workload_by_name(user_dir):
+    from golden.report.present.plots import grouped_bars, stacked_bars
+    ref = user_ref.ref("myhist", user_dir / "myhist.yaml")
+    for plot in (grouped_bars("x", "t", "c", ["BFS", ref], {"a": [1.0, 1.1]}, "speedup"),
+                 stacked_bars("y", "t", "c", ["BFS", ref], {"a": [0.5, 0.4]}, "share")):
+        ticks = [t.get_text() for t in plot.figure.axes[0].get_xticklabels()]
+        assert ticks[:2] == ["BFS", "myhist (user)"]
+
+
+PY_WORKLOAD = '''"""A user workload in the built-in protocol: saxpy, standing for a CAPRI entry."""
+import numpy as np
+from golden.workloads.base import Tolerance, Workload
+
+def make_inputs(params, rng):
+    return {"x": rng.uniform(-1, 1, params["n"]).astype(np.float32),
+            "y": rng.uniform(-1, 1, params["n"]).astype(np.float32)}
+
+def launch(dev, module, inputs, params):
+    n = params["n"]
+    d_x, d_y = dev.to_device(inputs["x"]), dev.to_device(inputs["y"])
+    module.get_function("saxpy")((-(-n // 128),), (128,), (np.float32(3.0), d_x, d_y, np.int32(n)))
+    return {"y": d_y.get()}
+
+def reference(inputs, params):
+    return {"y": np.float32(3.0) * inputs["x"] + inputs["y"]}
+
+WORKLOAD = Workload(name="MYSAXPY", description="saxpy, y = 3x + y", source=PTX,
+                    tb_dims=(128, 1, 1), stands_for=("CAPRI: SAXPY (non-divergent)",),
+                    sizes={"small": {"n": 3000}},
+                    make_inputs=make_inputs, launch=launch, reference=reference,
+                    tolerance={"y": Tolerance(rtol=1e-6, atol=1e-6)})
+'''
+
+
+def test_python_workload_module_runs_in_workers_and_is_keyed_by_its_files(user_dir, tmp_path):
+    from golden.report import capri
+    ptx = (user_dir.parent / "user_kernels.ptx").resolve()
+    module = user_dir / "mysaxpy.py"
+    module.write_text(PY_WORKLOAD.replace("source=PTX", f"source={str(ptx)!r}"))
+    (user_dir / "helper.py").write_text("SCALE = 3.0\n")
+    opts = ReportOptions(size="small", workloads=str(user_dir))
+    ref = user_ref.ref("MYSAXPY", module)
+    mine = [j for j in capri.jobs(opts) if j.workload == ref]
+    assert mine and not any(j.workload.startswith("myhist@") for j in capri.jobs(opts))
+    cache = ResultCache(tmp_path / "cache", archive=[])
+    deps = cache.dependencies(mine[0])
+    assert {str(module.resolve()), str(ptx), str((user_dir / "helper.py").resolve())} <= set(deps)
+    results = run_jobs(mine[:2], workers=2, cache=cache)
+    assert all("error" not in r and r["outputs_match"] for r in results.values()), results
+    (user_dir / "helper.py").write_text("SCALE = 4.0\n")   # a module it might import
+    assert cache.get(mine[0]) is None
+    md, _ = capri.render(results, opts)
+    assert "| MYSAXPY (user) | SAXPY | non-divergent |" in md

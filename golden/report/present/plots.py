@@ -25,6 +25,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from golden.fileio import atomic_path  # noqa: E402
+from golden.workloads.user_ref import label as workload_label  # noqa: E402
 
 #: legible at the page's width: 10-11 pt text on a ~9-inch-wide figure
 STYLE = {"font.size": 10, "axes.titlesize": 11, "axes.labelsize": 10, "xtick.labelsize": 9,
@@ -65,8 +66,9 @@ def grouped_bars(name: str, title: str, caption: str, categories: list[str],
                  percent: bool = False) -> Plot:
     """Bars per category (workload) for each series (variant); missing values (None, nan)
     leave a gap. ``reference`` maps a series label to the paper's value, drawn as a dashed
-    line in that series' colour; ``unity`` draws the baseline level."""
-    cats = list(categories)
+    line in that series' colour; ``unity`` draws the baseline level. A user workload's
+    reference is drawn as ``NAME (user)``."""
+    cats = [workload_label(c) for c in categories]
     data = {k: list(v) for k, v in series.items()}
     if add_geomean and cats:
         cats.append("geomean" if not percent else "mean")
@@ -115,6 +117,7 @@ def stacked_bars(name: str, title: str, caption: str, categories: list[str],
                  components: dict[str, list], ylabel: str, percent: bool = True) -> Plot:
     """One bar per category, stacked by component (values are shares when ``percent``,
     drawn as %)."""
+    categories = [workload_label(c) for c in categories]
     with plt.rc_context(STYLE):
         fig, ax = plt.subplots(figsize=(_width(len(categories)), 3.8))
         bottom = [0.0] * len(categories)
