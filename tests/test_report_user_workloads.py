@@ -228,3 +228,23 @@ def test_python_workload_module_runs_in_workers_and_is_keyed_by_its_files(user_d
     assert cache.get(mine[0]) is None
     md, _ = capri.render(results, opts)
     assert "| MYSAXPY (user) | SAXPY | non-divergent |" in md
+
+
+def test_user_workload_jobs_run_on_a_dask_local_cluster(user_dir, tmp_path):
+    """The Dask worker re-loads the user workload from the job's reference and checks its
+    own dependency map (the user's files included) against the client's."""
+    pytest.importorskip("distributed")
+    opts = ReportOptions(size="small", workloads=str(user_dir))
+    jobs = _user_jobs(opts)[:2]          # the locality table and the baseline run
+    cache = ResultCache(tmp_path / "cache", archive=[])
+    dask = run_jobs(jobs, workers=2, progress=False, cache=cache, executor="dask")
+    local = run_jobs(jobs, workers=1, progress=False, cache=None)
+    for j in jobs:
+        assert "error" not in dask[j.key] and dask[j.key]["outputs_match"], dask[j.key]
+        assert dask[j.key]["cycles"] == local[j.key]["cycles"]
+
+
+def test_workload_name_with_the_reference_separator_is_refused(tmp_path):
+    from golden.errors import ConfigError
+    with pytest.raises(ConfigError, match="'@' is not allowed in a name"):
+        user_ref.ref("a@b", tmp_path / "w.py")

@@ -40,6 +40,8 @@ _MEMO: dict[str, tuple[tuple, Workload]] = {}
 
 def ref(name: str, path: str | Path) -> str:
     """The reference of workload ``name`` read from ``path``."""
+    if SEP in name:
+        raise ConfigError(f"{path}: workload name {name!r}: '{SEP}' is not allowed in a name")
     return f"{name}{SEP}{Path(path).resolve()}"
 
 
