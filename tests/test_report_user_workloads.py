@@ -248,3 +248,11 @@ def test_workload_name_with_the_reference_separator_is_refused(tmp_path):
     from golden.errors import ConfigError
     with pytest.raises(ConfigError, match="'@' is not allowed in a name"):
         user_ref.ref("a@b", tmp_path / "w.py")
+
+
+def test_missing_or_empty_workloads_folder_is_one_line(tmp_path, capsys):
+    rc, _, err = _report(capsys, "coarse", "--workloads", tmp_path / "nope", "--plan")
+    assert rc == 2 and err == f"simtlab: error: --workloads {tmp_path / 'nope'}: no such directory\n"
+    (tmp_path / "empty").mkdir()
+    rc, _, err = _report(capsys, "coarse", "--workloads", tmp_path / "empty", "--plan")
+    assert rc == 2 and err.count("\n") == 1 and "no user workloads in it" in err
