@@ -164,6 +164,25 @@ def test_hetero_report_runs_a_mix_on_the_three_gpus(shrink_small):
     assert "| SCAN + DT |" in md and "+19.8%" in md and "identical" in md
 
 
+def test_hetero_grouping_steering_places_k1_on_ilp_and_k2_on_tlp(shrink_small):
+    from golden.report import hetero
+    shrink_small.tiny("SCAN")
+    shrink_small.tiny("DT")
+    opts = ReportOptions(size="small")
+    job = hetero.ConcurrentJob(("SCAN", "DT"), "H", "small", 0, steering="grouping")
+    assert job.key in {j.key for j in hetero.jobs(opts)}
+    assert job.key != hetero.ConcurrentJob(("SCAN", "DT"), "H", "small", 0).key
+    r = run_job(job)
+    # at small size the policy sends both to the ILP side; the grouping splits them
+    assert [s["policy_side"] for s in r["streams"]] == ["ILP", "ILP"]
+    assert [s["side"] for s in r["streams"]] == ["ILP", "TLP"]
+    assert [s["sms"] for s in r["streams"]] == [18, 20] and r["outputs_match"]
+    with pytest.raises(ValueError, match="unknown steering"):
+        hetero.ConcurrentJob(("SCAN", "DT"), "H", steering="oracle")
+    with pytest.raises(ValueError, match="neither kernel group"):
+        hetero.grouping_side("BS")
+
+
 def test_uv_report_renders_designs_sweeps_and_reliability():
     from golden.report import uv
     opts = ReportOptions(size="small")
