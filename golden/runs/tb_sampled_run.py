@@ -35,6 +35,7 @@ from golden.errors import SimtlabError
 from golden.mechanisms.registry import make_mechanisms
 from golden.runs.sampled_run import MAIN_COUNTERS, interval_lines
 from golden.simt.engine import DEFAULT_MAX_CYCLES, DEFAULT_MAX_INSTRUCTIONS
+from golden.timing.functional_warming import FunctionalWarmer
 from golden.timing.gpu import GPU, KernelRun
 from golden.timing.hooks import SAMPLING_UNITS
 from golden.timing.stats import TimingStats
@@ -47,10 +48,12 @@ from golden.workloads import registry
 #: mechanism sampling units thread-block sampling honours (TBs and co-resident sets whole)
 TB_SAMPLEABLE = SAMPLING_UNITS[:SAMPLING_UNITS.index("whole-waves") + 1]
 
-LIMITS = ("thread-block sampling: the skipped TBs' memory accesses do not warm the L1/L2 "
-          "or DRAM rows; the interval assumes the sampled steady-state intervals are a "
-          "simple random sample of the middle units; launches with fewer than min_units "
-          "units (occupancy waves) are simulated whole")
+LIMITS = ("thread-block sampling: with warming the skipped TBs' accesses update the L1/L2 "
+          "tags and DRAM open rows but not MSHRs, queues or bank timing, in the functional "
+          "executor's order (without warming they update nothing); the interval assumes "
+          "the sampled steady-state intervals are a simple random sample of the middle "
+          "units; launches with fewer than min_units units (occupancy waves) are simulated "
+          "whole")
 
 
 def check_tb_sampleable(mechanisms) -> dict:
@@ -133,6 +136,9 @@ class TBSampledKernelRun(KernelRun):
         self.boundaries: list[tuple] = []
         self.skipped_instructions = 0
         self.skipped_tbs = 0
+        #: replays the skipped TBs' accesses into the tags (None: plan.warming off)
+        self.warmer = (FunctionalWarmer(memory, self.n_tbs * self.wpt * 32)
+                       if plan.warming else None)
 
     def _detailed_instructions(self) -> int:
         return self.launch.stats.warp_instructions - self.skipped_instructions
@@ -145,12 +151,26 @@ class TBSampledKernelRun(KernelRun):
 
     def _fast_forward(self, first: int, end: int) -> None:
         """Run TBs ``first .. end - 1`` functionally (whole TBs, in waves of at most the
-        functional executor's wave size), counting their warp instructions."""
+        functional executor's wave size), counting their warp instructions. With the plan's
+        ``warming`` their memory accesses warm the caches (:attr:`warmer`): TB ``first + k``
+        is placed on the ``k``-th SM of the dispatcher's round robin from where it stands,
+        which then moves on past them, as if the unit had been dispatched."""
         ln = self.launch
         before = ln.stats.warp_instructions
         per = max(1, ln.max_wave_threads // (self.wpt * 32))
-        for s in range(first, end, per):
-            ln._run_wave(ln.make_wave(np.arange(s, min(end, s + per), dtype=np.int64)))
+        if self.warmer is not None:
+            n = len(self.sms)
+            self.warmer.place(range(first, end),
+                              (self.sms[(self._rr + k) % n].id for k in range(end - first)))
+            self._rr = (self._rr + end - first) % n
+            ln.mem_tap = self.warmer
+        try:
+            for s in range(first, end, per):
+                ln._run_wave(ln.make_wave(np.arange(s, min(end, s + per), dtype=np.int64)))
+        finally:
+            ln.mem_tap = None
+            if self.warmer is not None:
+                self.warmer.tb_sm.clear()
         self.skipped_instructions += ln.stats.warp_instructions - before
         self.skipped_tbs += end - first
         self.retired += end - first
@@ -239,6 +259,7 @@ def launch_estimates(kr: TBSampledKernelRun, final: dict, energy_of) -> tuple[di
             "units_total": n_units, "units_detailed": len(kr.detailed_units),
             "detailed_units": kr.detailed_units, "skipped_tbs": kr.skipped_tbs,
             "skipped_warp_instructions": xs, "steady_intervals": len(pairs),
+            "warming": dict(kr.warmer.counts) if kr.warmer is not None else None,
             "sampled_run_cycles": final["cycles"],
             "cycles": estimates["cycles"].to_dict()}
     return est_flat, estimates, info

@@ -651,6 +651,13 @@ class FunctionalLaunch:
     #: apply (only when that module is compiled; the numpy paths give the same results)
     use_fastpath = fastpath.COMPILED
 
+    #: ``tap(wave, warps, mem, vec)`` called with every memory access this launch executes
+    #: (``warps``: the wave's warp index, or an array of them for a group step, whose
+    #: lanes ``mem.addrs`` lists in order; ``vec``: the vector width); None (default): no
+    #: call. Thread-block sampling sets it while it fast-forwards TBs, to warm the caches
+    #: (golden/timing/functional_warming.py); it never changes execution.
+    mem_tap = None
+
     def __init__(self, device, program: Program, geo: LaunchGeometry, params: bytes,
                  dyn_shared: int = 0, observers=(), max_wave_threads: int = 1 << 16,
                  watchdog: int | None = None):
@@ -1722,6 +1729,9 @@ class FunctionalLaunch:
         self.stats.mem_thread_accesses[space] += int(active.sum())
         self._last_mem = MemAccess(space=space, addrs=addrs, active=active, size=size,
                                    is_store=inst.opcode == "st", is_atomic=inst.opcode in ("atom", "red"))
+        if self.mem_tap is not None:
+            self.mem_tap(w, g, self._last_mem,
+                         next((int(m[1:]) for m in inst.mods if m in ("v2", "v4", "v8")), 1))
         return space, addrs
 
     def _load_one(self, w: Wave, plan: _LoadPlan, lanes: slice, active: np.ndarray,
@@ -1755,6 +1765,8 @@ class FunctionalLaunch:
         stats.mem_thread_accesses[space] += nact
         self._last_mem = MemAccess(space=space, addrs=addrs, active=active, size=size,
                                    is_store=False, is_atomic=False)
+        if self.mem_tap is not None:
+            self.mem_tap(w, lanes.start >> 5, self._last_mem, len(plan.dsts))
         idx = offs // size
         regs = w.regs
         t = plan.op_type
@@ -1814,6 +1826,8 @@ class FunctionalLaunch:
         stats.mem_thread_accesses[space] += amask.bit_count()
         self._last_mem = MemAccess(space=space, addrs=addrs, active=active, size=size,
                                    is_store=False, is_atomic=False)
+        if self.mem_tap is not None:
+            self.mem_tap(w, lanes.start >> 5, self._last_mem, len(plan.dsts))
         for k, d in enumerate(plan.dsts):
             if d is None:
                 continue
@@ -1853,6 +1867,8 @@ class FunctionalLaunch:
         stats.mem_thread_accesses[space] += amask.bit_count()
         self._last_mem = MemAccess(space=space, addrs=addrs, active=active, size=size,
                                    is_store=True, is_atomic=False)
+        if self.mem_tap is not None:
+            self.mem_tap(w, lanes.start >> 5, self._last_mem, len(plan.srcs))
         for k, (key, imm) in enumerate(plan.srcs):
             src = None
             if key is not None:

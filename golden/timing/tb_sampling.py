@@ -19,8 +19,10 @@ of SMARTS (Wunderlich et al., ISCA 2003); the estimator below is this project's 
   than ``min_units`` units is simulated whole.
 * **Sampled run**: the dispatcher places the detailed units' TBs in order; when it reaches a
   skipped unit it runs that unit functionally at once and goes on with the next detailed
-  unit, so the SMs stay busy and the caches and DRAM keep the state the detailed TBs left
-  (simplification: the skipped TBs' own memory accesses do not warm them).
+  unit, so the SMs stay busy. With ``warming`` (default) the skipped TBs' memory accesses
+  update the L1/L2 tags and DRAM open rows as they run, each TB's on the SM the dispatcher's
+  round robin would have given it (:mod:`golden.timing.functional_warming`); without it the
+  caches keep only the state the detailed TBs left.
 * **Estimator** (:func:`steady_estimate`): the sampled run's ramp-up and drain are kept, and
   each skipped warp instruction costs the *steady-state* cycles per warp instruction. Let
   ``b_1 < ... < b_n`` be the cycles at which the first TB of each detailed middle unit was
@@ -38,8 +40,9 @@ of SMARTS (Wunderlich et al., ISCA 2003); the estimator below is this project's 
   skipped work cannot take negative time). Every other counter ``y`` (and the energy) is
   extrapolated the same way, ``Y + (sum_j dy_j / sum_j x_j) * X_s``. With ``n < 2`` the
   interval is *not estimable* (None), never invented.
-* What the interval does not cover: the skipped TBs' cache warming, and launches whose
-  steady state drifts between the sampled intervals faster than the sample resolves.
+* What the interval does not cover: what warming leaves out (MSHR, queue and DRAM-bank
+  timing state; the cycle-level order of the skipped accesses), and launches whose steady
+  state drifts between the sampled intervals faster than the sample resolves.
 
 Deterministic: the sample depends only on the plan's seed, the launch index and the counts.
 """
@@ -61,13 +64,16 @@ class TBSamplingPlan:
     ``seed``: the sample's seed; ``fraction``: share of the middle units detailed;
     ``min_middle``: at least this many middle units detailed (2 keeps the variance
     estimable); ``min_units``: a launch with fewer units is simulated whole; ``unit_waves``:
-    occupancy waves (``num_sms x TBs per SM`` TBs) per unit."""
+    occupancy waves (``num_sms x TBs per SM`` TBs) per unit; ``warming``: the skipped TBs'
+    memory accesses warm the L1/L2 tags and DRAM rows
+    (:mod:`golden.timing.functional_warming`)."""
 
     seed: int = 0
     fraction: float = 0.1
     min_middle: int = 2
     min_units: int = 5
     unit_waves: int = 1
+    warming: bool = True
 
     def __post_init__(self):
         v = self.seed
@@ -75,6 +81,8 @@ class TBSamplingPlan:
             raise SimtlabError(f"TB sampling seed must be an integer >= 0, not {v!r}")
         if not 0 < self.fraction <= 1:
             raise SimtlabError(f"TB sampling fraction must be in (0, 1], not {self.fraction!r}")
+        if not isinstance(self.warming, bool):
+            raise SimtlabError(f"TB sampling warming must be true or false, not {self.warming!r}")
         for name, lo in (("min_middle", 1), ("min_units", 3), ("unit_waves", 1)):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, int) or v < lo:
