@@ -91,7 +91,15 @@ class DacAffineOnlyMechanism(DacIdealMechanism):
         self._pending: dict[tuple, tuple] = {}  # (id(warp), pc) -> ((sm, tb id, pc), k)
         self._held: dict[tuple, list] = {}      # ((sm, tb id, pc), k) -> warps held at fetch
 
+    def _same_launch(self, sm) -> None:
+        """Launch-state reset for a base class that resets lazily at the first hook of a
+        new launch (``_reset``) instead of in ``launch_begin``."""
+        reset = getattr(self, "_reset", None)
+        if reset is not None and sm.launch is not getattr(self, "_launch", None):
+            reset(sm)
+
     def on_fetch(self, sm, w, pc: int) -> bool:
+        self._same_launch(sm)
         if not self.wait_for_claimant or not self.affine.get(pc) or not full_mask(w):
             return super().on_fetch(sm, w, pc)
         t = self._tb(sm, w)
@@ -106,6 +114,7 @@ class DacAffineOnlyMechanism(DacIdealMechanism):
         return super().on_fetch(sm, w, pc)
 
     def on_issue(self, sm, w, pc: int, inst):
+        self._same_launch(sm)
         w.hold_fetch = False
         program = sm.launch.program
         if program is not self._taint_program:
