@@ -43,7 +43,9 @@ WORKLOAD = Workload(
     source=str(Path(__file__).with_name("lib_bench.cu")),
     tb_dims=(256, 1, 1),
     stands_for=(),
-    sizes={"small": dict(lib.WORKLOAD.sizes["small"])},
+    # "default": small's model sizes with 4096 paths (16 TBs: 8 per SM on a 2-SM Pascal)
+    sizes={"small": dict(lib.WORKLOAD.sizes["small"]),
+           "default": dict(lib.WORKLOAD.sizes["small"], paths=4096)},
     make_inputs=make_inputs,
     launch=launch,
     reference=lib.reference,
