@@ -1,90 +1,118 @@
-// LBM: one time step of a D2Q9 lattice-Boltzmann fluid with obstacles and an inflow.
+// LBM: one time step of a D3Q19 lattice-Boltzmann fluid in the shape of Parboil's lbm.
 //
-// Stands in for LBM of G-Scalar Table 2 (Parboil lbm): a TB per lattice row
-// (Parboil uses SIZE_X = 120 threads per block), structure-of-arrays distribution
-// functions, and per-cell flags that select bounce-back (obstacle), an imposed
-// inflow velocity, or plain BGK collision. The flag tests and the per-direction
-// "is my upstream neighbour a wall?" tests make the warps diverge on data, which is
-// where G-Scalar finds its large divergent-scalar share (30% for LBM).
+// Stands in for LBM of G-Scalar Table 2 (Parboil lbm, kernel performStreamCollide):
+// * one thread per lattice cell, a TB per x-row (blockDim.x = SIZE_X = 120 cells, so the
+//   fourth warp of every TB holds 24 threads), grid = (SIZE_Y, SIZE_Z);
+// * structure-of-arrays grid: 20 fields of `field` floats each (19 distributions, then the
+//   cell's flag word stored as the bits of a float), rows padded to `row` floats
+//   (SIZE_X + 8 = 128) and two margin planes before and after the lattice, so every
+//   neighbour read stays inside the buffer;
+// * pull streaming: the population of direction q arriving at a cell is read from the
+//   upstream cell (cell - c_q) and the collided values are written to the cell itself;
+// * the flag word selects the branch: OBSTACLE cells bounce every arriving population back
+//   (each direction's value is written into the opposite direction, no arithmetic);
+//   other cells do the BGK collision, and ACCEL cells (the two lid layers of the
+//   lid-driven cavity) replace the computed velocity by a fixed one before it.
 //
-// Streaming is "pull": cell x takes direction q from x - c_q (periodic in x and y);
-// if that upstream cell is an obstacle, half-way bounce-back returns the cell's own
-// opposite population instead.
-#define CELL_FLUID 0
-#define CELL_OBSTACLE 1
-#define CELL_INFLOW 2
+// The lattice walls make the first and last warp of every interior row diverge (lane 0 is
+// the x = 0 wall, the last lane the x = SIZE_X-1 wall), and the lid rows diverge again at
+// the ACCEL test; the values written on those paths are constants or equal along the row
+// wherever the flow has not yet been disturbed, which is G-Scalar's divergent-scalar work.
 
-// D2Q9 velocity set: rest, 4 axis directions, 4 diagonals
-__constant__ int c_ex[9] = {0, 1, 0, -1, 0, 1, -1, -1, 1};
-__constant__ int c_ey[9] = {0, 0, 1, 0, -1, 1, 1, -1, -1};
-__constant__ int c_opp[9] = {0, 3, 4, 1, 2, 7, 8, 5, 6};
-__constant__ float c_w[9] = {4.0f / 9.0f,
-                             1.0f / 9.0f, 1.0f / 9.0f, 1.0f / 9.0f, 1.0f / 9.0f,
-                             1.0f / 36.0f, 1.0f / 36.0f, 1.0f / 36.0f, 1.0f / 36.0f};
+#define OBSTACLE 1u
+#define ACCEL 2u
 
-extern "C" __global__ void lbm_step(const float* __restrict__ src,
-                                    float* __restrict__ dst,
-                                    const unsigned char* __restrict__ flags,
-                                    int nx,
-                                    int ny,
-                                    float omega,
-                                    float inflow_u)
+// relaxation and equilibrium weights (rest, axis, diagonal) of D3Q19
+#define OMEGA 1.95f
+#define W_REST (1.0f / 3.0f)
+#define W_AXIS (1.0f / 18.0f)
+#define W_DIAG (1.0f / 36.0f)
+// the lid velocity imposed on ACCEL cells
+#define LID_UX 0.005f
+#define LID_UY 0.002f
+#define LID_UZ 0.000f
+
+// direction index, velocity (ex, ey, ez), weight and opposite, one line per direction
+#define D3Q19(X)                               \
+    X(C, 0, 0, 0, W_REST, C)                  \
+    X(N, 0, 1, 0, W_AXIS, S)                  \
+    X(S, 0, -1, 0, W_AXIS, N)                 \
+    X(E, 1, 0, 0, W_AXIS, W)                  \
+    X(W, -1, 0, 0, W_AXIS, E)                 \
+    X(T, 0, 0, 1, W_AXIS, B)                  \
+    X(B, 0, 0, -1, W_AXIS, T)                 \
+    X(NE, 1, 1, 0, W_DIAG, SW)                \
+    X(NW, -1, 1, 0, W_DIAG, SE)               \
+    X(SE, 1, -1, 0, W_DIAG, NW)               \
+    X(SW, -1, -1, 0, W_DIAG, NE)              \
+    X(NT, 0, 1, 1, W_DIAG, SB)                \
+    X(NB, 0, 1, -1, W_DIAG, ST)               \
+    X(ST, 0, -1, 1, W_DIAG, NB)               \
+    X(SB, 0, -1, -1, W_DIAG, NT)              \
+    X(ET, 1, 0, 1, W_DIAG, WB)                \
+    X(EB, 1, 0, -1, W_DIAG, WT)               \
+    X(WT, -1, 0, 1, W_DIAG, EB)               \
+    X(WB, -1, 0, -1, W_DIAG, ET)
+
+#define DIR_ENUM(d, ex, ey, ez, w, opp) DIR_##d,
+enum { D3Q19(DIR_ENUM) FLAGS };
+
+// the population of direction d arriving at `cell`: read from the upstream neighbour
+#define PULL(d, ex, ey, ez, w, opp) \
+    float f_##d = src[DIR_##d * field + cell - (ex) - (ey) * row - (ez) * plane];
+// bounce-back: what arrived in direction d leaves in the opposite direction
+#define BOUNCE(d, ex, ey, ez, w, opp) dst[DIR_##opp * field + cell] = f_##d;
+// signed sum without multiplies: acc += e * v for e in {-1, 0, 1} known at compile time
+// (accumulators start at -0.0f, the identity of float addition, so no add of zero remains)
+#define ACC(acc, e, v)     \
+    if ((e) > 0) {         \
+        acc += (v);        \
+    } else if ((e) < 0) {  \
+        acc -= (v);        \
+    }
+// BGK relaxation towards the second-order equilibrium of direction d
+#define COLLIDE(d, ex, ey, ez, w, opp)                                       \
+    {                                                                         \
+        float cu = -0.0f;                                                     \
+        ACC(cu, ex, ux) ACC(cu, ey, uy) ACC(cu, ez, uz)                       \
+        dst[DIR_##d * field + cell] =                                         \
+            keep * f_##d + (w) * omega_rho * (cu * (4.5f * cu + 3.0f) - u2m); \
+    }
+#define MOMENTS(d, ex, ey, ez, w, opp) \
+    rho += f_##d;                      \
+    ACC(ux, ex, f_##d) ACC(uy, ey, f_##d) ACC(uz, ez, f_##d)
+
+extern "C" __global__ void performStreamCollide(const float* src,
+                                                float* dst,
+                                                int row,
+                                                int plane,
+                                                int field)
 {
-    int x = threadIdx.x;
-    int y = blockIdx.x;
-    if (x >= nx || y >= ny) {
-        return;
-    }
-    int n_cells = nx * ny;
-    int cell = y * nx + x;
-    int flag = flags[cell];
+    // x = threadIdx.x, y = blockIdx.x, z = blockIdx.y; two margin planes precede z = 0
+    int cell = (blockIdx.y + 2) * plane + blockIdx.x * row + threadIdx.x;
+    unsigned int flag = __float_as_uint(src[FLAGS * field + cell]);
 
-    float f[9];
-    if (flag == CELL_OBSTACLE) {
-        // solid cell: reflect what it holds, no streaming, no collision
-        for (int q = 0; q < 9; ++q) {
-            f[q] = src[c_opp[q] * n_cells + cell];
-        }
-        for (int q = 0; q < 9; ++q) {
-            dst[q * n_cells + cell] = f[q];
-        }
+    // each branch gathers its own inputs, as Parboil's kernel does
+    if (flag & OBSTACLE) {
+        D3Q19(PULL)
+        D3Q19(BOUNCE)
         return;
     }
 
-    for (int q = 0; q < 9; ++q) {
-        int xs = x - c_ex[q];
-        int ys = y - c_ey[q];
-        if (xs < 0) xs += nx;
-        if (xs >= nx) xs -= nx;
-        if (ys < 0) ys += ny;
-        if (ys >= ny) ys -= ny;
-        int up = ys * nx + xs;
-        if (flags[up] == CELL_OBSTACLE) {
-            f[q] = src[c_opp[q] * n_cells + cell];     // half-way bounce-back
-        } else {
-            f[q] = src[q * n_cells + up];
-        }
-    }
+    D3Q19(PULL)
 
-    float rho = 0.0f, ux = 0.0f, uy = 0.0f;
-    for (int q = 0; q < 9; ++q) {
-        rho += f[q];
-        ux += f[q] * (float)c_ex[q];
-        uy += f[q] * (float)c_ey[q];
+    float rho = -0.0f, ux = -0.0f, uy = -0.0f, uz = -0.0f;
+    D3Q19(MOMENTS)
+    ux /= rho;
+    uy /= rho;
+    uz /= rho;
+    if (flag & ACCEL) {
+        ux = LID_UX;
+        uy = LID_UY;
+        uz = LID_UZ;
     }
-    if (flag == CELL_INFLOW) {
-        // inflow boundary: impose the velocity, keep the density
-        ux = inflow_u;
-        uy = 0.0f;
-    } else {
-        float inv_rho = 1.0f / rho;
-        ux *= inv_rho;
-        uy *= inv_rho;
-    }
-    float usq = 1.5f * (ux * ux + uy * uy);
-    for (int q = 0; q < 9; ++q) {
-        float cu = 3.0f * ((float)c_ex[q] * ux + (float)c_ey[q] * uy);
-        float feq = c_w[q] * rho * (1.0f + cu + 0.5f * cu * cu - usq);
-        dst[q * n_cells + cell] = f[q] - omega * (f[q] - feq);
-    }
+    float u2m = 1.5f * (ux * ux + uy * uy + uz * uz) - 1.0f;
+    float omega_rho = OMEGA * rho;
+    float keep = 1.0f - OMEGA;
+    D3Q19(COLLIDE)
 }
