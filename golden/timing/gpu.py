@@ -52,13 +52,14 @@ import numpy as np
 
 from golden.errors import DeadlockError, LaunchError
 from golden.simt.engine import DEFAULT_MAX_CYCLES
+from golden.simt.liveness import operand_regs
 from golden.timing.hooks import Mechanism
 from golden.timing.memory.hierarchy import MemoryHierarchy
 from golden.timing.occupancy import Occupancy, tb_occupancy
 from golden.timing.ptxas_file import PtxasLookup
 from golden.timing.scheduler import NEVER
 from golden.timing.shared_sm import MixedSMSharing, select_kernel_order
-from golden.timing.sm import SM, _regs_of, decode_program
+from golden.timing.sm import SM, decode_program
 from golden.timing.stats import TimingStats
 
 MAX_REGS_PER_THREAD = 255
@@ -81,7 +82,7 @@ def ptx_registers_per_thread(program) -> int:
         inst = s.inst
         if inst is None:
             continue
-        names = [r.name for o in inst.operands for r in _regs_of(o)]
+        names = [r.name for o in inst.operands for r in operand_regs(o)]
         if inst.guard is not None:
             names.append(inst.guard.reg.name)
         for nm in names:
@@ -244,6 +245,15 @@ class KernelRun:
             self._fits = lambda sm: sharing.fits(self, sm)
         elif groups:
             self._fits = self._fits_own_core
+
+    def begin(self) -> None:
+        """The launch starts: each mechanism's ``launch_begin`` with the SMs it is attached
+        to (called by the cycle loop before the first dispatch)."""
+        sm_mechs = self._sm_mechs
+        for m in self.mechanisms:
+            sms = (self.sms if sm_mechs is None
+                   else [sm for sm in self.sms if any(x is m for x in sm_mechs[sm.id])])
+            m.launch_begin(self.launch, tuple(sms))
 
     def _fits_own_core(self, sm: SM) -> bool:
         """:meth:`_fits` against the SM's own core limits (a run over SMs of several kinds)."""
@@ -517,12 +527,13 @@ class GPU:
     def _cycle_loop(self, runs: list, on_done, max_cycles: int | None = None) -> int:
         """The cycle loop over every SM of the active :class:`KernelRun` s. When a run's last
         TB retires, its in-flight writes are drained, its ``stats.cycles`` set (its own
-        duration), its mechanisms' ``on_complete`` called, and ``on_done(run, now)`` may
+        duration), its mechanisms' ``launch_end`` called, and ``on_done(run, now)`` may
         return the run to start next on the same SMs. Returns the last cycle used.
         Watchdogs: more than ``max_cycles`` (default the GPU's) cycles, or a launch's
         functional watchdog (warp instructions), raise a DeadlockError naming the loops."""
         max_cycles = self.max_cycles if max_cycles is None else max_cycles
         for kr in runs:
+            kr.begin()
             kr.dispatch(kr.start)
             if kr.refused_everywhere():
                 raise LaunchError(f"kernel {kr.launch.name}: no SM accepted thread block 0 "
@@ -582,12 +593,13 @@ class GPU:
                     if kr.sharing is not None:
                         kr.sharing.detach(kr)
                     for m in kr.mechanisms:
-                        m.on_complete(kr.stats)
+                        m.launch_end(kr.launch, kr.stats)
                     nxt = on_done(kr, now)
                     if nxt is None:
                         active.remove(kr)
                     else:
                         active[active.index(kr)] = nxt
+                        nxt.begin()
                         nxt.dispatch(nxt.start - 1)
                         if nxt.refused_everywhere():
                             raise LaunchError(f"kernel {nxt.launch.name}: no SM accepted "

@@ -11,6 +11,14 @@ results -- the functional step of every instruction still runs when it issues, s
 outputs stay bit-identical to the baseline. Mechanism-specific counters go to
 ``sm.stats.count_mechanism("name.counter")``.
 
+A mechanism uses the SM only through the hooks' arguments, its public fields (``sm.id``,
+``sm.cfg``, ``sm.launch``, ``sm.decoded``, ``sm.stats``, ``sm.memory``, ``sm.tbs``,
+``sm.warps``, ``sm.occupancy``...), the warp holds and the SM services listed below
+(``sm.read_operands``, ``sm.schedule_writeback``, ``sm.register_in_bank``,
+``sm.wake_schedulers``). The SM's queues and collaborators (names starting with ``_``, and
+``sm.oc``) are private to :mod:`golden.timing.sm`; mechanisms import no private name from
+``golden.timing``. Per-launch state is built in :meth:`Mechanism.launch_begin`.
+
 Hook points and what a return value means:
 
 * :meth:`on_fetch` -- the fetch stage chose ``warp`` to fetch ``pc``; return True to
@@ -49,6 +57,19 @@ Hook points and what a return value means:
   the hook where the reason ends (no ``wake_schedulers`` needed: fetch is tried every
   cycle the SM is awake, and a refused fetch keeps the SM awake as before).
 * ``sm.now`` -- the cycle being simulated.
+* ``sm.read_operands`` -- SM service ``sm.read_operands(warp, regs) -> cycle``: read
+  register indices ``regs`` for ``warp`` through the operand collector now (RF reads and
+  bank conflicts counted as for an issued instruction); returns the cycle they are ready.
+* ``sm.schedule_writeback`` -- SM service ``sm.schedule_writeback(warp, regs, cycle,
+  pc=-1)``: write ``regs`` back at ``cycle`` outside the issue path (reserved in the warp's
+  dependence tracker until then; :meth:`on_writeback` and the RF write counters see them
+  then, as an issued instruction's). DARSIE's copy-back of renamed registers uses it.
+* ``sm.register_in_bank`` -- SM service ``sm.register_in_bank(warp, bank) -> index``: a
+  register index the operand collector maps to RF bank ``bank`` for ``warp`` (to charge a
+  read of a register the mechanism keeps elsewhere to its bank).
+* ``sm.operand_read_delay`` -- cycles from issue to the first operand read.
+* ``sm.wake_schedulers`` -- SM service: every scheduler re-evaluates next cycle (after a
+  mechanism released a warp it held).
 * :meth:`on_issue` -- an instruction is about to issue; return ``None`` (baseline),
   ``"eliminate"`` (the functional step runs, but no operand read, no pipeline, no
   writeback events: counted as skipped), a pipeline name ``"alu" | "sfu" | "mem"``
@@ -100,7 +121,15 @@ Hook points and what a return value means:
   return a :class:`~golden.timing.dynamic_warps.WarpFormation` to own the TB's
   thread-to-warp mapping (dynamic warps: thread block compaction), or None for static
   warps. The first mechanism that returns one owns the TB.
-* :meth:`on_complete` -- a launch finished; ``stats`` is the merged TimingStats.
+* :meth:`launch_begin` -- a launch starts on the SMs this mechanism is attached to
+  (``sms``, before its first TB is dispatched): the place to build per-launch state (the
+  program's marking, per-SM tables) and to drop the previous launch's. A mechanism never
+  needs to detect a new launch by comparing ``sm.launch`` in its other hooks: every hook
+  call between :meth:`launch_begin` and :meth:`launch_end` belongs to that launch.
+* :meth:`launch_end` -- the launch finished (its in-flight writes drained); ``stats`` is
+  its merged TimingStats. The base implementation calls :meth:`on_complete`.
+* :meth:`on_complete` -- a launch finished; ``stats`` is the merged TimingStats (the
+  stats-only form of :meth:`launch_end`, which calls it).
 * :meth:`timeline_sample` -- optional gauges of what the mechanism does on an SM, read
   only by the over-time view (:mod:`golden.timing.timeline`) once per sampled interval.
 """
@@ -282,8 +311,20 @@ class Mechanism:
         """Return a WarpFormation that forms ``tb``'s warps, or None (static warps)."""
         return None
 
+    def launch_begin(self, launch, sms) -> None:
+        """``launch`` (a :class:`~golden.simt.engine.FunctionalLaunch`) starts on ``sms``,
+        the SMs of the run this mechanism is attached to (a tuple), before any of its TBs
+        is dispatched."""
+
+    def launch_end(self, launch, stats) -> None:
+        """``launch`` finished; ``stats`` is its merged :class:`TimingStats`. The base
+        implementation calls :meth:`on_complete` (an override that keeps ``on_complete``
+        working calls ``super().launch_end(launch, stats)``)."""
+        self.on_complete(stats)
+
     def on_complete(self, stats) -> None:
-        """The launch finished; ``stats`` is its merged :class:`TimingStats`."""
+        """The launch finished; ``stats`` is its merged :class:`TimingStats` (called by
+        :meth:`launch_end`)."""
 
     def timeline_sample(self, sm) -> dict | None:
         """What this mechanism is doing on ``sm`` now, for the over-time view

@@ -76,7 +76,13 @@ EVENTS: dict[str, tuple[str, str, str]] = {
                      "the warp's dependence tracker (e.g. a shared scoreboard)"),
     "form_warps": ("TB", "a TB became resident (all its warps)",
                    "who owns the TB's thread-to-warp mapping (dynamic warps)"),
-    "on_complete": ("launch", "a launch finished", "its merged statistics"),
+    "launch_begin": ("launch", "a launch starts, before its first TB is dispatched",
+                     "the mechanism's per-launch state (built here, not by comparing "
+                     "``sm.launch``)"),
+    "launch_end": ("launch", "a launch finished (in-flight writes drained)",
+                   "its merged statistics; the base implementation calls on_complete"),
+    "on_complete": ("launch", "a launch finished (called by launch_end)",
+                    "its merged statistics"),
     "timeline_sample": ("interval", "a timeline (golden/timing/timeline.py) samples an SM, "
                         "once per interval and SM; never when no timeline is attached",
                         "nothing: it only reports gauges"),
@@ -257,7 +263,7 @@ def render() -> str:
         md.append("")
     state = [(k, v) for k, v in bullets.items() if "." in k]
     if state:
-        md += ["## SM state a mechanism may read or set", ""]
+        md += ["## SM state and services a mechanism may use", ""]
         md += [f"* `{k}` -- {v}" for k, v in state]
         md.append("")
     return "\n".join(md).rstrip("\n") + "\n"

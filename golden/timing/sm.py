@@ -71,7 +71,10 @@ from golden.timing.stats import (PIPE_ALU, PIPE_MEM, PIPE_SFU, STALL_BARRIER, ST
                                  STALL_ISSUE, STALL_MEMORY, STALL_NO_INSTRUCTION,
                                  STALL_STRUCTURAL)
 
-_NO_DST = frozenset({"st", "red", "bra", "bar", "barrier", "call", "exit", "ret"})
+#: Opcodes whose first operand is no destination: the timing model decodes their operands
+#: as sources only (:func:`decode_program`); public for mechanisms that decode alike.
+NO_DST_OPCODES = frozenset({"st", "red", "bra", "bar", "barrier", "call", "exit", "ret"})
+_NO_DST = NO_DST_OPCODES
 _PIPE_NAMES = {"alu": PIPE_ALU, "sfu": PIPE_SFU, "mem": PIPE_MEM}
 #: Synthetic base of local memory in the timing model: thread t's 4-byte word k of local
 #: memory lives at LOCAL_TIMING_BASE + (k * threads + t) * 4 (interleaved like CUDA's
@@ -504,6 +507,41 @@ class SM:
         state behind the SM's back, e.g. releasing a warp they held)."""
         for sched in self.schedulers:
             sched.dirty = True
+
+    # ------------------------------------------------------------------ mechanism services
+    # The operations a mechanism may ask of the SM beyond reading its public fields and
+    # setting warp holds (golden/timing/hooks.py, "SM services"); the SM's queues and
+    # counters behind them stay private.
+    def read_operands(self, w: WarpSlot, regs) -> int:
+        """Read ``regs`` (register indices as the banked RF maps them, see
+        :meth:`register_in_bank`) for warp ``w`` through the operand collector at cycle
+        ``now``, counting RF reads and bank conflicts as for an issued instruction's sources;
+        return the cycle the operands are ready."""
+        return self.oc.read(self.now, w.slot, regs, self.stats)
+
+    def schedule_writeback(self, w: WarpSlot, regs, cycle: int, pc: int = -1) -> None:
+        """Write registers ``regs`` of warp ``w`` back at ``cycle`` outside the issue path
+        (e.g. DARSIE's copy-back of renamed registers): they are reserved in the warp's
+        dependence tracker now and released at ``cycle``, where the ``on_writeback`` hooks
+        see them (with ``pc``; -1: no instruction) and RF writes are counted as for an issued
+        instruction's destinations. Wakes the schedulers."""
+        w.sb.reserve(regs, False)
+        self._seq += 1
+        heapq.heappush(self._wb, (cycle, self._seq, w, tuple(regs), pc))
+        self.wake_schedulers()
+
+    def register_in_bank(self, w: WarpSlot, bank: int) -> int:
+        """A register index that the operand collector maps to RF bank ``bank`` for warp
+        ``w`` (under the configured bank mapping), for a mechanism that reads a register it
+        keeps outside the warp's own (e.g. DARSIE's renamed physical registers)."""
+        oc = self.oc
+        return (bank - w.slot) % oc.banks if oc.skew else bank
+
+    @property
+    def operand_read_delay(self) -> int:
+        """Cycles from issue to the first operand read (the operand collector's
+        ``read_delay``)."""
+        return self.oc.read_delay
 
     def account_idle(self, cycles: int) -> None:
         """Skipped ``cycles`` in which nothing changed: each scheduler repeats its outcome."""

@@ -142,22 +142,21 @@ class CapriOracle(Mechanism):
         self.params = params or CapriOracleParams()
         self._configs = self.params.capts
         self._recorder_factory = recorder_factory
-        self._launch = None
+        self._launched = False       # a launch began before (its CAPTs reset at the next)
         self._capt: dict = {}        # sm id -> [Capt per configuration], across launches
         self._wcu: dict = {}         # sm id -> Wcu sized to the launch's CTAs
         self._tbs: dict = {}         # (sm id, tb id) -> OrderedDict[(pc, k)] -> _Instance
         self._seen: dict = {}        # (sm id, tb id, widx, pc) -> executions so far
 
-    def _sync(self, sm) -> None:
-        if sm.launch is not self._launch:
-            if self._launch is not None:
-                for capts in self._capt.values():   # the kernel completed: CAPT reset
-                    for capt in capts:
-                        capt.reset()
-            self._launch = sm.launch
-            self._wcu = {}
-            self._tbs = {}
-            self._seen = {}
+    def launch_begin(self, launch, sms) -> None:
+        if self._launched:
+            for capts in self._capt.values():   # the previous kernel completed: CAPT reset
+                for capt in capts:
+                    capt.reset()
+        self._launched = True
+        self._wcu = {}
+        self._tbs = {}
+        self._seen = {}
 
     def _structures(self, sm):
         """The SM's CAPTs (one per configuration; the first is the main one, recorded) and
@@ -184,7 +183,6 @@ class CapriOracle(Mechanism):
         inst = sm.launch.program.slots[pc >> 3].inst
         if inst.opcode != "bra" or inst.guard is None:
             return   # unconditional branches: every scheme but TBC goes on; not classed
-        self._sync(sm)
         tb = warp.tb.tb_id
         key = (sm.id, tb, warp.widx, pc)
         k = self._seen.get(key, 0)
@@ -213,7 +211,6 @@ class CapriOracle(Mechanism):
     def on_warp_exit(self, sm, warp) -> None:
         if warp.tb.live != 1:
             return
-        self._sync(sm)
         insts = self._tbs.pop((sm.id, warp.tb.tb_id), None)
         for ins in (insts or {}).values():   # instances some warps never reached
             self._evaluate(sm, ins)

@@ -82,7 +82,6 @@ class CoarseL1Mechanism(Mechanism):
                                       f"({config.name} has {n} SMs)")
         self.duel = (SMDuel(p.leader_coarse, p.leader_base, tie="b", rule=p.duel_rule,
                             psel_bits=p.duel_psel_bits) if p.duel else None)
-        self._launch = None
         self._memory = None
         self._sm_ids: set = set()
         self._winner = None
@@ -90,15 +89,16 @@ class CoarseL1Mechanism(Mechanism):
     def _group(self, policy: str) -> int:
         return self.params.group if policy == "a" else 1
 
+    def launch_begin(self, launch, sms) -> None:
+        """New launch: reset the duel; each SM gets its policy at its first dispatch."""
+        self._memory = sms[0].memory
+        self._sm_ids = set()
+        if self.duel is not None:
+            self.duel.reset()
+            self._winner = self.duel.winner()
+
     def _sync(self, sm) -> None:
-        """New launch: reset the duel and set every SM seen so far to its policy."""
-        if sm.launch is not self._launch:
-            self._launch = sm.launch
-            self._memory = sm.memory
-            self._sm_ids = set()
-            if self.duel is not None:
-                self.duel.reset()
-                self._winner = self.duel.winner()
+        """Set ``sm`` to its policy at its first dispatch of the launch."""
         if sm.id not in self._sm_ids:
             self._sm_ids.add(sm.id)
             pol = self.duel.policy(sm.id) if self.duel is not None else "a"

@@ -121,18 +121,19 @@ class DacIdealMechanism(Mechanism):
         self.config = config
         self.max_skips = max_skips_per_fetch
         self.claim_at_fetch = claim_at_fetch
-        self._launch = None
 
-    def _reset(self, sm):
-        self._launch = sm.launch
+    def launch_begin(self, launch, sms) -> None:
         self._skips = DeferredSkips()
         self.affine: dict[int, bool] = {}
         self._tbs: dict[tuple, dict] = {}     # (sm, tb id) -> {"tb", "exec": {pc: n}, "visits": [..]}
         self._check: dict[int, tuple] = {}    # id(warp) -> (pc, sources affine)
-        prog = sm.launch.program
+        prog = launch.program
         self._keys = sorted(prog.reg_types)
+        # every SM of a run decodes the program alike (a run over SMs of several kinds:
+        # the pipeline classes differ, the destination registers do not)
+        decoded = sms[0].decoded
         self.candidate = [s.inst is not None and s.inst.opcode not in _NEVER and bool(d.dsts)
-                          for s, d in zip(prog.slots, sm.decoded)]
+                          for s, d in zip(prog.slots, decoded)]
 
     def _tb(self, sm, w) -> dict:
         key = (sm.id, w.tb.tb_id)
@@ -142,8 +143,6 @@ class DacIdealMechanism(Mechanism):
         return t
 
     def on_fetch(self, sm, w, pc: int) -> bool:
-        if sm.launch is not self._launch:
-            self._reset(sm)
         if not self.affine.get(pc) or not full_mask(w):
             return False
         t = self._tb(sm, w)
@@ -168,8 +167,6 @@ class DacIdealMechanism(Mechanism):
         return False
 
     def on_issue(self, sm, w, pc: int, inst):
-        if sm.launch is not self._launch:
-            self._reset(sm)
         if not self.candidate[pc >> 3]:
             return None
         t = self._tb(sm, w)

@@ -69,21 +69,19 @@ class NoCfSyncMechanism(Mechanism):
 
     def __init__(self, config, params: DarsieParams | None = None):
         self.params = params or DarsieParams(variant="darsie-no-cf-sync")
-        self._launch = None
         self._skips = DeferredSkips()
 
+    def launch_begin(self, launch, sms) -> None:
+        self._state: dict[int, dict] = {}
+        self._skips = DeferredSkips()
+        self._leading: dict[int, tuple] = {}
+        self._lead_wb: dict[tuple, list] = {}
+        self.marking = mark_kernel(launch.program, launch.geo.block, MarkingOptions(warp_size=32))
+        self.skippable = self.marking.skippable_pcs
+        self.keys = sorted(launch.program.reg_types)
+        self._ports: dict[int, tuple] = {}
+
     def _tbs(self, sm) -> dict:
-        if sm.launch is not self._launch:
-            launch = sm.launch
-            self._launch = launch
-            self._state: dict[int, dict] = {}
-            self._skips = DeferredSkips()
-            self._leading: dict[int, tuple] = {}
-            self._lead_wb: dict[tuple, list] = {}
-            self.marking = mark_kernel(launch.program, launch.geo.block, MarkingOptions(warp_size=32))
-            self.skippable = self.marking.skippable_pcs
-            self.keys = sorted(launch.program.reg_types)
-            self._ports: dict[int, tuple] = {}
         return self._state.setdefault(sm.id, {})
 
     def _tb(self, sm, w) -> _TB:
@@ -109,7 +107,6 @@ class NoCfSyncMechanism(Mechanism):
         return False
 
     def on_fetch(self, sm, w, pc: int) -> bool:
-        self._tbs(sm)
         if pc not in self.skippable or not full_mask(w):
             return False
         t = self._tb(sm, w)

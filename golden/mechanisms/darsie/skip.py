@@ -80,7 +80,6 @@ private_redundant (eligible warps that executed a marked PC), probes, coalesced.
 
 from __future__ import annotations
 
-import heapq
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -302,7 +301,7 @@ class DarsieMechanism(Mechanism):
     #: launch sampling (golden.timing.sampling) must keep launches whole
     sampling = "whole-launch"
     sampling_reason = ("DARSIE's TB-wide skip tables span the TBs of an SM; marking and "
-                       "tables rebuilt per launch (_new_launch)")
+                       "tables rebuilt per launch (launch_begin)")
 
     def __init__(self, config, params: DarsieParams | None = None):
         self.params = params or DarsieParams()
@@ -310,7 +309,6 @@ class DarsieMechanism(Mechanism):
             raise ConfigError("use golden.mechanisms.darsie.nocfsync for darsie-no-cf-sync")
         self.config = config
         self.banks = config.register_file.banks
-        self._launch = None
         self._sms: dict[int, _SMState] = {}
         self._skips = DeferredSkips()
         self._leading: dict[int, tuple] = {}     # id(warp) -> (slot, entry) awaiting capture
@@ -335,10 +333,8 @@ class DarsieMechanism(Mechanism):
         self._open.append(rec)
         return rec
 
-    def _new_launch(self, sm):
-        launch = sm.launch
+    def launch_begin(self, launch, sms) -> None:
         self._close_traces()
-        self._launch = launch
         self._sms = {}
         self._leading.clear()
         self._lead_wb.clear()
@@ -380,8 +376,6 @@ class DarsieMechanism(Mechanism):
         return frozenset(out)
 
     def _sm(self, sm) -> _SMState:
-        if sm.launch is not self._launch:
-            self._new_launch(sm)
         s = self._sms.get(sm.id)
         if s is None:
             rec = None
@@ -537,8 +531,6 @@ class DarsieMechanism(Mechanism):
 
     # ------------------------------------------------------------------ fetch
     def on_fetch(self, sm, w, pc: int) -> bool:
-        if sm.launch is not self._launch:
-            self._new_launch(sm)
         if pc not in self.skippable:
             return False
         slot = self._slot(sm, w)
@@ -914,11 +906,8 @@ class DarsieMechanism(Mechanism):
     def _copy_back(self, sm, slot: _Slot, w, held: dict) -> None:
         regs = sorted(held)
         fake = [self._phys_index(sm, slot, w, held[r], r) for r in regs]
-        done = sm.oc.read(sm.now, w.slot, fake, sm.stats)
-        w.sb.reserve(regs, False)
-        sm._seq += 1
-        heapq.heappush(sm._wb, (done, sm._seq, w, tuple(regs), -1))
-        sm.wake_schedulers()
+        done = sm.read_operands(w, fake)
+        sm.schedule_writeback(w, regs, done)
         sm.stats.count_mechanism("darsie.copyback_regs", len(regs))
 
     def _phys_index(self, sm, slot: _Slot, w, ver: int, reg: int) -> int:
@@ -927,8 +916,8 @@ class DarsieMechanism(Mechanism):
         offset per TB slot)."""
         v = slot.versions.get((reg, ver))
         phys = v[0] if v is not None else reg
-        bank = (slot.freelist.bank_of(phys) + slot.index * self.params.freelist) % sm.oc.banks
-        return (bank - w.slot) % sm.oc.banks if sm.oc.skew else bank
+        bank = (slot.freelist.bank_of(phys) + slot.index * self.params.freelist) % self.banks
+        return sm.register_in_bank(w, bank)
 
     def on_operand_read(self, sm, w, pc: int, regs: list) -> list:
         slot = self._sms.get(sm.id).by_tb.get(w.tb.tb_id) if sm.id in self._sms else None

@@ -99,12 +99,13 @@ from golden.mechanisms.gscalar.dead_dst import move_free_destinations
 from golden.mechanisms.gscalar.regstate import HALF_LANES, WARP_LANES, RegisterEncodingTracker
 from golden.mechanisms.gscalar.rf_energy import RFEnergyParams, load_rf_energy
 from golden.ptx.ir import SpecialReg, Vec
+from golden.simt.liveness import operand_regs
 from golden.simt.stats import OPCODE_CLASS
 from golden.timing.energy import PJ, EnergyComponent, EnergyModel, EnergyReport, EnergyTerm
 from golden.timing.hooks import IssueOverride, Mechanism
 from golden.timing.pipelines import pipe_of
 from golden.timing.rtl_energy import Charge, load_rtl_energy
-from golden.timing.sm import _NO_DST, _regs_of
+from golden.timing.sm import NO_DST_OPCODES
 from golden.timing.stats import PIPE_ALU, PIPE_MEM, PIPE_SFU, TimingStats
 
 DEFAULT_PARAMS_PATH = Path(__file__).with_name("timing.yaml")
@@ -338,7 +339,7 @@ def _operand_regs(ops) -> tuple:
             for e in o.elems:
                 if isinstance(e, SpecialReg):
                     specials.append((e.name, e.component))
-        regs += _regs_of(o)
+        regs += operand_regs(o)
     return regs, specials
 
 
@@ -418,10 +419,8 @@ class GScalarMechanism(Mechanism):
                 hit = self._dead_cache[id(prog)] = (prog, move_free_destinations(prog))
             self._move_free = hit[1]
 
-    def on_dispatch(self, sm, tb_id: int, warps_per_tb: int) -> bool:
-        if sm.launch is not self._launch:
-            self._begin_launch(sm.launch)
-        return True
+    def launch_begin(self, launch, sms) -> None:
+        self._begin_launch(launch)
 
     def on_complete(self, stats) -> None:
         self._flush_pending()
@@ -443,11 +442,11 @@ class GScalarMechanism(Mechanism):
         slot = self._launch.program.slots[pc >> 3]
         op = inst.opcode
         ops = inst.operands
-        has_dst = op not in _NO_DST and len(ops) > 0
+        has_dst = op not in NO_DST_OPCODES and len(ops) > 0
         src_ops = () if op == "call" else (ops[1:] if has_dst else ops)
         regs, specials = _operand_regs(src_ops)
         src_keys = list(dict.fromkeys(slot.regs[r.name] for r in regs if r.name in slot.regs))
-        dst_regs = _regs_of(ops[0]) if has_dst else []
+        dst_regs = operand_regs(ops[0]) if has_dst else []
         dst_keys = list(dict.fromkeys(slot.regs[r.name] for r in dst_regs if r.name in slot.regs))
         guard = slot.regs.get(inst.guard.reg.name) if inst.guard is not None else None
         st = _Static(opclass=OPCODE_CLASS.get(op, "other"), pipe=pipe_of(op), guard=guard,
@@ -509,8 +508,6 @@ class GScalarMechanism(Mechanism):
         self._flush_pending()
         if inst is None:
             return None
-        if sm.launch is not self._launch:  # robustness: a launch without on_dispatch first
-            self._begin_launch(sm.launch)
         st = self._static_of(pc, inst)
         wave = warp.wave
         widx = warp.widx
@@ -564,7 +561,7 @@ class GScalarMechanism(Mechanism):
         busy = self._srf_busy.get(sm.id)
         if busy is None:
             busy = self._srf_busy[sm.id] = {}
-        first = sm.now + sm.oc.read_delay
+        first = sm.now + sm.operand_read_delay
         t = first
         done = first
         for _ in range(n):
@@ -606,8 +603,6 @@ class GScalarMechanism(Mechanism):
         inst = sm.launch.program.slots[pc >> 3].inst
         if inst is None:
             return
-        if sm.launch is not self._launch:
-            self._begin_launch(sm.launch)
         cur = self._cur
         if cur is not None and cur[0] is warp:   # the older, issued instruction wrote first
             self._cur = None

@@ -129,7 +129,7 @@ class BranchPredictionMechanism(Mechanism):
         count(f"bp_class.{cls[pc]}.{outcome}")
 
     def _state(self, sm) -> _SMState:
-        key = (id(sm.launch), sm.id)
+        key = sm.id   # per-launch state: cleared when the launch ends (on_complete)
         s = self.states.get(key)
         if s is None:
             g = None

@@ -231,7 +231,7 @@ class ILPScoreboardMechanism(Mechanism):
         self.issuing_srcs: tuple = ()
 
     def _board(self, sm) -> _Board:
-        key = (id(sm.launch), sm.id)
+        key = sm.id   # per-launch state: cleared when the launch ends (on_complete)
         b = self.boards.get(key)
         if b is None:
             keys = sorted(sm.launch.program.reg_types)

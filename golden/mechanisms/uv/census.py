@@ -134,9 +134,14 @@ class UVCensus:
         self.tuple_dist = Counter()        # bucket -> repeated-tuple lookups
         self.tuple_from = Counter()        # same warp / same TB / other TB -> repeats
         self.tuple_new = 0                 # lookups of a tuple never seen on the SM
-        self._irb_state: dict = {}         # (launch, SM id) -> (pc LRU, tuple LRU, last warp)
+        self._irb_state: dict = {}         # SM id -> (pc LRU, tuple LRU, last warp), this launch
 
     # ------------------------------------------------------------------ mechanism hooks
+    def launch_begin(self) -> None:
+        """A launch begins (called by the UV mechanism's ``launch_begin``): the IRB
+        distance state starts empty on every SM."""
+        self._irb_state = {}
+
     def wrap_srf(self, sm, srf, nregs: int, classes) -> CountedSRF:
         c = CountedSRF(sm, srf, nregs, classes)
         self.srfs.append(c)
@@ -161,7 +166,7 @@ class UVCensus:
         cls = CLASS_NAMES[classes[u.dsts[0]]] if classes is not None and u.dsts else "-"
         self.outcomes[(outcome, cls)] += 1
         self.opcodes[(outcome, inst.opcode)] += 1
-        key = (id(sm.launch), sm.id)
+        key = sm.id
         st = self._irb_state.get(key)
         if st is None:
             st = self._irb_state[key] = (OrderedDict(), OrderedDict(), {})

@@ -179,16 +179,18 @@ class UVMechanism(Mechanism):
         self.recorder_factory = recorder_factory
         #: observer of SRF occupancy and IRB lookups, or None (golden/mechanisms/uv/census.py)
         self.census = census
-        self._launch = None
 
     def _recorder(self, name, sm, params):
         return self.recorder_factory(name, sm.id, params) if self.recorder_factory else None
 
     # ------------------------------------------------------------------ state
-    def _reset(self, sm) -> None:
-        self._launch = sm.launch
-        prog = sm.launch.program
-        self.dec = decode_uv(prog, sm.decoded)
+    def launch_begin(self, launch, sms) -> None:
+        prog = launch.program
+        # every SM of a run decodes the program alike (SMs of several kinds: the pipeline
+        # classes differ, the registers do not)
+        self.dec = decode_uv(prog, sms[0].decoded)
+        if self.census is not None:
+            self.census.launch_begin()
         self.keys = sorted(prog.reg_types)
         self.index = {k: i for i, k in enumerate(self.keys)}
         self.nregs = len(self.keys)
@@ -268,8 +270,6 @@ class UVMechanism(Mechanism):
 
     # ------------------------------------------------------------------ ID / RR
     def on_issue(self, sm, w, pc: int, inst):
-        if sm.launch is not self._launch:
-            self._reset(sm)
         if inst is None:
             return None
         u = self.dec[pc >> 3]
@@ -444,8 +444,6 @@ class UVMechanism(Mechanism):
         from where the skipping mechanism put them, DARSIE's leader's physical register).
         Counters ``uv.skipped`` and ``uv.skipped_uniform`` (skipped instructions this
         design would have detected uniform: the overlap of the two mechanisms)."""
-        if sm.launch is not self._launch:
-            self._reset(sm)
         u = self.dec[pc >> 3]
         uset = self._uset(w)
         st = w.wave.stacks

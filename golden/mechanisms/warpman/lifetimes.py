@@ -38,28 +38,21 @@ class WarpLifetimes(Mechanism):
 
     def __init__(self, config=None, bin: int = 500):
         self.bin = bin
-        self._launch = None
         self._launches = 0
         self._insts: dict = {}     # (tb_id, widx) -> issued instructions, this launch
         self._ends: dict = {}      # tb_id -> [finish cycle of each finished warp]
 
-    def _sync(self, sm) -> None:
-        if sm.launch is not self._launch:
-            self._launch = sm.launch
-            self._launches += 1
-            self._insts = {}
-            self._ends = {}
+    def launch_begin(self, launch, sms) -> None:
+        self._launches += 1
+        self._insts = {}
+        self._ends = {}
 
     def after_step(self, sm, warp, pc: int, record) -> None:
         key = (warp.tb.tb_id, warp.widx)
         ins = self._insts
         ins[key] = ins.get(key, 0) + 1
 
-    def on_warp_start(self, sm, warp) -> None:
-        self._sync(sm)
-
     def on_warp_exit(self, sm, warp) -> None:
-        self._sync(sm)
         tb = warp.tb
         st = sm.stats
         ends = self._ends.setdefault(tb.tb_id, [])

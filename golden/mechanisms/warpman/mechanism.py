@@ -116,15 +116,14 @@ class WarpManMechanism(Mechanism):
                      if p.spatial == "duel" else None)
         self._recorder_factory = recorder_factory
         self._sms: dict = {}
-        self._launch = None
 
     # ---------------------------------------------------------------- per-SM state
+    def launch_begin(self, launch, sms) -> None:
+        self._sms = {}
+        if self.duel is not None:
+            self.duel.reset()
+
     def _state(self, sm):
-        if sm.launch is not self._launch:
-            self._launch = sm.launch
-            self._sms = {}
-            if self.duel is not None:
-                self.duel.reset()
         st = self._sms.get(sm.id)
         if st is None:
             st = self._sms[sm.id] = _SMState(self, sm)
@@ -175,7 +174,7 @@ class WarpManMechanism(Mechanism):
     def timeline_sample(self, sm) -> dict | None:
         """Over-time gauges of ``sm`` (read only): warps of its partial TB still waiting in
         the workload buffer (``buffered_warps``) and its resident TBs (``resident_tbs``)."""
-        st = self._sms.get(sm.id) if sm.launch is self._launch else None
+        st = self._sms.get(sm.id)
         if st is None:
             return None
         return {"buffered_warps": st.wb.unissued, "resident_tbs": len(st.slots)}
