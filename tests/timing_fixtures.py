@@ -46,9 +46,14 @@ CASES: dict[str, TimingJob] = {
     "RAY-fx5800": TimingJob("RAY", "fx5800"),
     "MUM-fx5800": TimingJob("MUM", "fx5800"),
     "MUM-fx5800-capri": TimingJob("MUM", "fx5800", mechanisms=("capri",)),
-    # CAPRI as modelled before 2026-11-28 (bypassed warps always stop at their path's RPC)
-    "MUM-fx5800-capri-nojoin": TimingJob("MUM", "fx5800", mechanisms=("capri:join=false",)),
+    # CAPRI as modelled before 2026-11-28 (bypassed warps always stop at their path's RPC;
+    # and, as before 2026-12-07, every warp is re-formed after every branch)
+    "MUM-fx5800-capri-nojoin": TimingJob("MUM", "fx5800",
+                                         mechanisms=("capri:join=false,keep=false",)),
+    # CAPRI and TBC+ as modelled before 2026-12-07 (warps re-formed after every branch)
+    "MUM-fx5800-capri-nokeep": TimingJob("MUM", "fx5800", mechanisms=("capri:keep=false",)),
     "BFS-fx5800-tbc-plus": TimingJob("BFS", "fx5800", mechanisms=("tbc-plus",)),
+    "BFS-fx5800-tbc-plus-nokeep": TimingJob("BFS", "fx5800", mechanisms=("tbc-plus:keep=false",)),
     "BS-gtx280": TimingJob("BS", "gtx280"),
     "NQU-gtx280-ilp-sc": TimingJob("NQU", "gtx280", mechanisms=("ilp-sc",)),
     "MT-gtx285-uv-token": TimingJob("MT", "gtx285", mechanisms=("uv-token",)),

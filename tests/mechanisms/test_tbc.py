@@ -343,3 +343,39 @@ def test_capri_traces_come_from_the_timing_mechanism(tmp_path, structure, worklo
         assert golden.step(ops) == out
     with pytest.raises(SimtlabError, match="driver"):
         record_capri_trace(structure, workload, tmp_path / "x.jsonl", driver="rtl")
+
+
+def test_tbc_keeps_warps_at_a_branch_the_whole_cta_takes_one_way(tmp_path):
+    """keep_warps (the default, seed 004 §2.2): the TOS changes and the WCU forms new warps
+    only where the CTA diverged, so at a branch every thread of the CTA took the same way
+    the warps wait with their slots and go on as they are. keep_warps=False (our earlier
+    model) re-forms the CTA after that branch too."""
+    t = np.arange(128)
+    expected = ((t * 3 + 2) * 5 + 1 + 7).astype(np.uint32)
+    out, kept = _run_single(tmp_path, [Tbc(pass_unconditional=True, check=True)])
+    out_old, old = _run_single(tmp_path, [Tbc(pass_unconditional=True, check=True,
+                                              keep_warps=False)])
+    assert np.array_equal(out, expected) and np.array_equal(out_old, expected)
+    m, m_old = kept.mechanism, old.mechanism
+    # 2 CTAs of 4 warps: formed once at launch, kept at the branch
+    assert m["tbc.branch_syncs"] == m_old["tbc.branch_syncs"] == 2
+    assert m["tbc.warps_kept"] == 8 and m["tbc.warps_formed"] == 8
+    assert "tbc.warps_kept" not in m_old and m_old["tbc.warps_formed"] == 16
+    assert m["tbc.branch_wait_cycles"] > 0
+    assert kept.instructions_issued == old.instructions_issued
+
+
+@pytest.mark.parametrize("keep", [True, False], ids=["keep", "re-form"])
+def test_compacted_loop_keeps_its_warps_between_iterations(tmp_path, keep):
+    """In the compacted loop the back edge is taken by every thread of the path until the
+    last iteration, so with keep_warps the compacted warp runs every iteration as it is;
+    either way the results equal the static warps' and every formed warp is checked."""
+    base, _ = _run_comp(tmp_path, [])
+    out, t = _run_comp(tmp_path, [Tbc(pass_unconditional=True, check=True, keep_warps=keep)])
+    assert np.array_equal(out, base)
+    m = t.mechanism
+    if keep:
+        assert m["tbc.warps_kept"] >= 6 * 19     # 6 TBs, 19 back edges each
+        assert m["tbc.warps_formed"] < 6 * 19
+    else:
+        assert "tbc.warps_kept" not in m and m["tbc.warps_formed"] > 6 * 19

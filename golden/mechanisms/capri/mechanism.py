@@ -40,9 +40,10 @@ class Capri(Tbc):
     sampling_reason = "the CAPT of an SM is shared by its TBs and flushed when a launch completes"
 
     def __init__(self, params: CaptParams | None = None, check: bool = False,
-                 recorder_factory=None, join_single_path: bool = True):
+                 recorder_factory=None, join_single_path: bool = True,
+                 keep_warps: bool = True):
         super().__init__(pass_unconditional=True, check=check, recorder_factory=recorder_factory,
-                         join_single_path=join_single_path)
+                         join_single_path=join_single_path, keep_warps=keep_warps)
         self.params = params or CaptParams()
         self._capts: dict = {}
 
@@ -77,16 +78,23 @@ class Capri(Tbc):
 
 
 def make_capri(config, entries: int = 32, policy: str = "1bL", check: bool = False,
-               join: bool = True) -> Capri:
+               join: bool = True, keep: bool = True) -> Capri:
     """``capri`` (32-entry CAPT, 1b-Latest); ``capri:entries=8,policy=2bit`` etc.
     ``join=false``: bypassed warps always stop at their path's RPC (the model before
-    2026-11-28; see :attr:`Tbc.join_single_path`)."""
-    return Capri(CaptParams(entries=entries, policy=policy), check=check, join_single_path=join)
+    2026-11-28; see :attr:`Tbc.join_single_path`). ``keep=false``: warps give up their
+    slots at every branch and are re-formed (the model before 2026-12-07; see
+    :attr:`Tbc.keep_warps`)."""
+    return Capri(CaptParams(entries=entries, policy=policy), check=check, join_single_path=join,
+                 keep_warps=keep)
 
 
-def make_capri_1bs(config, entries: int = 32, check: bool = False, join: bool = True) -> Capri:
-    return Capri(CaptParams(entries=entries, policy="1bS"), check=check, join_single_path=join)
+def make_capri_1bs(config, entries: int = 32, check: bool = False, join: bool = True,
+                   keep: bool = True) -> Capri:
+    return Capri(CaptParams(entries=entries, policy="1bS"), check=check, join_single_path=join,
+                 keep_warps=keep)
 
 
-def make_capri_2bit(config, entries: int = 32, check: bool = False, join: bool = True) -> Capri:
-    return Capri(CaptParams(entries=entries, policy="2bit"), check=check, join_single_path=join)
+def make_capri_2bit(config, entries: int = 32, check: bool = False, join: bool = True,
+                    keep: bool = True) -> Capri:
+    return Capri(CaptParams(entries=entries, policy="2bit"), check=check, join_single_path=join,
+                 keep_warps=keep)

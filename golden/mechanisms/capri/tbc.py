@@ -18,6 +18,12 @@ priority encoders, every thread in its home lane) forms from the TOS's mask:
   paths that start at the RPC are not pushed; finished paths pop), the WCU compacts the
   new TOS's mask into the fewest warps, and WCnt = the warps formed. They restart fetch
   at the path's PC (I-buffers flushed);
+* at a branch the whole CTA took one way the TOS does not change (§2.2: entries are pushed,
+  and the WCU's warps used, only where a branch diverged), so the warps that wait there
+  keep their slots, threads and I-buffers and go on as they are (``keep_warps``, the
+  default since 2026-12-07; ``tbc:keep=false`` / ``capri:keep=false`` re-form the CTA
+  after every branch, our earlier model). The WCU's output for an unchanged mask would be
+  the same warps, so keeping them is the same formation without the re-formation costs;
 * ``bar.sync`` waits until every warp of the path arrived (the path must hold every live
   thread of the CTA, else the kernel has a barrier in divergent code: an error).
 
@@ -80,10 +86,15 @@ class CtaEntry:
     * ``held`` -- run-ahead warps waiting at the path's RPC *with* their warp slots, before
       the branch that created the path is resolved (``join_single_path``): if every thread
       of the CTA took this path they go on, else they give up their slots (are parked).
+    * ``kept`` -- warps waiting at the path's branch *with* their warp slots and their
+      threads (``keep_warps``, the paper's TBC): if the CTA takes one way they go on as
+      they are; if it diverges they give their threads to the WCU;
+    * ``waits`` -- the cycle each warp arrived at the path's branch (the CTA-wide barrier
+      wait, counter ``tbc.branch_wait_cycles``).
     """
 
     __slots__ = ("pc", "rpc", "mask", "merge", "wcnt", "arrived", "sync", "attached",
-                 "pieces", "children", "contrib", "parked", "held")
+                 "pieces", "children", "contrib", "parked", "held", "kept", "waits")
 
     def __init__(self, pc: int, rpc: int, mask: int, merge: bool = False):
         self.pc, self.rpc, self.mask, self.merge = pc, rpc, mask, merge
@@ -96,6 +107,8 @@ class CtaEntry:
         self.contrib = 0
         self.parked = 0
         self.held: list = []
+        self.kept: list = []
+        self.waits: list = []
 
 
 class CtaStack:
@@ -170,6 +183,8 @@ class CtaStack:
             x.sync = c.sync
         x.attached += c.attached
         x.held += c.held
+        x.kept += c.kept
+        x.waits += c.waits
         x.pieces += c.pieces
         x.children = c.children
         if c.rpc != x.rpc and x.children is not None:
@@ -344,6 +359,15 @@ class CompactionFormation(WarpFormation):
             x.parked |= _cta_threads(w.dyn.slots, w.dyn.mask)
             self._release(w)
 
+    def _park_kept(self, x) -> None:
+        """The warps kept at run-ahead path ``x``'s branch give up their slots to formed
+        warps: their threads are parked there (as without ``keep_warps``)."""
+        kept, x.kept = x.kept, []
+        self.sm.stats.count_mechanism("tbc.kept_parked", len(kept))
+        for w in kept:
+            x.parked |= _cta_threads(w.dyn.slots, w.dyn.mask)
+            self._release(w)
+
     def _sync_at(self, x, kind: tuple) -> None:
         """A warp of path ``x`` reached synchronisation point ``kind``; every warp of a
         path reaches the same one (straight-line code from the path's PC)."""
@@ -361,9 +385,16 @@ class CompactionFormation(WarpFormation):
         (they wait as part of the path's mask) and the slot is free for other warps."""
         self._sync_at(x, kind)
         x.wcnt -= 1
+        if kind[0] == "bra":
+            x.waits.append(self.sm.now)
         if kind[0] == "bar":
             w.hold = True
             x.arrived.append(w)
+        elif kind[0] == "bra" and self.mech.keep_warps and not self.waiting:
+            # the paper's TBC: the warp waits at the branch as it is (slot, threads and
+            # I-buffer); it is re-formed only if the CTA diverges there
+            w.hold = True
+            x.kept.append(w)
         else:
             x.parked |= _cta_threads(w.dyn.slots, w.dyn.mask)
             self._release(w)
@@ -426,6 +457,11 @@ class CompactionFormation(WarpFormation):
         for w in arrived:             # (barrier waiters adopted from a path that joined x)
             self._release(w)
         x.parked = 0                  # the waiting threads are compacted again
+        kept, x.kept = x.kept, []
+        if x.waits:
+            stats.count_mechanism("tbc.branch_wait_cycles",
+                                  sum(self.sm.now - t for t in x.waits))
+            x.waits = []
         if kind is not None and kind[0] == "bra":
             stats.count_mechanism("tbc.branch_syncs")
             children = x.children
@@ -445,11 +481,37 @@ class CompactionFormation(WarpFormation):
         elif x.mask:
             raise SimtlabError(f"TBC: path at pc 0x{x.pc:x} of thread block {self.tb.tb_id} "
                                "has threads but no running warp and no synchronisation point")
+        for w in kept:
+            _detach(x, w)
         st.pop_finished()
+        if kept:
+            if not st.empty and st.tos is x:   # the CTA went one way: they go on as they are
+                stats.count_mechanism("tbc.warps_kept", len(kept))
+                for w in kept:
+                    self._resume(w, x)
+            else:                              # it diverged: their threads go to the WCU
+                for w in kept:
+                    self._release(w)
         if st.empty:
             self.finish()
             return
         self._activate(st.tos)
+
+    def _resume(self, w, x) -> None:
+        """Kept warp ``w`` goes on at path ``x``'s PC with its threads, slot and I-buffer
+        (re-steered like any warp after a taken branch)."""
+        w.dyn.pc = x.pc
+        w.hold = False
+        x.wcnt += 1
+        x.attached.append(w)
+        self.entry_of[w] = x
+        ib = w.ibuf
+        if ib.size and ib.head_pc != x.pc:
+            ib.flush()
+        if not ib.size:
+            w.fetch_pc = x.pc
+        w.sched.dirty = True
+        self.sm.wake_schedulers()
 
     def _release(self, w) -> None:
         """Warp slot ``w`` gives up its threads."""
@@ -501,11 +563,14 @@ class CompactionFormation(WarpFormation):
         running-ahead warps hold them all (it is counted in WCnt meanwhile)."""
         if self.waiting and not self.free:
             # warps held at a run-ahead path's RPC give up their slots to formed warps
-            for e in [*self.stack.entries, *(self.stack.tos.children or ())] \
-                    if self.stack.entries else ():
+            tos = self.stack.tos if self.stack.entries else None
+            for e in [*self.stack.entries, *(tos.children or ())] if tos else ():
                 if e.held:
                     self._park_held(e)
                     return    # (_release started the waiting warps)
+                if e.kept and e is not tos:
+                    self._park_kept(e)
+                    return
         if not self.free or not self.waiting:
             return
         self.free.sort(key=lambda w: w.widx)
@@ -554,8 +619,15 @@ class Tbc(Mechanism):
     sampling_reason = "CTA compaction forms each TB's warps from that TB's threads only"
 
     def __init__(self, pass_unconditional: bool = False, check: bool = False,
-                 recorder_factory=None, join_single_path: bool = False):
+                 recorder_factory=None, join_single_path: bool = False,
+                 keep_warps: bool = True):
         self.pass_unconditional = pass_unconditional
+        #: warps that arrive at a branch wait there keeping their slots, threads and
+        #: I-buffers, and go on as they are when the whole CTA took one way (seed 004 §2.2:
+        #: the TOS changes, and the WCU forms new warps, only where the branch diverged);
+        #: False (``tbc:keep=false``, our model before 2026-12-07): every arriving warp
+        #: gives up its slot and the WCU re-forms the CTA after every branch
+        self.keep_warps = keep_warps
         #: bypassed warps that reach their path's RPC before the branch is resolved keep
         #: their slots, and go on if the whole CTA took that path (CAPRI: non-divergent
         #: warps continue "with their static warp structure"); False: they always park
@@ -589,9 +661,11 @@ class Tbc(Mechanism):
         """WCnt reached 0 at the branch at ``pc``; ``path`` is the new TOS path."""
 
 
-def make_tbc(config, check: bool = False) -> Tbc:
-    return Tbc(pass_unconditional=False, check=check)
+def make_tbc(config, check: bool = False, keep: bool = True) -> Tbc:
+    """TBC; ``keep=false``: every branch re-forms the CTA (see :attr:`Tbc.keep_warps`)."""
+    return Tbc(pass_unconditional=False, check=check, keep_warps=keep)
 
 
-def make_tbc_plus(config, check: bool = False) -> Tbc:
-    return Tbc(pass_unconditional=True, check=check)
+def make_tbc_plus(config, check: bool = False, keep: bool = True) -> Tbc:
+    """TBC+; ``keep=false``: every branch re-forms the CTA (see :attr:`Tbc.keep_warps`)."""
+    return Tbc(pass_unconditional=True, check=check, keep_warps=keep)
