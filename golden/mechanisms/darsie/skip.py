@@ -164,6 +164,11 @@ class DarsieParams:
         for another and thrashes (2D geomean at small size 1.10 without, 1.08 with; FWS
         skips 14,080 -> 7,808 instructions). False: the leader executes privately
         (paper-facts K's safe choice).
+        drop_keeps_arrivals: when a store removes a load entry (§4.4), the warps that took it
+        (leader, followers that skipped it) count as arrived at a later entry for the same
+        PC in the barrier window, as replacement victims do. False (the model before
+        2026-12-07): they are forgotten, so a later Sync entry for the PC can wait for them
+        forever (a deadlock found on the LIBOR benchmark's inputs, issue 67.6).
     """
 
     variant: str = "darsie"
@@ -185,6 +190,7 @@ class DarsieParams:
     fetch_while_held: bool = True
     lead_at_decode: bool = True
     replace_when_full: bool = False
+    drop_keeps_arrivals: bool = True
 
     def __post_init__(self):
         if self.variant not in VARIANTS:
@@ -200,7 +206,7 @@ class DarsieParams:
             raise ConfigError(f"darsie.skip_tbs: must be a positive integer (TB slots with "
                               f"skip-table banks), not {self.skip_tbs!r}")
         for name in ("free_dead", "rejoin_at_barrier", "wait_for_wb", "fetch_while_held",
-                     "lead_at_decode", "replace_when_full"):
+                     "lead_at_decode", "replace_when_full", "drop_keeps_arrivals"):
             if not isinstance(getattr(self, name), bool):
                 raise ConfigError(f"darsie.{name}: must be true or false, not {getattr(self, name)!r}")
         if self.branch_sync not in ("all", "needed"):
@@ -856,6 +862,25 @@ class DarsieMechanism(Mechanism):
         sm.wake_schedulers()
 
     def _drop_loads(self, sm, s: _SMState, slots, store_tb) -> None:
+        """§4.4: a store (or global atomic/fence) removes the load entries. The warps that
+        took a removed entry (its leader and the followers that skipped it) are past its
+        PC: like the victims of a replacement, they count as arrived at a later entry for
+        the PC in this barrier window (``slot.passed``). Without this a later Sync entry
+        for the PC waits for them forever (LIBBENCH on a 2-SM Pascal deadlocked)."""
+        took = {}
+        if self.params.drop_keeps_arrivals:
+            # the mechanism's own record of who took each entry (not a priced table read:
+            # the invalidation itself is what the store costs)
+            table = getattr(s.table, "_obj", s.table)
+            for slot in slots:
+                rows = table.entries_of(slot.index)
+                for e in slot.entries.values():
+                    r = rows.get(e.index) if e.is_load else None
+                    if r is not None:
+                        held = 0
+                        for x in e.waiters:
+                            held |= 1 << x.widx
+                        took[id(e)] = r.mask & ~held
         if store_tb is not None:
             s.table.store(store_tb)
         else:
@@ -863,6 +888,9 @@ class DarsieMechanism(Mechanism):
         for slot in slots:
             for e in [e for e in slot.entries.values() if e.is_load]:
                 sm.stats.count_mechanism("darsie.load_drops")
+                mask = took.get(id(e), 0)
+                if mask and not e.complete:
+                    slot.passed[e.pc] = slot.passed.get(e.pc, 0) | mask
                 self._entry_gone(sm, slot, e)
 
     def _check_entries(self, sm, s: _SMState, slot: _Slot) -> None:
@@ -1042,7 +1070,8 @@ def _params(variant: str, kwargs: dict) -> DarsieParams:
     unknown or internal arguments are a ConfigError naming the accepted ones."""
     ok = ("skip_tbs", "entries", "read_ports", "coalescer_slots", "max_skips_per_fetch",
           "freelist", "rename_entries", "free_dead", "rejoin_at_barrier", "wait_for_wb",
-          "branch_sync", "fetch_while_held", "lead_at_decode", "replace_when_full")
+          "branch_sync", "fetch_while_held", "lead_at_decode", "replace_when_full",
+          "drop_keeps_arrivals")
     bad = sorted(set(kwargs) - set(ok))
     if bad:
         raise ConfigError(f"{variant}: unknown argument(s) {', '.join(bad)} "
