@@ -181,6 +181,11 @@ class TBSampledKernelRun(KernelRun):
             u = self.next_tb // self.unit_tbs
             first, end = self.units[u]
             if u not in self._detailed:
+                # the skipped unit runs when its first TB would be placed (an SM has room),
+                # not before: the TBs still resident then issued most of their accesses, so
+                # the warmed tags see the skipped accesses after theirs, as a full run does
+                if not any(self._fits(sm) for sm in self.sms):
+                    return
                 self._fast_forward(first, end)
                 self.next_tb = end
                 continue
