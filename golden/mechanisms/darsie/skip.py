@@ -65,7 +65,8 @@ Protocol (each step names the paper's rule)
   written).
 * **Memory** (§4.4): a store or shared atomic by the TB removes the TB's load entries
   (not in ``darsie-ignore-store``); a global atomic/reduction or fence removes every load
-  entry of the SM.
+  entry of the SM. Warps that had taken a removed entry count as arrived at a later entry
+  for its PC in the barrier window (``drop_keeps_arrivals``).
 * **Register reads** (§4.3.1, §6.1): a renamed source is read from the physical register
   in its bank (``phys mod banks`` plus the TB slot's offset), which creates the extra bank
   conflicts the paper counts.
