@@ -4,7 +4,9 @@
 Every launch runs on a :class:`TBSampledGPU`: its dispatcher (:class:`TBSampledKernelRun`)
 places the TBs of the detailed units (:func:`golden.timing.tb_sampling.choose_units`) on the
 cycle-level model in linear-id order, and runs each skipped unit functionally, at once,
-when the dispatch reaches it. Every instruction of every TB executes on the same memory, so
+when the dispatch reaches it and an SM has room for its first TB (with the plan's
+``warming``, its memory accesses warm the caches: :mod:`golden.timing.functional_warming`).
+Every instruction of every TB executes on the same memory, so
 outputs are those of a full run; only the timing is sampled. At the dispatch of the first
 TB of each detailed unit, the run snapshots every counter (core counters and the memory
 hierarchy's) with the cycle and the detailed warp instructions so far: consecutive
