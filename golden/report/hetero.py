@@ -21,8 +21,11 @@ Runs:
 * **single kernel**: each kernel alone on GPU-T, on GPU-I (all SMs) and on its steered
   partition of GPU-H;
 * **concurrent mixes**: one kernel from {NQU, STO, SCAN} (low TLP, ``k1``) with one from
-  {MM, CONV, DT, MV} (high TLP, ``k2``), each re-run until the other finished a run
-  (:func:`golden.runs.concurrent.run_concurrent` with ``repeat``). On GPU-H each kernel
+  {MM, CONV, DT, MV} (high TLP, ``k2``), each re-run until the other finished a run, and
+  the session stopped when the longer one finishes its first run, cutting the other's run
+  in progress (the chapter's "stop execution when the longer kernel finishes at least 1
+  run"; :func:`golden.runs.concurrent.run_concurrent` with ``repeat`` and
+  ``stop_after_first_runs``). On GPU-H each kernel
   runs on the side the static policy steers it to; two kernels steered to the same side
   share its SMs (the other side idles). On GPU-T and GPU-I both kernels share every SM. A
   shared SM holds one kernel's TBs at a time, as GPGPU-Sim without
@@ -195,7 +198,8 @@ class ConcurrentJob:
 
         t0, c0 = time.perf_counter(), time.process_time()
         r = run_concurrent(cfg, [(k, program(k)) for k in self.kernels], parts,
-                           repeat=len(self.kernels) > 1, mixed_sms=self.mixed)
+                           repeat=len(self.kernels) > 1, mixed_sms=self.mixed,
+                           stop_after_first_runs=len(self.kernels) > 1)
         wall, cpu = time.perf_counter() - t0, time.process_time() - c0
         energy = EnergyModel(cfg.energy).compute(r.session, cfg)
         streams = []
@@ -207,6 +211,7 @@ class ConcurrentJob:
                             **{f: steering[len(streams)][f] for f in ("warps_per_sm", "threads")},
                             "policy_side": steering[len(streams)]["side"],
                             "runs": len(s.results), "launches": len(s.launches),
+                            "cut_launches": s.cut_launches,
                             "cycles": s.cycles, "warp_instructions": s.warp_instructions,
                             "ipc": s.ipc, "outputs_match": all(not x.mismatches() for x in s.results),
                             "output_digest": output_digest(first.outputs)})

@@ -16,7 +16,11 @@ order of allocations, launches and results is fixed by the simulation, not by th
 
 ``repeat=True`` re-runs each host program while any other has not yet finished its first
 run -- the heterogeneous-GPU chapter's method for kernel mixes ("each kernel loops until
-the longer one completes a run", seed 002 §4.5).
+the longer one completes a run", seed 002 §4.5). A run in progress then still finishes,
+alone, unless ``stop_after_first_runs=True``: the session then ends in the cycle the last
+program finishes its first run (the chapter's "stop execution when the longer kernel
+finishes at least 1 run"), and the launches running at that cycle are cut, keeping what
+they executed (:data:`golden.timing.gpu.STOP_SESSION`; ``StreamResult.cut_launches``).
 
 Partitions may overlap: an SM in several partitions is shared. By default it holds one
 kernel's TBs at a time, as GPGPU-Sim does without ``-gpgpu_concurrent_kernel_sm``; freed
@@ -41,7 +45,7 @@ from typing import Any, Callable
 
 from golden.errors import LaunchError, SimtlabError
 from golden.mechanisms.registry import make_mechanisms
-from golden.timing.gpu import GPU
+from golden.timing.gpu import GPU, STOP_SESSION
 from golden.timing.stats import TimingStats
 from golden.timing.timing_device import TimingDevice
 
@@ -71,6 +75,9 @@ class StreamResult:
     results: list = field(default_factory=list)
     launches: list = field(default_factory=list)
     first_run_launches: int = 0
+    #: launches cut when the session stopped (``stop_after_first_runs``): the last of
+    #: ``launches``, with what they executed until then; their run has no result
+    cut_launches: int = 0
 
     @property
     def cycles(self) -> int:
@@ -158,10 +165,12 @@ class _StreamPort:
 
 def run_concurrent(config, programs, partitions, *, repeat: bool = False,
                    regs_per_thread: int | None = None,
-                   mixed_sms: bool = False) -> ConcurrentResult:
+                   mixed_sms: bool = False,
+                   stop_after_first_runs: bool = False) -> ConcurrentResult:
     """Run ``programs`` (``[(name, program), ...]``) at once, program ``i`` on
     ``partitions[i]``; see the module docstring (``mixed_sms``: shared SMs hold TBs of
-    several kernels at once). Raises the first host program's error (with its name) or the
+    several kernels at once; ``stop_after_first_runs``: end the session when every program
+    has finished its first run, cutting the launches then running). Raises the first host program's error (with its name) or the
     simulator's (deadlock, launch errors)."""
     if len(programs) != len(partitions):
         raise LaunchError(f"run_concurrent: {len(programs)} programs for {len(partitions)} partitions")
@@ -223,11 +232,20 @@ def run_concurrent(config, programs, partitions, *, repeat: bool = False,
         st = streams[i]
         st.out.launches.append(stats)
         st.result = stats
-        return hand_over(st)
+        nxt = hand_over(st)
+        if stop_after_first_runs and all(o.first_done for o in streams):
+            return STOP_SESSION
+        return nxt
+
+    def cut_launch(i, stats, now):
+        st = streams[i]
+        st.out.launches.append(stats)
+        st.out.cut_launches += 1
 
     try:
         first = [hand_over(st) for st in streams]
-        session = gpu.run_partitions(parts, first, next_launch, mixed_sms=mixed_sms)
+        session = gpu.run_partitions(parts, first, next_launch, mixed_sms=mixed_sms,
+                                     cut_launch=cut_launch)
     finally:
         for st in streams:
             if not st.finished and st.thread is not None:

@@ -65,6 +65,17 @@ from golden.timing.stats import TimingStats
 MAX_REGS_PER_THREAD = 255
 
 
+class StopSession:
+    """The answer of :meth:`GPU.run_partitions`' ``next_launch`` that ends the whole
+    concurrent session in that cycle (use the instance :data:`STOP_SESSION`)."""
+
+    def __repr__(self) -> str:
+        return "STOP_SESSION"
+
+
+STOP_SESSION = StopSession()
+
+
 def ptx_registers_per_thread(program) -> int:
     """Estimated registers per thread: peak register pressure of a linear-scan liveness
     estimate over the PTX (see module docstring), capped at 255.
@@ -433,7 +444,7 @@ class GPU:
         return stats
 
     def run_partitions(self, partitions, first_launches, next_launch,
-                       mixed_sms: bool = False) -> TimingStats:
+                       mixed_sms: bool = False, cut_launch=None) -> TimingStats:
         """Run several kernels at once, each stream of launches on its own set of SMs,
         sharing the memory hierarchy (concurrent kernel execution; see
         :mod:`golden.runs.concurrent` for the host side).
@@ -455,6 +466,12 @@ class GPU:
         launches spread over all of them (a kernel on both sides of a heterogeneous GPU).
         ``mixed_sms``: shared SMs hold TBs of several launches at once
         (:mod:`golden.timing.shared_sm`, GPGPU-Sim's ``-gpgpu_concurrent_kernel_sm``).
+
+        ``next_launch`` may return :data:`STOP_SESSION`: the session ends in that cycle.
+        Every launch still running is cut there: its ``stats`` keep what it executed so
+        far, ``cycles`` its duration so far (its mechanisms' ``launch_end`` is not called),
+        they count in the session's statistics, and ``cut_launch(i, stats, now)`` is called
+        for each (partition ``i``).
         """
         partitions = [tuple(p) if len(p) == 4 else (*p, ()) for p in partitions]
         seen: dict = {}
@@ -505,10 +522,17 @@ class GPU:
         def on_done(kr, now):
             finished.append(kr.stats)
             nxt = next_launch(kr.partition, kr.stats, now)
+            if nxt is STOP_SESSION:
+                return nxt
             return None if nxt is None else start(kr.partition, nxt, now + 1)
 
+        def on_cut(kr, now):
+            finished.append(kr.stats)
+            if cut_launch is not None:
+                cut_launch(kr.partition, kr.stats, now)
+
         runs = [start(i, ln, 0) for i, ln in enumerate(first_launches) if ln is not None]
-        end = self._simulate(runs, on_done)
+        end = self._simulate(runs, on_done, on_cut=on_cut)
         for st in finished:
             session.merge(st, concurrent=True)
         session.cycles = end + 1
@@ -516,21 +540,24 @@ class GPU:
         self._l2_state = memory.l2_snapshot()
         return session
 
-    def _simulate(self, runs: list, on_done, max_cycles: int | None = None) -> int:
+    def _simulate(self, runs: list, on_done, max_cycles: int | None = None, on_cut=None) -> int:
         """:meth:`_cycle_loop` with numpy's floating-point warnings off: the functional
         steps it drives produce NaN/inf/overflow as the PTX defines them, and their ALU
         fast path (``FunctionalLaunch._run_plan``) relies on this instead of entering
         ``np.errstate`` per instruction."""
         with np.errstate(all="ignore"):
-            return self._cycle_loop(runs, on_done, max_cycles)
+            return self._cycle_loop(runs, on_done, max_cycles, on_cut)
 
-    def _cycle_loop(self, runs: list, on_done, max_cycles: int | None = None) -> int:
+    def _cycle_loop(self, runs: list, on_done, max_cycles: int | None = None,
+                    on_cut=None) -> int:
         """The cycle loop over every SM of the active :class:`KernelRun` s. When a run's last
         TB retires, its in-flight writes are drained, its ``stats.cycles`` set (its own
         duration), its mechanisms' ``launch_end`` called, and ``on_done(run, now)`` may
         return the run to start next on the same SMs. Returns the last cycle used.
         Watchdogs: more than ``max_cycles`` (default the GPU's) cycles, or a launch's
-        functional watchdog (warp instructions), raise a DeadlockError naming the loops."""
+        functional watchdog (warp instructions), raise a DeadlockError naming the loops.
+        ``on_done`` returning :data:`STOP_SESSION` ends the loop in that cycle: every other
+        active run gets ``stats.cycles`` = its duration so far and ``on_cut(run, now)``."""
         max_cycles = self.max_cycles if max_cycles is None else max_cycles
         for kr in runs:
             kr.begin()
@@ -595,6 +622,14 @@ class GPU:
                     for m in kr.mechanisms:
                         m.launch_end(kr.launch, kr.stats)
                     nxt = on_done(kr, now)
+                    if nxt is STOP_SESSION:
+                        active.remove(kr)
+                        for other in active:
+                            other.stats.cycles = now + 1 - other.start
+                            if on_cut is not None:
+                                on_cut(other, now)
+                        active.clear()
+                        break
                     if nxt is None:
                         active.remove(kr)
                     else:

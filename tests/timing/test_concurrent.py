@@ -74,6 +74,28 @@ def test_repeat_loops_the_shorter_program_until_the_longer_finishes():
     assert len(fft.launches) == len(fft.results)
 
 
+def test_stop_after_first_runs_ends_the_session_when_the_longer_program_finishes():
+    cfg = load_config(CFG)
+    a, b = split_sms(30, 15, 15)
+
+    def run(stop):
+        return run_concurrent(cfg, [("SCAN", _prog("SCAN")), ("FFT", _prog("FFT"))],
+                              [Partition(a), Partition(b)], repeat=True,
+                              stop_after_first_runs=stop)
+    full, cut = run(False), run(True)
+    scan, fft = cut.streams
+    # SCAN's first run is the longer one; identical until SCAN finishes (same schedule)
+    assert [s.cycles for s in scan.launches] == [s.cycles for s in full.streams[0].launches]
+    assert scan.cut_launches == 0 and fft.cut_launches == 1
+    assert len(fft.launches) == len(fft.results) + 1 and all(not x.mismatches() for x in fft.results)
+    # the session ends with SCAN's first run; FFT's running launch is cut there, partly done
+    assert cut.session.cycles < full.session.cycles
+    part, whole = fft.launches[-1], fft.launches[0]
+    assert 0 < part.instructions_executed < whole.instructions_executed
+    assert part.cycles < whole.cycles
+    assert cut.session.instructions_executed == scan.warp_instructions + fft.warp_instructions
+
+
 def test_heterogeneous_partitions_each_follow_their_config_and_mechanisms():
     cfg = load_config(CFG)
     ilp = load_config(CFG, {"pipelines.bypass": True})
