@@ -35,6 +35,9 @@ CASES: dict[str, TimingJob] = {
         "darsie:free_dead=false,wait_for_wb=false,branch_sync=all,fetch_while_held=false,"
         "lead_at_decode=false,rejoin_at_barrier=false",)),
     "LIB-pascal-dac-ideal": TimingJob("LIB", "pascal", mechanisms=("dac-ideal",)),
+    # DAC-IDEAL as modelled before 2026-12-07 (load-derived uniform values count as affine)
+    "LIB-pascal-dac-ideal-unstructured": TimingJob("LIB", "pascal",
+                                                   mechanisms=("dac-ideal:unstructured=true",)),
     "FWS-pascal-uv": TimingJob("FWS", "pascal", mechanisms=("uv",)),
     "HS-gtx480": TimingJob("HS", "gtx480"),
     "MV-gtx480-gscalar": TimingJob("MV", "gtx480", mechanisms=("gscalar",)),

@@ -21,7 +21,7 @@ MECHANISMS: dict[str, str] = {
     "darsie-ignore-store": "golden.mechanisms.darsie.skip:make_darsie_ignore_store",
     "darsie-no-cf-sync": "golden.mechanisms.darsie.nocfsync:make_darsie_no_cf_sync",
     "uv": "golden.mechanisms.uv.mechanism:make_uv_darsie",
-    "dac-ideal": "golden.mechanisms.darsie.comparisons:make_dac_ideal",
+    "dac-ideal": "golden.mechanisms.darsie.dac_affine:make_dac_ideal",
     "gscalar": "golden.mechanisms.gscalar.timing:make_gscalar",
     "gscalar-half": "golden.mechanisms.gscalar.timing:make_gscalar_half",
     "alu-scalar": "golden.mechanisms.gscalar.timing:make_alu_scalar",

@@ -52,22 +52,24 @@ def test_dac_affine_only_removes_fewer_than_dac_ideal_and_waiting_holds_warps(sh
     from golden.mechanisms import registry as mechs
     from golden.report.runner import TimingJob, run_job
 
-    monkeypatch.setitem(mechs.MECHANISMS, "dac-ideal-affine",
-                        "golden.mechanisms.darsie.dac_affine:make_dac_ideal_affine")
     shrink_small.tiny("LIB")
 
     def job(m=()):
         return run_job(TimingJob("LIB", "pascal", "small", 0, m))
 
-    base, value, affine = job(), job(("dac-ideal",)), job(("dac-ideal-affine",))
-    same = job(("dac-ideal-affine:unstructured=true",))
-    waiting = job(("dac-ideal-affine:wait_for_claimant=true,unstructured=true",))
+    base, value = job(), job(("dac-ideal:unstructured=true",))
+    affine = job(("dac-ideal",))  # the §6.1 definition is the default
+    # the value-based model as it was before the default changed
+    monkeypatch.setitem(mechs.MECHANISMS, "dac-ideal-value",
+                        "golden.mechanisms.darsie.comparisons:make_dac_ideal")
+    same = job(("dac-ideal-value",))
+    waiting = job(("dac-ideal:wait_for_claimant=true,unstructured=true",))
     for r in (value, affine, same, waiting):
         assert r["outputs_match"] and r["output_digest"] == base["output_digest"]
     m_value, m_affine = value["timing"]["mechanism"], affine["timing"]["mechanism"]
     assert m_affine["dac.unstructured_kept"] > 0
     assert m_affine.get("dac.skipped", 0) < m_value["dac.skipped"]
-    # unstructured=true is dac-ideal itself, cycle for cycle
+    # unstructured=true is the value-based dac-ideal, cycle for cycle
     assert same["timing"]["cycles"] == value["timing"]["cycles"]
     assert same["timing"]["mechanism"]["dac.skipped"] == m_value["dac.skipped"]
     # waiting for the claimant's writeback holds warps that dac-ideal lets skip at once
@@ -81,7 +83,5 @@ def test_dac_affine_arguments_are_checked(monkeypatch):
     from golden.errors import ConfigError
     from golden.mechanisms import registry as mechs
 
-    monkeypatch.setitem(mechs.MECHANISMS, "dac-ideal-affine",
-                        "golden.mechanisms.darsie.dac_affine:make_dac_ideal_affine")
     with pytest.raises(ConfigError, match="wait_for_claimant"):
-        mechs.make_mechanisms(["dac-ideal-affine:wait_for_claimant=3"], load_config("pascal"))
+        mechs.make_mechanisms(["dac-ideal:wait_for_claimant=3"], load_config("pascal"))

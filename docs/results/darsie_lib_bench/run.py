@@ -15,8 +15,9 @@ from pathlib import Path
 from golden.cli import main
 from golden.mechanisms import registry
 
+# the name these experiments were first run under; dac-ideal is now the same mechanism
 registry.MECHANISMS.setdefault("dac-ideal-affine",
-                               "golden.mechanisms.darsie.dac_affine:make_dac_ideal_affine")
+                               "golden.mechanisms.darsie.dac_affine:make_dac_ideal")
 
 if __name__ == "__main__":
     sys.exit(main(["run", *sys.argv[1:], "--workloads", str(Path(__file__).resolve().parent)]))

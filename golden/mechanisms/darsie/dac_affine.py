@@ -17,8 +17,10 @@ are roots, and any instruction reading a root's register, directly or through ot
 instructions, is tainted (flow-insensitive: a register tainted at one definition taints all
 its reads, which can only remove fewer instructions).
 
-Experiment for issue 67 item 6, not registered as a mechanism name yet: run it with
-``docs/results/darsie_lib_bench/run.py``.
+This is the registered ``dac-ideal`` (the paper's definition is the default, issue 67
+item 6); ``dac-ideal:unstructured=true`` is the value-based model we ran before
+(:class:`~golden.mechanisms.darsie.comparisons.DacIdealMechanism`, cycle for cycle), and
+``dac-ideal:wait_for_claimant=true`` the zero-latency experiment below.
 """
 
 from __future__ import annotations
@@ -85,21 +87,20 @@ class DacAffineOnlyMechanism(DacIdealMechanism):
                          claim_at_fetch=claim_at_fetch)
         self.wait_for_claimant = wait_for_claimant
         self.unstructured = unstructured
-        self._taint_program = None
         self._loaded: frozenset[int] = frozenset()
         self._done: dict[tuple, set] = {}      # (sm, tb id, pc) -> instances written back
         self._pending: dict[tuple, tuple] = {}  # (id(warp), pc) -> ((sm, tb id, pc), k)
         self._held: dict[tuple, list] = {}      # ((sm, tb id, pc), k) -> warps held at fetch
 
-    def _same_launch(self, sm) -> None:
-        """Launch-state reset for a base class that resets lazily at the first hook of a
-        new launch (``_reset``) instead of in ``launch_begin``."""
-        reset = getattr(self, "_reset", None)
-        if reset is not None and sm.launch is not getattr(self, "_launch", None):
-            reset(sm)
+    def launch_begin(self, launch, sms) -> None:
+        super().launch_begin(launch, sms)
+        self._loaded = (frozenset() if self.unstructured
+                        else loaded_value_pcs(launch.program, sms[0].decoded))
+        self._done.clear()
+        self._pending.clear()
+        self._held.clear()
 
     def on_fetch(self, sm, w, pc: int) -> bool:
-        self._same_launch(sm)
         if not self.wait_for_claimant or not self.affine.get(pc) or not full_mask(w):
             return super().on_fetch(sm, w, pc)
         t = self._tb(sm, w)
@@ -114,16 +115,7 @@ class DacAffineOnlyMechanism(DacIdealMechanism):
         return super().on_fetch(sm, w, pc)
 
     def on_issue(self, sm, w, pc: int, inst):
-        self._same_launch(sm)
         w.hold_fetch = False
-        program = sm.launch.program
-        if program is not self._taint_program:
-            self._taint_program = program
-            self._loaded = (frozenset() if self.unstructured
-                            else loaded_value_pcs(program, sm.decoded))
-            self._done.clear()
-            self._pending.clear()
-            self._held.clear()
         if pc in self._loaded:
             sm.stats.count_mechanism("dac.unstructured_kept")
             return None  # never classified affine, so never skipped
@@ -143,15 +135,18 @@ class DacAffineOnlyMechanism(DacIdealMechanism):
         return regs
 
 
-def make_dac_ideal_affine(config, claim_at_fetch: bool = True, wait_for_claimant: bool = False,
-                          unstructured: bool = False):
-    """DAC-IDEAL as §6.1 defines it (no unstructured redundancy); see the module docstring.
+def make_dac_ideal(config, claim_at_fetch: bool = True, wait_for_claimant: bool = False,
+                   unstructured: bool = False):
+    """``dac-ideal``: DAC-IDEAL as DARSIE §6.1 defines it (no unstructured redundancy); see
+    the module docstring. ``claim_at_fetch=false``: every warp that reaches an instance
+    before its first execution issues executes it too (the model before issue 13).
     ``wait_for_claimant=true``: skipped instances wait for an execution's writeback.
-    ``unstructured=true``: keep ``dac-ideal``'s value test (load-derived uniform values count)."""
+    ``unstructured=true``: the value test alone (load-derived uniform values count), the
+    model before issue 67."""
     for name, v in (("claim_at_fetch", claim_at_fetch), ("wait_for_claimant", wait_for_claimant),
                     ("unstructured", unstructured)):
         if not isinstance(v, bool):
             from golden.errors import ConfigError
-            raise ConfigError(f"dac-ideal-affine: {name} must be true or false, not {v!r}")
+            raise ConfigError(f"dac-ideal: {name} must be true or false, not {v!r}")
     return DacAffineOnlyMechanism(config, claim_at_fetch=claim_at_fetch,
                                   wait_for_claimant=wait_for_claimant, unstructured=unstructured)
