@@ -38,6 +38,11 @@ class RenameTable(wiring.Component):
         Named-register width (8).
     version_width : int
         Version width (5).
+    per_warp_versions : bool
+        True (default): per-warp renamed bits and versions. False: the paper's §6.3
+        21-bit organisation (issue 69 item 4): per entry a tag, one version for every warp
+        and a used bit (see the golden model's "Paper organisation"; elaborated by
+        :meth:`_elaborate_paper`).
 
     Attributes
     ----------
@@ -78,7 +83,10 @@ class RenameTable(wiring.Component):
     """
 
     def __init__(self, *, warps: int = 32, entries: int = 32, reg_width: int = 8,
-                 version_width: int = 5):
+                 version_width: int = 5, per_warp_versions: bool = True):
+        if not isinstance(per_warp_versions, bool):
+            raise TypeError(f"RenameTable: per_warp_versions must be a bool, not {per_warp_versions!r}")
+        self._per_warp = per_warp_versions
         self._warps = check_int("RenameTable", "warps", warps, 1)
         self._entries = check_int("RenameTable", "entries", entries, 1)
         self._reg_width = check_int("RenameTable", "reg_width", reg_width, 1)
@@ -111,7 +119,13 @@ class RenameTable(wiring.Component):
     def version_width(self) -> int:
         return self._version_width
 
+    @property
+    def per_warp_versions(self) -> bool:
+        return self._per_warp
+
     def elaborate(self, platform):
+        if not self._per_warp:
+            return self._elaborate_paper(platform)
         m = Module()
         n, nw, vw = self._entries, self._warps, self._version_width
         tags = [Signal(self._reg_width, name=f"reg_{e}") for e in range(n)]
@@ -215,4 +229,58 @@ class RenameTable(wiring.Component):
                                for e in range(n)])
             fv.check(m, ~set_done | readback,
                      "a set maps <warp, reg> to its version in the next cycle", owner=self)
+        return m
+
+    def _elaborate_paper(self, platform):
+        """The paper's 21-bit organisation: tag + one version + used bit per entry; every
+        warp reads the entry's one version, a drop frees the entry, clear-warp is a no-op."""
+        m = Module()
+        n, nw, vw = self._entries, self._warps, self._version_width
+        tags = [Signal(self._reg_width, name=f"reg_{e}") for e in range(n)]
+        version = [Signal(vw, name=f"version_{e}") for e in range(n)]
+        used = [Signal(name=f"used_{e}") for e in range(n)]
+        m.d.comb += self.valid.eq(Cat(*used))
+
+        rd_ok = self.rd_warp < nw
+        rd_match = [used[e] & (tags[e] == self.rd_reg) for e in range(n)]
+        m.d.comb += [
+            self.rd_hit.eq(rd_ok & any_of(rd_match)),
+            self.rd_version.eq(Mux(rd_ok, select(rd_match, version, vw), 0)),
+        ]
+
+        is_set = self.wr_op == RenameOp.SET
+        is_drop = self.wr_op == RenameOp.DROP
+        active = (is_set | is_drop) & (self.wr_warp < nw)
+        wr_match = [Signal(name=f"wr_match_{e}") for e in range(n)]
+        for e in range(n):
+            m.d.comb += wr_match[e].eq(used[e] & (tags[e] == self.wr_reg))
+        hit = Signal()
+        m.d.comb += hit.eq(any_of(wr_match))
+        free = LeadingOneDetector(width=n)
+        m.submodules.free = free
+        m.d.comb += free.bits.eq(~Cat(*used))
+        m.d.comb += [
+            self.wr_hit.eq(active & hit),
+            self.wr_full.eq(active & is_set & ~hit & ~free.valid),
+            self.wr_old_valid.eq(active & hit),
+            self.wr_old_version.eq(Mux(active & hit, select(wr_match, version, vw), 0)),
+            # every warp maps to the one version: "shared" whenever another warp exists
+            self.wr_old_shared.eq(active & hit & (nw > 1)),
+        ]
+        for e in range(n):
+            target = Signal(name=f"wr_target_{e}")
+            m.d.comb += target.eq(active & Mux(hit, wr_match[e], is_set & free.onehot[e]))
+            nxt = Mux(target & is_set, 1, Mux(target & is_drop, 0, used[e]))
+            m.d.sync += used[e].eq(Mux(self.flush, 0, nxt))
+            with m.If(target & is_set):
+                m.d.sync += version[e].eq(self.wr_version)
+                with m.If(~hit):
+                    m.d.sync += tags[e].eq(self.wr_reg)
+
+        fv = properties(platform)
+        if fv is not None:
+            for e in range(n):
+                for f in range(e + 1, n):
+                    fv.check(m, ~(used[e] & used[f] & (tags[e] == tags[f])),
+                             "at most one entry per named register", owner=self)
         return m

@@ -46,6 +46,17 @@ Order within a cycle, each step seeing the previous ones:
 4. ``flush``: every renamed bit is cleared (a new TB in the slot).
 
 ``valid`` is the start-of-cycle bitmap of entries in use.
+
+Paper organisation (``per_warp_versions=False``, issue 69 item 4)
+------------------------------------------------------------------
+Restricts the state to what §6.3's 21-bit entry can hold (named register 8 + physical tag
+8 + version 5; the tag lives in the version table): per entry a register tag and **one**
+version, shared by every warp of the TB; no warp field, no renamed bits. Observable
+consequences (docs/darsie-state-budget.md): a read by any warp hits with the entry's one
+version; ``SET`` rewrites that version for all warps; ``DROP`` can only free the entry
+(for all warps); ``clr_en`` changes nothing (no per-warp state to clear);
+``wr_old_shared`` is 1 whenever the TB has more than one warp (every warp maps to the one
+version). Fig. 5 at T3-T4 (W1 reads R1 v1 while W0 is at v2) is not representable.
 """
 
 from __future__ import annotations
@@ -90,18 +101,26 @@ class RenameTableParams:
         Named-register width (8: CUDA allows 255 registers per thread).
     version_width : int
         Version width (5).
+    per_warp_versions : bool
+        True (default): a renamed bit and a version per warp and register (ours). False:
+        the paper's §6.3 21-bit organisation, one version per register for all warps
+        (see "Paper organisation" in the module docstring).
     """
 
     warps: int = 32
     entries: int = 32
     reg_width: int = 8
     version_width: int = 5
+    per_warp_versions: bool = True
 
     def __post_init__(self):
         param_int(STRUCT, "warps", self.warps, 1)
         param_int(STRUCT, "entries", self.entries, 1)
         param_int(STRUCT, "reg_width", self.reg_width, 1)
         param_int(STRUCT, "version_width", self.version_width, 1)
+        if not isinstance(self.per_warp_versions, bool):
+            raise SimtlabError(f"{STRUCT}: per_warp_versions must be True or False, "
+                               f"not {self.per_warp_versions!r}")
 
     @property
     def warp_width(self) -> int:
@@ -109,7 +128,11 @@ class RenameTableParams:
 
     @property
     def storage_bits(self) -> int:
-        """State bits of our organisation: tags plus per-warp renamed bit and version."""
+        """State bits: tags plus per-warp renamed bit and version (ours), or tag plus one
+        version per entry (the paper's organisation; the 8-bit physical tag that
+        completes §6.3's 21 bits is counted in the version table)."""
+        if not self.per_warp_versions:
+            return self.entries * (self.reg_width + self.version_width)
         return self.entries * (self.reg_width + self.warps * (self.version_width + 1))
 
 
@@ -287,12 +310,16 @@ class RenameTable:
                     else:
                         wr_full = 1
                 if e is not None:
-                    rmask[e] |= 1 << w
                     self._valid |= 1 << e
-                    self._version[e][w] = wr_version
+                    if self._params.per_warp_versions:
+                        rmask[e] |= 1 << w
+                        self._version[e][w] = wr_version
+                    else:               # one version for every warp (paper's 21-bit entry)
+                        rmask[e] = (1 << warps) - 1
+                        self._version[e] = [wr_version] * warps
             elif e is not None:
-                self._unrename(e, rmask[e] & ~(1 << w))
-        if clr_en and clr_warp < warps:
+                self._unrename(e, rmask[e] & ~(1 << w) if self._params.per_warp_versions else 0)
+        if clr_en and clr_warp < warps and self._params.per_warp_versions:
             for e in _bits(self._valid):
                 self._unrename(e, rmask[e] & ~(1 << clr_warp))
         if flush:
