@@ -80,6 +80,39 @@ def _rename_table(fv):
     return Harness(dut, props), ports(dut)
 
 
+def _rename_own_version(per_warp_versions):
+    """Issue 69 item 4: "a warp reads back the version it last set" (shadow of warp 0's last
+    accepted SET, forgotten on its DROP of that register, a clear of warp 0 or a flush).
+    Proved for the per-warp organisation; for the paper's 21-bit organisation
+    (``per_warp_versions=False``) its violation is a cover, i.e. the solver's trace is the
+    counterexample (another warp's SET overwrites the one shared version)."""
+    def build(fv):
+        from amaranth.hdl import Signal
+
+        dut = RenameTable(warps=2, entries=2, reg_width=2, version_width=2,
+                          per_warp_versions=per_warp_versions)
+
+        def props(m, fv, dut, state):
+            sv = Signal(name="own_valid")
+            sreg = Signal(2, name="own_reg")
+            sver = Signal(2, name="own_version")
+            w0 = dut.wr_warp == 0
+            with m.If(dut.flush | (dut.clr_en & (dut.clr_warp == 0))):
+                m.d.sync += sv.eq(0)
+            with m.Elif((dut.wr_op == RenameOp.SET) & w0 & ~dut.wr_full):
+                m.d.sync += [sv.eq(1), sreg.eq(dut.wr_reg), sver.eq(dut.wr_version)]
+            with m.Elif((dut.wr_op == RenameOp.DROP) & w0 & (dut.wr_reg == sreg)):
+                m.d.sync += sv.eq(0)
+            ok = ~(sv & (dut.rd_warp == 0) & (dut.rd_reg == sreg)) | (
+                dut.rd_hit & (dut.rd_version == sver))
+            if per_warp_versions:
+                fv.check(m, ok, "a warp reads back the version it last set")
+            else:
+                fv.cover(m, ~ok, "paper 21-bit organisation: warp 0 reads a version it never set")
+        return Harness(dut, props), ports(dut)
+    return build
+
+
 JOBS = [
     FormalJob("phys_freelist", "PhysRegFreeList", "entries=4, tag_width=3, banks=2",
               _phys_freelist(), depth=2, cover_depth=6,
@@ -94,6 +127,13 @@ JOBS = [
               _version_table, depth=3, cover_depth=6, rtl_files=("rtl/darsie/version_table.py",)),
     FormalJob("rename_table", "RenameTable", "warps=2, entries=3, reg=2, version=2 bits",
               _rename_table, depth=3, cover_depth=6, rtl_files=("rtl/darsie/rename_table.py",)),
+    FormalJob("rename_own_version", "RenameTable", "warps=2, entries=2, reg=2, version=2 bits",
+              _rename_own_version(True), mode="bmc", depth=8, cover_depth=4,
+              rtl_files=("rtl/darsie/rename_table.py",)),
+    FormalJob("rename_paper_org", "RenameTable",
+              "per_warp_versions=False (paper 21-bit), warps=2, entries=2, reg=2, version=2 bits",
+              _rename_own_version(False), depth=2, cover_depth=4,
+              rtl_files=("rtl/darsie/rename_table.py",)),
 ]
 
 
