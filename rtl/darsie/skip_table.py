@@ -115,7 +115,13 @@ class SkipTable(wiring.Component):
         Majority-path mask of bank ``wr_tb``.
     """
 
-    def __init__(self, *, tbs: int = 32, entries: int = 8, warps: int = 32, pc_width: int = 48):
+    def __init__(self, *, tbs: int = 32, entries: int = 8, warps: int = 32, pc_width: int = 48,
+                 sync_bit: bool = True):
+        # The paper's 82-bit entry (golden SkipTableParams.sync_bit=False) has a golden
+        # model only so far (issue 69 item 4, docs/darsie-state-budget.md).
+        if sync_bit is not True:
+            raise ValueError("SkipTable: only sync_bit=True (the 83-bit entry) has an RTL; "
+                             "the paper's 82-bit entry is golden-only")
         self._tbs = check_int("SkipTable", "tbs", tbs, 1)
         self._entries = check_int("SkipTable", "entries", entries, 2)
         self._warps = check_int("SkipTable", "warps", warps, 1)

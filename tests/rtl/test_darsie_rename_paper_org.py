@@ -36,3 +36,9 @@ def test_rtl_matches_golden_in_both_organisations(per_warp):
     ops += [op for _, seq in directed_rename_table(params) for op in seq]
     ops += random_rename_table(params, random.Random(20261207), 200)
     check_against_golden("rename_table", params, ops, "fig5 + directed + random 20261207")
+
+
+def test_skip_table_rtl_refuses_the_golden_only_82_bit_entry():
+    from rtl.darsie.skip_table import SkipTable as SkipTableRTL
+    with pytest.raises(ValueError, match="82-bit"):
+        SkipTableRTL(tbs=1, entries=2, warps=3, pc_width=8, sync_bit=False)

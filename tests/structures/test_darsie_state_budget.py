@@ -75,3 +75,50 @@ def test_leaving_the_majority_path_cannot_be_recorded_per_warp():
     assert paper.lookup(W2, R1) == 1           # no per-warp state to clear
 
 
+
+
+# ---------------------------------------------------------------- skip table, 82 vs 83 bits
+from golden.structures.darsie.skip_table import SkipTable, SkipTableParams  # noqa: E402
+
+P = 0x10          # a TB-redundant PC inside a loop body
+
+
+def _skip_tables():
+    small = dict(tbs=1, entries=2, warps=3, pc_width=8)
+    return (SkipTable(SkipTableParams(**small)),
+            SkipTable(SkipTableParams(**small, sync_bit=False)))
+
+
+def test_skip_entry_bits_paper_82_vs_ours_83():
+    assert SkipTableParams().bits_per_entry == 83
+    assert SkipTableParams(sync_bit=False).bits_per_entry == 82
+    with pytest.raises(SimtlabError, match="sync_bit"):
+        SkipTableParams(sync_bit=0)
+
+
+def test_loop_pc_next_instance_hits_a_stale_entry_without_the_sync_bit():
+    """Iteration i: W0 leads P, W1 and W2 skip it. Ours frees the entry at the last
+    arrival, so W0 at P in iteration i+1 misses and leads a new instance; the 82-bit entry
+    cannot record the arrivals (its mask must stay empty), so W0 hits the stale entry with
+    LeaderWB set and an empty mask: the paper's rule (§4.3.5) lets it skip as a follower
+    of iteration i's value."""
+    ours, paper = _skip_tables()
+    for t in (ours, paper):
+        idx = t.alloc(0, P, W0).alloc_index
+        t.leader_wb(0, idx)
+        t.arrive(0, idx, W1)
+    assert ours.arrive(0, 0, W2) == (0b111, True)
+    assert paper.arrive(0, 0, W2) == (0, False)          # cannot tell all have skipped
+    assert not ours.probe(0, P).hit                        # iteration i+1: new leader
+    stale = paper.probe(0, P)
+    assert stale.hit and stale.leader_wb and stale.mask == 0   # "skip": stale instance
+
+
+def test_synchronising_entries_behave_the_same_with_or_without_the_sync_bit():
+    ours, paper = _skip_tables()
+    for t in (ours, paper):
+        idx = t.alloc(0, P, W0, sync=True).alloc_index
+        assert t.probe(0, P).sync and t.probe(0, P).mask == 0b001
+        assert t.arrive(0, idx, W1) == (0b011, False)
+        assert t.arrive(0, idx, W2) == (0b111, True)
+        assert not t.probe(0, P).hit

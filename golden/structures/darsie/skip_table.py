@@ -103,18 +103,28 @@ class SkipTableParams:
         Warps per TB, i.e. width of the warps and majority masks: 32.
     pc_width : int
         PC tag width: 48.
+    sync_bit : bool
+        True (default): our 83-bit entry, a Sync bit next to the mask, which records every
+        arrival. False: the paper's 82-bit entry (§6.3, issue 69 item 4): no Sync bit, a
+        non-zero mask *is* the synchronisation mark (§4.3.5), so a non-synchronising entry
+        keeps mask 0, arrivals at it are not recorded (``arrive_mask`` 0, ``arrive_done``
+        never set) and it is freed only by eviction, invalidation, a store or a flush
+        (docs/darsie-state-budget.md §2).
     """
 
     tbs: int = 32
     entries: int = 8
     warps: int = 32
     pc_width: int = 48
+    sync_bit: bool = True
 
     def __post_init__(self):
         param_int(STRUCT, "tbs", self.tbs, 1)
         param_int(STRUCT, "entries", self.entries, 2)
         param_int(STRUCT, "warps", self.warps, 1)
         param_int(STRUCT, "pc_width", self.pc_width, 1)
+        if not isinstance(self.sync_bit, bool):
+            raise SimtlabError(f"{STRUCT}: sync_bit must be True or False, not {self.sync_bit!r}")
 
     @property
     def tb_width(self) -> int:
@@ -130,8 +140,9 @@ class SkipTableParams:
 
     @property
     def bits_per_entry(self) -> int:
-        """Payload bits per entry in our RTL: PC + mask + Sync + IsLoad + LeaderWB (83 at paper sizes)."""
-        return self.pc_width + self.warps + 3
+        """Payload bits per entry: PC + mask + Sync + IsLoad + LeaderWB (83 at paper sizes;
+        82 without the Sync bit, the paper's §6.3 count)."""
+        return self.pc_width + self.warps + (3 if self.sync_bit else 2)
 
 
 @dataclass(frozen=True)
@@ -397,13 +408,16 @@ class SkipTable:
             if ins.evicted:
                 evicted_mask = bank.mask[ins.index]
             if not ins.hit:
-                bank.mask[ins.index] = 1 << warp
+                # paper's 82-bit entry: an empty mask marks a non-synchronising entry
+                bank.mask[ins.index] = 1 << warp if sync or self._params.sync_bit else 0
                 bank.sync[ins.index] = bool(sync)
                 bank.is_load[ins.index] = bool(is_load)
                 bank.leader_wb[ins.index] = False
             return (ins.index, int(ins.hit), int(ins.evicted), ins.evicted_tag, evicted_mask, 0, 0)
         if op == _ARRIVE:
             if i < self._params.entries and bank.valid(i):
+                if not bank.sync[i] and not self._params.sync_bit:
+                    return _NO_WRITE        # 82-bit entry: the mask must stay empty
                 bank.mask[i] |= 1 << warp
                 done = bank.mask[i] & majority == majority
                 if done:
