@@ -22,7 +22,7 @@ from golden.timing.timing_device import TimingDevice
 from golden.workloads import registry
 
 #: saxpy over 1,400 TBs of 256 threads: 7 units of one occupancy wave (224 TBs) on pascal,
-#: the first, the last and 2 of the 5 middle ones detailed
+#: the first, its warm-up unit (1), the last and 2 of the 4 remaining middle ones detailed
 DATA = Path(__file__).parent / "data"
 PLAN = TBSamplingPlan(seed=0)
 
@@ -90,17 +90,31 @@ def test_units_and_systematic_sample():
     assert choose_units(4, TBSamplingPlan()) == [0, 1, 2, 3]           # too few: whole
     a = choose_units(42, TBSamplingPlan(seed=3), salt=1)
     assert a == choose_units(42, TBSamplingPlan(seed=3), salt=1)      # seeded
-    assert a[0] == 0 and a[-1] == 41 and len(a) == 2 + 4                # ceil(0.1 * 40)
+    assert a[:2] == [0, 1] and a[-1] == 41 and len(a) == 3 + 4          # ceil(0.1 * 39)
     assert a == sorted(set(a))
-    gaps = [y - x for x, y in zip(a[1:-1], a[2:-1])]
-    assert all(g == 10 for g in gaps)                                  # systematic
+    gaps = [y - x for x, y in zip(a[2:-1], a[3:-1])]
+    assert all(g in (9, 10) for g in gaps) and sum(gaps) in (29, 30)  # systematic, 39/4
     assert any(choose_units(42, TBSamplingPlan(seed=s)) != choose_units(42, TBSamplingPlan())
                for s in range(1, 6))                                   # the seed matters
 
 
+def test_warmup_units_always_detailed_and_kept_out_of_the_sample():
+    """The units after the ramp unit (``warmup_units``) are always detailed; the systematic
+    sample is drawn from the units after them only; ``warmup_units=0`` is the old sample."""
+    for seed in range(6):
+        old = choose_units(42, TBSamplingPlan(seed=seed, warmup_units=0), salt=2)
+        assert old[0] == 0 and old[-1] == 41 and len(old) == 2 + 4     # ceil(0.1 * 40)
+        two = choose_units(42, TBSamplingPlan(seed=seed, warmup_units=2), salt=2)
+        assert two[:3] == [0, 1, 2] and two[-1] == 41
+        assert all(3 <= u <= 40 for u in two[3:-1]) and len(two) == 3 + 1 + 4
+    # the whole-launch threshold grows with the warm-up: 5 units, 3 warm-up units
+    assert choose_units(5, TBSamplingPlan(warmup_units=3)) == [0, 1, 2, 3, 4]
+    assert choose_units(6, TBSamplingPlan(warmup_units=3, min_middle=1))[:4] == [0, 1, 2, 3]
+
+
 def test_plan_rejects_bad_values():
     for kw in ({"fraction": 0}, {"min_middle": 0}, {"min_units": 2}, {"unit_waves": 0},
-               {"seed": -1}):
+               {"seed": -1}, {"warmup_units": -1}, {"warmup_units": True}):
         with pytest.raises(SimtlabError):
             TBSamplingPlan(**kw)
 
@@ -132,7 +146,7 @@ def test_tb_sampled_record_and_interval(full_sx, sampled_sx):
     assert set(sampled_sx["timing"]) == set(full_sx["timing"])
     s = sampled_sx["sampling"]
     assert s["unit"] == "thread-block" and s["launches_sampled"] == 1
-    assert 0 < s["detailed_warp_instruction_fraction"] < 0.6
+    assert 0 < s["detailed_warp_instruction_fraction"] < 0.75          # 5 of 7 waves
     iv = s["intervals"]["cycles"]
     assert iv["estimable"] and not iv["exact"]
     err = abs(iv["estimate"] - full_sx["cycles"])
@@ -142,6 +156,17 @@ def test_tb_sampled_record_and_interval(full_sx, sampled_sx):
     ie = s["intervals"]["instructions_executed"]["estimate"]
     assert abs(ie - full_sx["timing"]["instructions_executed"]) < 0.01 * ie
     assert sampled_sx["outputs_match"]
+
+
+def test_warmup_unit_counted_exactly_not_as_an_interval(sampled_sx):
+    """Unit 1 (the warm-up) is detailed but gives no steady-state interval: the intervals
+    run from the first sampled middle unit to the last unit, and the population is the
+    middle units after the warm-up (7 - 3 = 4)."""
+    info = sampled_sx["per_launch"][0]["tb_sampling"]
+    det = info["detailed_units"]
+    assert det[:2] == [0, 1] and det[-1] == 6 and info["warmup_units"] == [1]
+    assert info["steady_intervals"] == len(det) - 3
+    assert sampled_sx["sampling"]["plan"]["warmup_units"] == 1
 
 
 def test_same_seed_same_tb_estimate(sampled_sx, workload, size):
@@ -196,6 +221,26 @@ def test_cli_sample_tb(tmp_path, capsys):
     assert main(["run", "MM", "--mode", "timing", "--sample", "tb", "--mechanism",
                  "gscalar"]) == 2
     assert "thread-block sampling refused" in capsys.readouterr().err
+
+
+def test_cli_sample_warming_switch(tmp_path, capsys):
+    """``--sample-warming off`` reaches the plan (no warming counts in the record);
+    given without ``--sample tb`` it is a one-line error."""
+    import json
+
+    from golden.cli import main
+    j = tmp_path / "s.json"
+    assert main(["run", "HS", "--size", "small", "--mode", "timing", "--sample", "tb",
+                 "--sample-warming", "off", "--json", str(j)]) == 0
+    d = json.loads(j.read_text())
+    assert d["sampling"]["plan"]["warming"] is False
+    capsys.readouterr()
+    for extra in ([], ["--sample"], ["--sample", "launch"]):
+        rc = main(["run", "HS", "--size", "small", "--mode", "timing", *extra,
+                   "--sample-warming", "on"])
+        err = capsys.readouterr().err
+        assert rc == 2 and "--sample-warming needs --sample tb" in err, err
+        assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
 
 
 def test_validate_row_at_tb_level():

@@ -1,4 +1,5 @@
-"""``simtlab run W --mode timing --sample [launch|tb] [--sample-seed S]``: the sampled run
+"""``simtlab run W --mode timing --sample [launch|tb] [--sample-seed S] [--sample-warming
+on|off]``: the sampled run
 from the CLI.
 
 :func:`add_run_arguments` adds the options to ``simtlab run``; :func:`run_sampled` runs
@@ -31,12 +32,18 @@ def add_run_arguments(r) -> None:
                         "occupancy waves of thread blocks inside each launch")
     r.add_argument("--sample-seed", type=seed_arg, default=None, metavar="S",
                    help="with --sample: the sample's seed (default 0)")
+    r.add_argument("--sample-warming", choices=("on", "off"), default=None, metavar="on|off",
+                   help="with --sample tb: the skipped thread blocks' memory accesses warm "
+                        "the L1/L2 tags and DRAM rows (default on; docs/sampling.md)")
 
 
 def check_arguments(args) -> None:
     """One-line errors for sampling options given where they do not apply."""
     if getattr(args, "sample_seed", None) is not None and not args.sample:
         raise SimtlabError("--sample-seed needs --sample")
+    if getattr(args, "sample_warming", None) is not None and getattr(args, "sample", None) != "tb":
+        raise SimtlabError("--sample-warming needs --sample tb (launch-level sampling runs "
+                           "whole launches and warms nothing)")
     if getattr(args, "sample", False) and args.mode != "timing":
         raise SimtlabError("--sample needs --mode timing (functional mode has no cycles to "
                            "sample)")
@@ -54,7 +61,11 @@ def run_sampled(args, workload, size: str) -> int:
         from golden.runs.tb_sampled_run import (
             format_tb_sampling as fmt, run_tb_sampled_timing_workload as run,
         )
-        from golden.timing.tb_sampling import TBSamplingPlan as Plan
+        from golden.timing.tb_sampling import TBSamplingPlan
+        warming = getattr(args, "sample_warming", None) != "off"
+
+        def Plan(seed):
+            return TBSamplingPlan(seed=seed, warming=warming)
     else:
         from golden.runs.sampled_run import (
             format_sampling as fmt, run_sampled_timing_workload as run,

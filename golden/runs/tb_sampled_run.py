@@ -42,7 +42,8 @@ from golden.timing.gpu import GPU, KernelRun
 from golden.timing.hooks import SAMPLING_UNITS
 from golden.timing.stats import TimingStats
 from golden.timing.tb_sampling import (
-    TBSamplingPlan, choose_units, make_units, steady_estimate, sum_estimates,
+    TBSamplingPlan, choose_units, make_units, middle_population, steady_estimate,
+    sum_estimates,
 )
 from golden.timing.timing_device import TimingDevice
 from golden.workloads import registry
@@ -133,6 +134,7 @@ class TBSampledKernelRun(KernelRun):
         self.unit_tbs = plan.unit_waves * wave
         self.units = make_units(self.n_tbs, self.unit_tbs)
         self.detailed_units = choose_units(len(self.units), plan, salt)
+        self.plan = plan
         self._detailed = frozenset(self.detailed_units)
         #: (unit, cycle, detailed warp instructions, flattened counters) per detailed unit
         self.boundaries: list[tuple] = []
@@ -237,7 +239,9 @@ def launch_estimates(kr: TBSampledKernelRun, final: dict, energy_of) -> tuple[di
     ``energy_of(flat) -> joules``."""
     units = kr.units
     n_units = len(units)
-    middle = [b for b in kr.boundaries if 0 < b[0] < n_units - 1]
+    # the warm-up units (1 .. warmup_units) are detailed and counted exactly in the sampled
+    # run's totals; they are not part of the sample the ratio is estimated from
+    middle = [b for b in kr.boundaries if kr.plan.warmup_units < b[0] < n_units - 1]
     tail = [b for b in kr.boundaries if b[0] == n_units - 1]
     seq = middle + tail
     xs = kr.skipped_instructions
@@ -255,7 +259,7 @@ def launch_estimates(kr: TBSampledKernelRun, final: dict, energy_of) -> tuple[di
 
     def est(key, total, get):
         iv = [(get(b) - get(a), b[2] - a[2]) for a, b in pairs]
-        return steady_estimate(total, iv, xs, max(n_units - 2, 1))
+        return steady_estimate(total, iv, xs, middle_population(n_units, kr.plan))
 
     estimates = {"cycles": est("cycles", final["cycles"], lambda b: b[3]["cycles"])}
     for c in MAIN_COUNTERS:
@@ -264,6 +268,9 @@ def launch_estimates(kr: TBSampledKernelRun, final: dict, energy_of) -> tuple[di
     estimates["energy_total_j"] = est("energy", energy_of(final), lambda b: energies[id(b)])
     info = {"kernel": kr.launch.name, "thread_blocks": kr.n_tbs, "unit_tbs": kr.unit_tbs,
             "units_total": n_units, "units_detailed": len(kr.detailed_units),
+            "warmup_units": [u for u in kr.detailed_units
+                             if 0 < u <= kr.plan.warmup_units and u < n_units - 1]
+            if xs else [],
             "detailed_units": kr.detailed_units, "skipped_tbs": kr.skipped_tbs,
             "skipped_warp_instructions": xs, "steady_intervals": len(pairs),
             "warming": dict(kr.warmer.counts) if kr.warmer is not None else None,
@@ -323,8 +330,9 @@ def run_tb_sampled_timing_workload(name: str, size: str, seed: int, config_name:
         per_launch.append(d)
     sampling = {
         "method": "thread-block sampling: systematic sample of occupancy-wave units per "
-                  "launch (first and last unit always detailed), skipped units run "
-                  "functionally; steady-state ratio estimator on warp instructions",
+                  "launch (first, warm-up and last units always detailed and counted "
+                  "exactly), skipped units run functionally; steady-state ratio estimator "
+                  "on warp instructions over the sampled middle units",
         "plan": plan.to_dict(), "unit": "thread-block",
         "units_total": sum(i["units_total"] for i in infos),
         "units_detailed": sum(i["units_detailed"] for i in infos),

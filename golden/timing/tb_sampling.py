@@ -12,11 +12,14 @@ of SMARTS (Wunderlich et al., ISCA 2003); the estimator below is this project's 
   unit is a "whole wave" of :data:`golden.timing.hooks.SAMPLING_UNITS` and TBs are never
   split. (A unit below one wave would make the intervals shorter than a TB's lifetime: the
   steady state they measure would not exist.)
-* **Sample** (:func:`choose_units`): the first unit (the ramp-up: the GPU fills from empty)
-  and the last unit (the drain: SMs run out of work) are always detailed; among the ``m``
-  middle units, ``n = min(m, max(min_middle, ceil(fraction * m)))`` are detailed, chosen
-  systematically (every ``m/n``-th unit from a seeded random start). A launch with fewer
-  than ``min_units`` units is simulated whole.
+* **Sample** (:func:`choose_units`): the first unit (the ramp-up: the GPU fills from empty),
+  the ``warmup_units`` units after it (the start-up transient: the second wave overlaps the
+  ramp's staggered retirements and runs unlike a steady one; default 1) and the last unit
+  (the drain: SMs run out of work) are always detailed and counted exactly, never
+  extrapolated; among the ``m`` middle units that remain, ``n = min(m, max(min_middle,
+  ceil(fraction * m)))`` are detailed, chosen systematically (every ``m/n``-th unit from a
+  seeded random start). A launch with fewer than ``max(min_units, warmup_units + 3)``
+  units is simulated whole.
 * **Sampled run**: the dispatcher places the detailed units' TBs in order; when it reaches a
   skipped unit it runs that unit functionally at once and goes on with the next detailed
   unit, so the SMs stay busy. With ``warming`` (default) the skipped TBs' memory accesses
@@ -25,7 +28,8 @@ of SMARTS (Wunderlich et al., ISCA 2003); the estimator below is this project's 
   caches keep only the state the detailed TBs left.
 * **Estimator** (:func:`steady_estimate`): the sampled run's ramp-up and drain are kept, and
   each skipped warp instruction costs the *steady-state* cycles per warp instruction. Let
-  ``b_1 < ... < b_n`` be the cycles at which the first TB of each detailed middle unit was
+  ``b_1 < ... < b_n`` be the cycles at which the first TB of each sampled middle unit (not a
+  warm-up unit) was
   dispatched and ``b_{n+1}`` that of the last unit; interval ``j`` = ``[b_j, b_{j+1})`` with
   ``c_j`` cycles and ``x_j`` warp instructions executed in detail. With ``C`` the sampled
   run's cycles and ``X_s`` the skipped units' warp instructions (known exactly from their
@@ -35,7 +39,9 @@ of SMARTS (Wunderlich et al., ISCA 2003); the estimator below is this project's 
       V_hat = X_s^2 * (1 - n/m) / (n * xbar^2) * s_e^2,   s_e^2 = sum_j (c_j - R x_j)^2 / (n-1)
 
   (the ratio estimator of Cochran, *Sampling Techniques*, 3rd ed., sec. 6.3, with the
-  intervals as a systematic sample treated as a simple random one, as SMARTS does), and the
+  intervals as a systematic sample treated as a simple random one, as SMARTS does; the
+  population is the ``m`` middle units after the warm-up, exactly the units ``X_s`` comes
+  from, so the sample is drawn from the population it is extrapolated to), and the
   95% interval ``C_hat +- t(0.975, n-1) sqrt(V_hat)``, its lower end at least ``C`` (the
   skipped work cannot take negative time). Every other counter ``y`` (and the energy) is
   extrapolated the same way, ``Y + (sum_j dy_j / sum_j x_j) * X_s``. With ``n < 2`` the
@@ -66,7 +72,9 @@ class TBSamplingPlan:
     estimable); ``min_units``: a launch with fewer units is simulated whole; ``unit_waves``:
     occupancy waves (``num_sms x TBs per SM`` TBs) per unit; ``warming``: the skipped TBs'
     memory accesses warm the L1/L2 tags and DRAM rows
-    (:mod:`golden.timing.functional_warming`)."""
+    (:mod:`golden.timing.functional_warming`); ``warmup_units``: units after the first that
+    are always detailed and counted exactly (SMARTS's detailed warming of the start-up
+    transient; 0 is the sample before it existed)."""
 
     seed: int = 0
     fraction: float = 0.1
@@ -74,6 +82,7 @@ class TBSamplingPlan:
     min_units: int = 5
     unit_waves: int = 1
     warming: bool = True
+    warmup_units: int = 1
 
     def __post_init__(self):
         v = self.seed
@@ -83,7 +92,8 @@ class TBSamplingPlan:
             raise SimtlabError(f"TB sampling fraction must be in (0, 1], not {self.fraction!r}")
         if not isinstance(self.warming, bool):
             raise SimtlabError(f"TB sampling warming must be true or false, not {self.warming!r}")
-        for name, lo in (("min_middle", 1), ("min_units", 3), ("unit_waves", 1)):
+        for name, lo in (("min_middle", 1), ("min_units", 3), ("unit_waves", 1),
+                         ("warmup_units", 0)):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, int) or v < lo:
                 raise SimtlabError(f"TB sampling {name} must be an integer >= {lo}, not {v!r}")
@@ -101,17 +111,25 @@ def make_units(num_tbs: int, unit_tbs: int) -> list[tuple[int, int]]:
 
 
 def choose_units(n_units: int, plan: TBSamplingPlan, salt: int = 0) -> list[int]:
-    """The detailed units (sorted): every unit when ``n_units < plan.min_units``; else the
-    first, the last and a seeded systematic sample of the middle ones (module docstring).
+    """The detailed units (sorted): every unit when ``n_units < max(plan.min_units,
+    plan.warmup_units + 3)``; else the first, the ``plan.warmup_units`` after it, the last
+    and a seeded systematic sample of the middle ones after the warm-up (module docstring).
     ``salt`` (the launch index) gives each launch its own random start."""
-    if n_units < plan.min_units:
+    w = plan.warmup_units
+    if n_units < max(plan.min_units, w + 3):
         return list(range(n_units))
-    m = n_units - 2
+    m = n_units - 2 - w
     n = min(m, max(plan.min_middle, math.ceil(plan.fraction * m)))
     step = m / n
     start = random.Random(f"tb-sampling:{plan.seed}:{salt}").random() * step
-    middle = sorted({1 + min(m - 1, int(start + i * step)) for i in range(n)})
-    return [0, *middle, n_units - 1]
+    middle = sorted({1 + w + min(m - 1, int(start + i * step)) for i in range(n)})
+    return [0, *range(1, 1 + w), *middle, n_units - 1]
+
+
+def middle_population(n_units: int, plan: TBSamplingPlan) -> int:
+    """``m``: the middle units the sample is drawn from and extrapolated to (neither the
+    first, the warm-up nor the last unit); at least 1."""
+    return max(n_units - 2 - plan.warmup_units, 1)
 
 
 def steady_estimate(total: float, intervals: list[tuple[float, float]], skipped_x: float,
