@@ -251,7 +251,7 @@ def test_report_cached_only_renders_what_the_cache_holds_and_simulates_nothing(t
         ran[capri._perf_job("FFT", opts, "tbc").key]["cycles"]
     assert f"| {sp:.3f} |" in fft and fft.count("missing or error") == 3
     assert "| BFS | divergent | missing or error |" in md
-    n_nondiv = sum(capri._paper(w)[1] == "non-divergent" for w in capri._workloads())
+    n_nondiv = sum(capri._paper(w)[1] == "non-divergent" for w in capri._workloads(opts))
     assert f"**{sp:.3f}** (1 of {n_nondiv})" in md
     assert "2 of them read from the result cache or archive" in (out / "speedups.md").read_text()
     assert main(["report", "capri", "--size", "small", "--cached-only", "--no-cache"]) != 0
