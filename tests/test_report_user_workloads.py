@@ -184,36 +184,20 @@ def test_figures_label_a_user_workload_by_name(user_dir):
         assert ticks[:2] == ["BFS", "myhist (user)"]
 
 
-PY_WORKLOAD = '''"""A user workload in the built-in protocol: saxpy, standing for a CAPRI entry."""
-import numpy as np
-from golden.workloads.base import Tolerance, Workload
-
-def make_inputs(params, rng):
-    return {"x": rng.uniform(-1, 1, params["n"]).astype(np.float32),
-            "y": rng.uniform(-1, 1, params["n"]).astype(np.float32)}
-
-def launch(dev, module, inputs, params):
-    n = params["n"]
-    d_x, d_y = dev.to_device(inputs["x"]), dev.to_device(inputs["y"])
-    module.get_function("saxpy")((-(-n // 128),), (128,), (np.float32(3.0), d_x, d_y, np.int32(n)))
-    return {"y": d_y.get()}
-
-def reference(inputs, params):
-    return {"y": np.float32(3.0) * inputs["x"] + inputs["y"]}
-
-WORKLOAD = Workload(name="MYSAXPY", description="saxpy, y = 3x + y", source=PTX,
-                    tb_dims=(128, 1, 1), stands_for=("CAPRI: SAXPY (non-divergent)",),
-                    sizes={"small": {"n": 3000}},
-                    make_inputs=make_inputs, launch=launch, reference=reference,
-                    tolerance={"y": Tolerance(rtol=1e-6, atol=1e-6)})
-'''
+def _saxpy_module(ptx) -> str:
+    """test_user_kernel's saxpy WORKLOAD module, standing for a CAPRI entry."""
+    from test_user_kernel import PY_WORKLOAD
+    text = PY_WORKLOAD.replace("Path(PTX)", repr(str(ptx))).replace(
+        'stands_for=("a user workload",)', 'stands_for=("CAPRI: SAXPY (non-divergent)",)')
+    assert "CAPRI: SAXPY" in text and repr(str(ptx)) in text
+    return text
 
 
 def test_python_workload_module_runs_in_workers_and_is_keyed_by_its_files(user_dir, tmp_path):
     from golden.report import capri
     ptx = (user_dir.parent / "user_kernels.ptx").resolve()
     module = user_dir / "mysaxpy.py"
-    module.write_text(PY_WORKLOAD.replace("source=PTX", f"source={str(ptx)!r}"))
+    module.write_text(_saxpy_module(ptx))
     (user_dir / "helper.py").write_text("SCALE = 3.0\n")
     opts = ReportOptions(size="small", workloads=str(user_dir))
     ref = user_ref.ref("MYSAXPY", module)
