@@ -160,11 +160,7 @@ class RenameTable(wiring.Component):
         is_set = self.wr_op == RenameOp.SET
         is_drop = self.wr_op == RenameOp.DROP
         active = (is_set | is_drop) & wr_w.any()
-        wr_match = [Signal(name=f"wr_match_{e}") for e in range(n)]
-        for e in range(n):
-            m.d.comb += wr_match[e].eq(used[e] & (tags[e] == self.wr_reg))
-        hit = Signal()
-        m.d.comb += hit.eq(any_of(wr_match))
+        wr_match, hit, free = self._write_lookup(m, tags, used, active, is_set)
         old_valid = Signal()
         old_version = Signal(vw)
         m.d.comb += [
@@ -176,12 +172,7 @@ class RenameTable(wiring.Component):
         for e in range(n):
             others = [renamed[e][w] & ~wr_w[w] & (versions[e][w] == old_version) for w in range(nw)]
             shared_rows.append(wr_match[e] & any_of(others))
-        free = LeadingOneDetector(width=n)
-        m.submodules.free = free
-        m.d.comb += free.bits.eq(~Cat(*used))
         m.d.comb += [
-            self.wr_hit.eq(active & hit),
-            self.wr_full.eq(active & is_set & ~hit & ~free.valid),
             self.wr_old_valid.eq(active & old_valid),
             self.wr_old_version.eq(Mux(active & old_valid, old_version, 0)),
             self.wr_old_shared.eq(active & old_valid & any_of(shared_rows)),
@@ -231,6 +222,25 @@ class RenameTable(wiring.Component):
                      "a set maps <warp, reg> to its version in the next cycle", owner=self)
         return m
 
+    def _write_lookup(self, m, tags, used, active, is_set):
+        """The write port's tag match and free-entry pick, shared by both organisations:
+        ``(wr_match, hit, free)``, driving ``wr_hit`` and ``wr_full`` (a set to a register
+        not in the table finds no free entry)."""
+        n = self._entries
+        wr_match = [Signal(name=f"wr_match_{e}") for e in range(n)]
+        for e in range(n):
+            m.d.comb += wr_match[e].eq(used[e] & (tags[e] == self.wr_reg))
+        hit = Signal()
+        m.d.comb += hit.eq(any_of(wr_match))
+        free = LeadingOneDetector(width=n)
+        m.submodules.free = free
+        m.d.comb += free.bits.eq(~Cat(*used))
+        m.d.comb += [
+            self.wr_hit.eq(active & hit),
+            self.wr_full.eq(active & is_set & ~hit & ~free.valid),
+        ]
+        return wr_match, hit, free
+
     def _elaborate_paper(self, platform):
         """The paper's 21-bit organisation: tag + one version + used bit per entry; every
         warp reads the entry's one version, a drop frees the entry, clear-warp is a no-op."""
@@ -251,17 +261,8 @@ class RenameTable(wiring.Component):
         is_set = self.wr_op == RenameOp.SET
         is_drop = self.wr_op == RenameOp.DROP
         active = (is_set | is_drop) & (self.wr_warp < nw)
-        wr_match = [Signal(name=f"wr_match_{e}") for e in range(n)]
-        for e in range(n):
-            m.d.comb += wr_match[e].eq(used[e] & (tags[e] == self.wr_reg))
-        hit = Signal()
-        m.d.comb += hit.eq(any_of(wr_match))
-        free = LeadingOneDetector(width=n)
-        m.submodules.free = free
-        m.d.comb += free.bits.eq(~Cat(*used))
+        wr_match, hit, free = self._write_lookup(m, tags, used, active, is_set)
         m.d.comb += [
-            self.wr_hit.eq(active & hit),
-            self.wr_full.eq(active & is_set & ~hit & ~free.valid),
             self.wr_old_valid.eq(active & hit),
             self.wr_old_version.eq(Mux(active & hit, select(wr_match, version, vw), 0)),
             # every warp maps to the one version: "shared" whenever another warp exists
