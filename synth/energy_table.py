@@ -5,7 +5,9 @@ access of every target, its paper's GPU and node) and ``make synth-energy``
 (``build/synth/trace_energy.json``: the energy of each operation type on real-kernel traces)
 measured, and writes ``golden/timing/rtl_energy.yaml``: per target, its energies at 180 nm
 (osu018), where each comes from (tool versions, traces, clock) and the rule that scales them
-to the papers' nodes. The timing model's option ``energy.structures: rtl``
+to the papers' nodes. Its provenance is machine-independent: the inputs by their paths
+relative to the repository with their SHA-256, the command line that read them, and
+``regenerate: make synth-energy``; an input outside the repository is refused. The timing model's option ``energy.structures: rtl``
 (:mod:`golden.timing.rtl_energy`) reads that file, so a user without OpenSTA charges the
 same numbers. Every number in the file is copied from the two JSON files; none is typed in.
 
@@ -20,7 +22,9 @@ with no trace at the synthesised parameters.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
+import re
 import subprocess
 import sys
 from datetime import datetime, timezone
@@ -34,9 +38,13 @@ from .activity import CLOCK_ONLY, SIM_PERIOD_S
 from .errors import SynthError
 from .fileio import write_atomic
 
+#: the repository's root: the table names its inputs relative to it
+REPO = Path(__file__).resolve().parent.parent
 #: where the timing model finds the table (inside the golden package: installed with it)
-DEFAULT_OUT = Path(__file__).resolve().parent.parent / "golden" / "timing" / "rtl_energy.yaml"
+DEFAULT_OUT = REPO / "golden" / "timing" / "rtl_energy.yaml"
 FORMAT = "simtlab-rtl-energy/1"
+#: the one command that re-measures everything and rewrites the committed table
+REGENERATE = "make synth-energy"
 
 #: first-order scaling of a switching energy from osu018 (180 nm, 1.8 V) to a paper's node:
 #: switched capacitance ~ drawn length, energy ~ C V^2 (docs/timing-energy.md, "Energy method")
@@ -69,10 +77,40 @@ def _tool_versions(area: dict) -> dict:
         amaranth_v = "unknown"
     liberty = area.get("liberty", {})
     return {"opensta": f"sta {run(['sta', '-version'])}",
-            "yosys": "; ".join(area.get("yosys", [])) or "unknown",
+            "yosys": "; ".join(yosys_version(v) for v in area.get("yosys", [])) or "unknown",
             "amaranth": amaranth_v,
             "liberty": f"{Path(liberty.get('file', '?')).name} (typical corner, 1.8 V, 25 C), "
                        f"{liberty.get('node_nm', MEASURED_NODE_NM):g} nm"}
+
+
+def yosys_version(banner: str) -> str:
+    """``Yosys 0.70 (git sha1 28ba3cb92)`` from Yosys's ``-V`` banner, without the compiler
+    line (its path is the build machine's, not a property of the tool)."""
+    m = re.match(r"\s*(Yosys \S+)(?: \((git sha1 [0-9a-f]+))?", banner)
+    if not m:
+        return banner.strip()
+    return f"{m[1]} ({m[2]})" if m[2] else m[1]
+
+
+def input_record(path: str | Path, root: Path | None = None) -> dict:
+    """One measurement file as the table records it: its path relative to the repository
+    (``build/synth/area.json``) and the SHA-256 of its content. A file outside the
+    repository is refused: a /tmp or home path is machine-specific and nobody else can
+    regenerate the table from it (``make synth-energy`` writes everything under build/)."""
+    root = REPO if root is None else root
+    p = Path(path)
+    full = (p if p.is_absolute() else Path.cwd() / p).resolve()
+    try:
+        rel = full.relative_to(root.resolve())
+    except ValueError:
+        raise SynthError(f"input {path} is outside the repository ({root}); the table records "
+                         f"only repository-relative inputs: measure with `{REGENERATE}` "
+                         "(it writes build/synth/)") from None
+    try:
+        digest = hashlib.sha256(full.read_bytes()).hexdigest()
+    except OSError as exc:
+        raise SynthError(f"cannot read the measurements: {exc}") from exc
+    return {"path": rel.as_posix(), "sha256": digest}
 
 
 def _r(x: float) -> float:
@@ -94,8 +132,11 @@ def merge_areas(areas: list[dict]) -> dict:
 
 
 def build_table(area: dict, traces: dict, generated: str | None = None,
-                inputs: list[str] = ()) -> dict:
-    """The table as a plain dict, from ``area.json`` and ``trace_energy.json`` contents."""
+                inputs: list[dict] = (), command: str | None = None) -> dict:
+    """The table as a plain dict, from ``area.json`` and ``trace_energy.json`` contents.
+
+    ``inputs``: :func:`input_record` of each file read; ``command``: the command line that
+    wrote the table from them (repository-relative paths)."""
     rows = {}
     for name, t in sorted(area.get("targets", {}).items()):
         sta = t.get("sta") or {}
@@ -128,7 +169,8 @@ def build_table(area: dict, traces: dict, generated: str | None = None,
         raise SynthError("area.json has no energy per access (was OpenSTA installed for `make synth`?)")
     return {
         "format": FORMAT,
-        "generated_by": "python -m synth.energy_table (make synth-energy)",
+        "regenerate": REGENERATE,
+        "generated_by": command or "python -m synth.energy_table",
         "inputs": list(inputs),
         "generated": generated or datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "tools": _tool_versions(area),
@@ -172,10 +214,14 @@ def main(argv: list[str] | None = None) -> int:
         except (OSError, json.JSONDecodeError) as exc:
             raise SynthError(f"cannot read the measurements: {exc}") from exc
         area = merge_areas(areas)
-        table = build_table(area, traces, inputs=[*args.area, *args.traces])
+        records = [input_record(p) for p in [*args.area, *args.traces]]
+        command = ("python -m synth.energy_table"
+                   f" --area {' '.join(r['path'] for r in records[:len(args.area)])}"
+                   f" --traces {' '.join(r['path'] for r in records[len(args.area):])}")
+        table = build_table(area, traces, inputs=records, command=command)
         header = ("# RTL-measured energy per access of the simulated structures (issue 69, item 3).\n"
-                  "# Written by `python -m synth.energy_table` from build/synth/area.json and\n"
-                  "# build/synth/trace_energy.json: do not edit by hand. Read by\n"
+                  "# Written by `python -m synth.energy_table` (the last step of `make synth-energy`)\n"
+                  "# from the inputs listed below: do not edit by hand. Read by\n"
                   "# golden/timing/rtl_energy.py for the option energy.structures: rtl.\n")
         write_atomic(Path(args.out), header + yaml.safe_dump(table, sort_keys=False, width=100))
         n_tr = sum("trace" in r for r in table["targets"].values())

@@ -117,6 +117,62 @@ def test_energy_table_writer_takes_the_measurements_and_refuses_strays():
         merge_areas([area, {**area, "yosys": ["Yosys 0.1"]}])
 
 
+def test_energy_table_provenance_is_repository_relative_and_names_the_regenerating_command(
+        tmp_path, monkeypatch, capsys):
+    """The writer records its inputs relative to the repository with their SHA-256, the
+    command line that read them and ``make synth-energy``; no absolute path, no build-machine
+    compiler path; an input outside the repository is a one-line error."""
+    import hashlib
+    import json
+
+    from synth import energy_table
+    from synth.errors import SynthError
+    repo = tmp_path / "repo"
+    (repo / "build" / "synth").mkdir(parents=True)
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    banner = ("Yosys 0.70 (git sha1 28ba3cb92, Release, Clang /workspace/YoWASP/yosys/"
+              "wasi-sdk-33.0-x86_64-linux/share/cmake/../..//bin/clang++ 22.1.0)")
+    area = {"flow": "liberty", "yosys": [banner],
+            "liberty": {"file": str(tmp_path / "abs" / "osu018_stdcells.lib"), "node_nm": 180.0},
+            "targets": {"t": {"component": "c", "params": {},
+                              "sta": {"energy_pj": 10.0, "activity": 0.5, "period_ns": 100.0,
+                                      "leakage_w": 1e-9},
+                              "cycle_budget": {"gpu": "gtx480", "node_nm": 40.0}}}}
+    traces = {"t": {"workloads": ["MM"], "cycles": {"all": 1, "a_en": 1},
+                    "flops_matched": 0, "flop_bits": 0, "energy_pj": {"clock only": 0.0},
+                    "energy_above_clock_pj": {"a_en": 3.0}}}
+    a, t = repo / "build" / "synth" / "area.json", repo / "build" / "synth" / "trace_energy.json"
+    a.write_text(json.dumps(area))
+    t.write_text(json.dumps(traces))
+    monkeypatch.setattr(energy_table, "REPO", repo)
+    monkeypatch.chdir(repo)
+    out = tmp_path / "table.yaml"
+    assert energy_table.main(["--area", "build/synth/area.json", "--traces", str(t),
+                              "--out", str(out)]) == 0
+    text = out.read_text()
+    raw = yaml.safe_load(text)
+    assert raw["regenerate"] == "make synth-energy"
+    assert raw["inputs"] == [
+        {"path": "build/synth/area.json", "sha256": hashlib.sha256(a.read_bytes()).hexdigest()},
+        {"path": "build/synth/trace_energy.json",
+         "sha256": hashlib.sha256(t.read_bytes()).hexdigest()}]
+    assert raw["generated_by"] == ("python -m synth.energy_table --area build/synth/area.json "
+                                   "--traces build/synth/trace_energy.json")
+    assert raw["tools"]["yosys"] == "Yosys 0.70 (git sha1 28ba3cb92)"
+    assert raw["tools"]["liberty"].startswith("osu018_stdcells.lib ")
+    assert str(tmp_path) not in text and "/workspace" not in text
+    assert raw["targets"]["t"]["trace"]["ops"] == {"a_en": {"pj": 3.0, "cycles": 1}}
+    # a measurement outside the repository (e.g. /tmp) is refused with one line
+    stray = outside / "trace_energy.json"
+    stray.write_text(json.dumps(traces))
+    assert energy_table.main(["--area", str(a), "--traces", str(stray), "--out", str(out)]) == 1
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "outside the repository" in err and "make synth-energy" in err
+    with pytest.raises(SynthError, match="outside the repository"):
+        energy_table.input_record(stray, root=repo)
+
+
 # ----------------------------------------------------------------------------- the option
 def _rtl(cfg):
     return with_structures(cfg, "rtl")
