@@ -269,8 +269,11 @@ def run_jobs(jobs: list[FormalJob], out: Path, workers: int = 2) -> list[Row]:
     return rows
 
 
-def write_report(rows: list[Row], out: Path, wall: float) -> Path:
-    """``formal.md`` (table) and ``formal.json`` in ``out``."""
+def write_report(rows: list[Row], out: Path, wall: float,
+                 jobs: list[FormalJob] | None = None) -> Path:
+    """``formal.md`` (per-structure summary, then one row per property) and ``formal.json``
+    in ``out``."""
+    from tb.formal.summary import summarise, summary_markdown
     out.mkdir(parents=True, exist_ok=True)
     lines = [
         "# Formal verification of the RTL structures",
@@ -281,6 +284,11 @@ def write_report(rows: list[Row], out: Path, wall: float) -> Path:
         "of the job's SymbiYosys task (all assertions of a job are checked together).",
         "",
         f"Total wall time {wall:.0f} s; {sum(ok(r) for r in rows)} of {len(rows)} rows succeed.",
+        "",
+        "## Per structure",
+        "",
+        summary_markdown(summarise(rows, jobs or [])),
+        "## Per property",
         "",
         "| structure | size | property | kind | mode | depth | result | s |",
         "|---|---|---|---|---|---|---|---|",
