@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from golden.errors import ConfigError
-from tb.mutate.run import REPO, formal_jobs_for, load_mutants, main
+from tb.mutate.run import (REPO, formal_jobs_for, load_mutants, main, report_markdown,
+                           split_tests)
 
 FIND = "m.d.comb += self.error.eq(self.free & (out_of_range | double_free))"
 
@@ -50,9 +51,23 @@ def test_a_real_bug_is_caught_and_an_equivalent_one_survives(tmp_path, capsys):
     path = _write(tmp_path, caught + _mutant("reordered", same, equivalent=True))
     assert main(["--mutants", str(path), "--out", str(tmp_path / "out")]) == 0
     report = (tmp_path / "out" / "report.md").read_text()
-    assert "| double-free-ok |" in report and "| caught | caught | caught |" in report
+    assert "| double-free-ok |" in report
+    assert "| caught | no test | caught | simulator + formal | caught |" in report
     assert "survived (equivalent)" in report
     path = _write(tmp_path, _mutant("reordered", same))           # not marked: a failure
     assert main(["--mutants", str(path), "--out", str(tmp_path / "out")]) == 1
     assert "SURVIVED" in capsys.readouterr().out
     assert (REPO / "rtl/common/freelist.py").read_text() == before   # the checkout is untouched
+
+
+def test_report_has_one_row_per_mutant_with_simulator_cocotb_and_formal_columns():
+    m = load_mutants()[0]
+    assert split_tests(m.tests) == (tuple(t for t in m.tests if not t.startswith("tb/")),
+                                    tuple(t for t in m.tests if t.startswith("tb/")))
+    rows = [(m, "missed", "caught", "caught", "caught", 3.0),
+            (m, "missed", "missed", "missed", "SURVIVED", 4.0)]
+    md = report_markdown(rows, "abc123")
+    assert "on abc123: 2 injected bugs, 1 caught, 1 survived" in md
+    assert "| simulator | cocotb | formal | caught by | verdict | seconds |" in md
+    assert f"| {m.id} | {m.file} | {m.what} | missed | caught | caught | cocotb + formal | caught | 3 |" in md
+    assert "| missed | missed | missed | none | SURVIVED | 4 |" in md

@@ -6,7 +6,8 @@ tracks, so the working tree is never touched), the mutated file is written and t
 mutant's tests run (its structure's Amaranth-simulator tests and cocotb bench under
 Icarus), and so do the formal jobs of ``tb/formal`` that check the mutated file (their
 ``rtl_files``; SymbiYosys proofs of the structure's Assert properties). A mutant is
-*caught* when the tests or the formal jobs fail; the report has one column for each. Both
+*caught* when the tests or the formal jobs fail; the report has a column for the
+simulator tests, the cocotb benches and the formal jobs. Both
 are first run once without any mutant, so a broken suite is not mistaken for a catch.
 
 Prints one line per mutant and writes ``build/mutate/report.md``; exits 1 if a mutant not
@@ -112,6 +113,21 @@ def run_tests(root: Path, tests: tuple[str, ...], timeout: float) -> tuple[int, 
     return rc, time.monotonic() - start, "\n".join(out.strip().splitlines()[-3:])
 
 
+def split_tests(tests: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """``(simulator, cocotb)``: a mutant's test paths under ``tb/`` are its cocotb benches
+    (Verilog under Icarus), the others its Amaranth-simulator tests (``tests/rtl``)."""
+    cocotb = tuple(t for t in tests if t.startswith("tb/"))
+    return tuple(t for t in tests if t not in cocotb), cocotb
+
+
+def _checkout() -> str:
+    """The commit the scratch copy was taken from (``+ local changes`` when the tree is dirty)."""
+    def git(*args):
+        return subprocess.run(["git", *args], cwd=REPO, capture_output=True, text=True).stdout.strip()
+    rev = git("rev-parse", "--short", "HEAD") or "unknown"
+    return rev + (" + local changes" if git("status", "--porcelain", "--untracked-files=no") else "")
+
+
 def formal_jobs_for(file: str) -> list[str]:
     """Names of the formal jobs that check ``file`` (their ``rtl_files``)."""
     from tb.formal.jobs import all_jobs
@@ -132,6 +148,27 @@ def run_formal(root: Path, jobs: list[str], timeout: float) -> tuple[int, float,
         except subprocess.TimeoutExpired:
             rc, text = -1, "timeout"
     return rc, time.monotonic() - start, "\n".join(text.strip().splitlines()[-3:])
+
+
+def report_markdown(rows: list[tuple], checkout: str) -> str:
+    """The one table of every mutant: caught by the Amaranth-simulator tests, by cocotb, by
+    formal (or by which of them), and the verdict."""
+    missed = sum(r[4] == "SURVIVED" for r in rows)
+    def by(r):
+        names = [n for n, v in zip(("simulator", "cocotb", "formal"), r[1:4]) if v == "caught"]
+        return " + ".join(names) or "none"
+    lines = ["# RTL mutation check", "",
+             f"`make mutate` (`python -m tb.mutate.run`) on {checkout}: {len(rows)} injected bugs, "
+             f"{sum(r[4] == 'caught' for r in rows)} caught, {missed} survived. simulator = the "
+             "structure's Amaranth-simulator tests (tests/rtl); cocotb = its cocotb bench on the "
+             "exported Verilog under Icarus (tb/); formal = its formal jobs (tb/formal, "
+             "docs/formal.md). Each mutant is injected alone into a scratch copy; every column "
+             "is run to completion (a catch by one does not skip the others).", "",
+             "| mutant | file | bug | simulator | cocotb | formal | caught by | verdict | seconds |",
+             "|---|---|---|---|---|---|---|---|--:|"]
+    lines += [f"| {r[0].id} | {r[0].file} | {r[0].what} | {r[1]} | {r[2]} | {r[3]} | {by(r)} | "
+              f"{r[4]} | {r[5]:.0f} |" for r in rows]
+    return "\n".join(lines) + "\n"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -182,12 +219,19 @@ def main(argv: list[str] | None = None) -> int:
             path = root / m.file
             original = path.read_text(encoding="utf-8")
             path.write_text(original.replace(m.find, m.replace), encoding="utf-8")
-            secs, by_tests, by_formal = 0.0, "not run", "not run"
+            secs, by_sim, by_cocotb, by_formal = 0.0, "not run", "not run", "not run"
             try:
                 if not args.no_tests:
-                    rc, s, tail = run_tests(root, m.tests, args.timeout)
-                    secs += s
-                    by_tests = "caught" if rc not in (0, 5) else "missed"
+                    sim, cocotb = split_tests(m.tests)
+                    verdicts = []
+                    for paths in (sim, cocotb):
+                        if not paths:
+                            verdicts.append("no test")
+                            continue
+                        rc, s, tail = run_tests(root, paths, args.timeout)
+                        secs += s
+                        verdicts.append("caught" if rc not in (0, 5) else "missed")
+                    by_sim, by_cocotb = verdicts
                 if jobs.get(m.id):
                     rc, s, tail = run_formal(root, jobs[m.id], args.timeout)
                     secs += s
@@ -196,23 +240,15 @@ def main(argv: list[str] | None = None) -> int:
                     by_formal = "no formal job"
             finally:
                 path.write_text(original, encoding="utf-8")
-            caught = "caught" in (by_tests, by_formal)
+            caught = "caught" in (by_sim, by_cocotb, by_formal)
             verdict = "caught" if caught else ("survived (equivalent)" if m.equivalent else "SURVIVED")
-            rows.append((m, by_tests, by_formal, verdict, secs))
-            print(f"{m.id:<34} tests {by_tests:<8} formal {by_formal:<14} {verdict:<22} "
-                  f"{secs:5.0f} s  {m.what}", flush=True)
-    missed = [r[0] for r in rows if r[3] == "SURVIVED"]
-    lines = ["# RTL mutation check", "", f"`make mutate`: {len(rows)} injected bugs, "
-             f"{sum(r[3] == 'caught' for r in rows)} caught, {len(missed)} survived. "
-             "tests = the structure's Amaranth-simulator tests and cocotb bench; formal = its "
-             "formal jobs (tb/formal, docs/formal.md).", "",
-             "| mutant | file | bug | caught by tests | caught by formal | verdict | seconds |",
-             "|---|---|---|---|---|---|--:|"]
-    lines += [f"| {m.id} | {m.file} | {m.what} | {bt} | {bf} | {v} | {s:.0f} |"
-              for m, bt, bf, v, s in rows]
+            rows.append((m, by_sim, by_cocotb, by_formal, verdict, secs))
+            print(f"{m.id:<34} simulator {by_sim:<8} cocotb {by_cocotb:<8} formal {by_formal:<14} "
+                  f"{verdict:<22} {secs:5.0f} s  {m.what}", flush=True)
+    missed = [r[0] for r in rows if r[4] == "SURVIVED"]
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    (out / "report.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    (out / "report.md").write_text(report_markdown(rows, _checkout()), encoding="utf-8")
     print(f"{len(rows)} mutants: {len(rows) - len(missed)} caught or equivalent, {len(missed)} survived "
           f"-> {out / 'report.md'}")
     return 1 if missed else 0
