@@ -19,13 +19,13 @@ def _result(cycles, fetched, executed, digest="d"):
 
 def _results(opts, speedups_full, speedups_filled):
     out = {}
-    for w in darsie._workloads(opts):
+    for name, w in darsie._workloads(opts):
         for sms, sp in ((None, speedups_full), (darsie.FILLED_SMS, speedups_filled)):
             if sms and w.dims < 2:
                 continue
-            out[darsie._job(w.name, opts, (), sms).key] = _result(1000, 100, 100)
+            out[darsie._job(name, opts, (), sms).key] = _result(1000, 100, 100)
             for m in darsie.MECHS:
-                out[darsie._job(w.name, opts, (m,), sms).key] = _result(
+                out[darsie._job(name, opts, (m,), sms).key] = _result(
                     int(1000 / sp.get(m, 1.0)), 80, 80)
     return out
 
@@ -38,7 +38,7 @@ def _section_2d(md: str) -> str:
 def test_filled_runs_only_for_2d_and_small_inputs():
     small = darsie.jobs(ReportOptions(size="small"))
     filled = [j for j in small if "core.num_sms" in dict(j.overrides)]
-    names_2d = {w.name for w in darsie._workloads(ReportOptions()) if w.dims >= 2}
+    names_2d = {n for n, w in darsie._workloads(ReportOptions()) if w.dims >= 2}
     assert filled and {j.workload for j in filled} == names_2d
     assert all(dict(j.overrides) == {"core.num_sms": darsie.FILLED_SMS} for j in filled)
     assert len(filled) == len(names_2d) * (1 + len(darsie.MECHS))
@@ -67,7 +67,7 @@ def test_render_without_filled_runs():
 
 def test_sensitivity_section():
     opts = ReportOptions(size="default")
-    names_2d = [w.name for w in darsie._workloads(opts) if w.dims >= 2]
+    names_2d = [n for n, w in darsie._workloads(opts) if w.dims >= 2]
     extra = set(darsie.SENSITIVITY.values()) - set(darsie.MECHS)   # the main variants run anyway
     every = [j for j in darsie.jobs(opts) if j.mechanisms and j.mechanisms[0] in extra]
     sens = [j for j in every if j.workload in names_2d]
@@ -95,7 +95,7 @@ def test_partial_report_says_what_has_not_run():
     """A report rendered while a campaign is under way: the geomean says over how many
     workloads it is, and a variant with no runs shows no counts and no output verdict."""
     opts = ReportOptions(size="default")
-    names_2d = [w.name for w in darsie._workloads(opts) if w.dims >= 2]
+    names_2d = [n for n, w in darsie._workloads(opts) if w.dims >= 2]
     res = _results(opts, {"darsie": 1.2}, {})
     for m in darsie.MECHS:      # one 2D workload has its baseline but no mechanism run yet
         res.pop(darsie._job(names_2d[0], opts, (m,)).key)
@@ -114,7 +114,7 @@ def test_partial_sensitivity_row_is_compared_with_darsie_on_its_own_workloads():
     """A variant run on only some 2D workloads: its darsie reference is the geomean of
     darsie over exactly those, not over all of them."""
     opts = ReportOptions(size="default")
-    names_2d = [w.name for w in darsie._workloads(opts) if w.dims >= 2]
+    names_2d = [n for n, w in darsie._workloads(opts) if w.dims >= 2]
     res = _results(opts, {"darsie": 1.2}, {})
     # darsie is faster on the first workload than on the rest
     res[darsie._job(names_2d[0], opts, ("darsie",)).key] = _result(500, 70, 70)
@@ -134,7 +134,7 @@ def test_sensitivity_grid_runs_on_1d_workloads_after_the_2d_jobs():
     """Issue 67.6: every SENSITIVITY variant also runs on each 1D workload; those jobs come
     after every job the report had before, which keep their keys and order."""
     opts = ReportOptions(size="small")
-    names_1d = [w.name for w in darsie._workloads(opts) if w.dims < 2]
+    names_1d = [n for n, w in darsie._workloads(opts) if w.dims < 2]
     extra = set(darsie.SENSITIVITY.values()) - set(darsie.MECHS)
     all_jobs = darsie.jobs(opts)
     sens_1d = [i for i, j in enumerate(all_jobs) if j.workload in names_1d
@@ -149,7 +149,7 @@ def test_sensitivity_grid_runs_on_1d_workloads_after_the_2d_jobs():
 
 def test_1d_sensitivity_and_grid_render_per_workload_speedups():
     opts = ReportOptions(size="default")
-    names_1d = [w.name for w in darsie._workloads(opts) if w.dims < 2]
+    names_1d = [n for n, w in darsie._workloads(opts) if w.dims < 2]
     res = _results(opts, {"darsie": 1.25, "dac-ideal": 1.5}, {})
     for name in names_1d:
         r = _result(800, 70, 70)

@@ -13,7 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from golden.report.runner import ReportOptions, TimingJob, WorkloadProbe, geomean
+from golden.report.runner import (ReportOptions, TimingJob, WorkloadProbe, geomean, user_workloads,
+                                  workload_label)
 from golden.timing.stats import STALL_REASONS
 
 #: (config name, which seeds use it). A config's table covers the workloads whose
@@ -24,19 +25,28 @@ _SEED_TAGS = {"pascal": ("DARSIE",), "gtx480": ("G-Scalar", "WarpMan"),
               "gtx285": ("UV",), "fx5800": ("CAPRI",), "gtx280": ("ILP",)}
 
 
+#: user workloads of ``--workloads`` join every configuration's table, whatever their
+#: ``stands_for`` (None: :func:`golden.report.runner.selects` takes every workload)
+STANDS_FOR = None
+
+
 def workloads_for(config: str, opts: ReportOptions) -> list[str]:
-    """Workloads standing for a benchmark of a seed that uses ``config``."""
+    """Workloads standing for a benchmark of a seed that uses ``config``, then every user
+    workload of ``--workloads`` (by reference)."""
     from golden.workloads import registry
     names = sorted(registry.all_workloads())
-    if opts.all_configs:
-        return names
-    tags = _SEED_TAGS[config]
-    return [n for n in names
-            if any(s.startswith(tags) for s in registry.get(n).stands_for)]
+    if not opts.all_configs:
+        tags = _SEED_TAGS[config]
+        names = [n for n in names
+                 if any(s.startswith(tags) for s in registry.get(n).stands_for)]
+    return names + user_workloads(STANDS_FOR, opts)
 
 
 def _workloads(opts: ReportOptions) -> list[str]:
-    return sorted({w for cfg, _ in BASELINE_CONFIGS for w in workloads_for(cfg, opts)})
+    """Every workload of the report: the built-ins sorted, then the user workloads."""
+    users = user_workloads(STANDS_FOR, opts)
+    return sorted({w for cfg, _ in BASELINE_CONFIGS for w in workloads_for(cfg, opts)}
+                  - set(users)) + users
 
 
 @dataclass(frozen=True)
@@ -99,7 +109,7 @@ def render(results: dict, opts: ReportOptions) -> tuple[str, dict]:
         table = []
         for r in rows:
             if "error" in r:
-                md.append(f"| {r['workload']} | error: {r['error']} |" + " |" * (len(STALL_REASONS) + 5))
+                md.append(f"| {workload_label(r['workload'])} | error: {r['error']} |" + " |" * (len(STALL_REASONS) + 5))
                 table.append({"workload": r["workload"], "error": r["error"]})
                 continue
             sf = r["stall_fractions"]
@@ -108,7 +118,7 @@ def render(results: dict, opts: ReportOptions) -> tuple[str, dict]:
             same = None if ref is None else r["output_digest"] == ref
             n_identical += bool(same)
             n_no_ref += same is None
-            md.append(f"| {r['workload']} | {r['cycles']:,} | {r['ipc']:.2f} | "
+            md.append(f"| {workload_label(r['workload'])} | {r['cycles']:,} | {r['ipc']:.2f} | "
                       + " | ".join(f"{100 * sf[k]:.0f}%" for k in STALL_REASONS)
                       + f" | {1e6 * e['dynamic_j']:.1f} | {1e6 * e['static_j']:.1f} | "
                       f"{1e6 * e['total_j']:.1f} | {_outputs(r['outputs_match'], same)} |")
@@ -125,7 +135,7 @@ def render(results: dict, opts: ReportOptions) -> tuple[str, dict]:
                + (f" ({n_no_ref} without a functional run to compare with)." if n_no_ref else ".")]
         if ok:
             md += ["", *_energy_breakdown(ok)]
-        clamped = [t["workload"] for t in ok if t.get("clamped_registers_from")]
+        clamped = [workload_label(t["workload"]) for t in ok if t.get("clamped_registers_from")]
         if clamped:
             md += ["", f"Registers per thread lowered to fit one TB (as `__launch_bounds__` would; "
                        f"spills not modelled): {', '.join(clamped)}."]

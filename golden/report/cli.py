@@ -144,7 +144,8 @@ def cmd_report(args) -> int:
             raise SimtlabError(f"report '{n}' is not available in this checkout")
     opts = ReportOptions(size="default" if args.full else args.size, seed=args.seed,
                          jobs=args.jobs, all_configs=args.all_configs or args.full,
-                         workloads=_user_workloads(args.workloads, names, avail))
+                         workloads=_user_workloads(args.workloads, names, avail,
+                                                   explicit="all" not in args.names))
     all_jobs = [j for n in names for j in avail[n].jobs(opts)]
     for a in args.archive or ():
         if not Path(a).is_dir():
@@ -212,23 +213,54 @@ def cmd_report(args) -> int:
     return 1 if errors or bad else 0
 
 
-def _user_workloads(folder: str | None, names: list[str], avail: dict) -> str | None:
+#: reports that cannot take a user workload, and why (``--workloads`` with one of them
+#: named is an error; with ``all`` a note)
+NO_USER_WORKLOADS = {
+    "hetero": "it runs the chapter's fixed pairs of a low-TLP and a high-TLP kernel "
+              "concurrently, and one user kernel is no such pair",
+    "fidelity": "it compares the stand-ins with the workload properties the papers publish, "
+                "which a user workload has none of",
+}
+
+
+def _takes(module, stands_for) -> bool:
+    """Whether report ``module`` runs a user workload with these ``stands_for`` entries: by
+    its own rule (``takes_user_workload``, compose's pairs) or its ``STANDS_FOR`` prefix
+    (:func:`golden.report.runner.selects`; None: every one)."""
+    from golden.report.runner import selects
+    if hasattr(module, "takes_user_workload"):
+        return module.takes_user_workload(stands_for)
+    return hasattr(module, "STANDS_FOR") and selects(module.STANDS_FOR, stands_for)
+
+
+def _user_workloads(folder: str | None, names: list[str], avail: dict,
+                    explicit: bool = True) -> str | None:
     """``--workloads DIR`` checked once here (one-line errors: no folder, a bad spec, a name
-    used twice or by a built-in), as the absolute path the report jobs re-load it from;
-    a note on stderr for each user workload no requested report includes."""
+    used twice or by a built-in, a named report in :data:`NO_USER_WORKLOADS`), as the
+    absolute path the report jobs re-load it from; a note on stderr for each user workload
+    no requested report includes (and, for ``all``, each report that leaves them out)."""
     if not folder:
         return None
+    for n in names:
+        if n in NO_USER_WORKLOADS and explicit:
+            raise SimtlabError(f"report {n} takes no --workloads: {NO_USER_WORKLOADS[n]}")
     from golden.workloads.user_ref import label, refs_of_dir
     refs = refs_of_dir(folder)
     if not refs:
         raise SimtlabError(f"--workloads {folder}: no user workloads in it (specs with 'ptx:' "
                            f"or Python modules defining WORKLOAD)")
+    for n in names:
+        if n in NO_USER_WORKLOADS:
+            print(f"simtlab: note: report {n} leaves out the user workloads: "
+                  f"{NO_USER_WORKLOADS[n]}", file=sys.stderr)
     # a report that includes user workloads names its stands_for prefix as STANDS_FOR
-    prefixes = [avail[n].STANDS_FOR for n in names if hasattr(avail[n], "STANDS_FOR")]
-    takes = (f"give it a stands_for entry beginning with {' or '.join(prefixes)}" if prefixes
-             else "these reports take no user workloads")
+    prefixes = [avail[n].STANDS_FOR for n in names
+                if isinstance(getattr(avail[n], "STANDS_FOR", None), str)]
+    ways = ([f"a stands_for entry beginning with {' or '.join(prefixes)}"] if prefixes else []) \
+        + (["entries for both papers of a pair (compose)"] if "compose" in names else [])
+    takes = f"give it {' or '.join(ways)}" if ways else "these reports take no user workloads"
     for r, w in refs.items():
-        if not any(s.startswith(p) for s in w.stands_for for p in prefixes):
+        if not any(_takes(avail[n], w.stands_for) for n in names):
             print(f"simtlab: note: user workload {label(r)} is in none of the reports "
                   f"{', '.join(names)}: {takes}", file=sys.stderr)
     return str(Path(folder).resolve())

@@ -19,6 +19,9 @@ first :data:`MAX_WORKLOADS` of the intersection of their ``stands_for`` lists, s
   (``gscalar.skipped_scalar``, ``uv.skipped_uniform``; :meth:`Mechanism.on_skip`);
 * outputs: every run's outputs equal the baseline's bit for bit.
 
+A user workload of ``--workloads`` joins a pair when its ``stands_for`` names both papers
+(:func:`takes_user_workload`); it gets per-workload rows, and the matrices leave it out.
+
 The pairwise interaction matrix gives, per pair, the geometric mean of the speed-up
 interaction over its workloads; the results page draws it as a heat map
 (:func:`golden.report.present.figures.compose`).
@@ -37,8 +40,8 @@ from __future__ import annotations
 import itertools
 import math
 
-from golden.report.runner import (ReportOptions, TimingJob, geomean, same_outputs, standing_for,
-                                  succeeded)
+from golden.report.runner import (ReportOptions, TimingJob, geomean, same_outputs, selects,
+                                  standing_for, succeeded, user_workloads, workload_label)
 
 #: paper -> the mechanism that stands for it (its headline design, as its report runs it)
 MECHANISMS: dict[str, str] = {
@@ -96,11 +99,21 @@ def measured_on(pa: str, pb: str, config: str) -> bool:
     return config in CONFIGS or any(ACTING.get(p, ("",))[0] == config for p in (pa, pb))
 
 
-def workloads(pa: str, pb: str, config: str = CONFIGS[0]) -> list[str]:
+def workloads(pa: str, pb: str, config: str = CONFIGS[0],
+              opts: ReportOptions | None = None) -> list[str]:
     """The workloads both papers stand in for (at most :data:`MAX_WORKLOADS` on the common
-    baselines; all of them on an :data:`ACTING` configuration)."""
+    baselines; all of them on an :data:`ACTING` configuration), then the user workloads of
+    ``--workloads`` with a ``stands_for`` entry for each of the two papers (all of them)."""
     shared = sorted(set(standing_for(pa)) & set(standing_for(pb)))
-    return shared if config not in CONFIGS else shared[:MAX_WORKLOADS]
+    both = [r for r in user_workloads(pa, opts) if r in user_workloads(pb, opts)]
+    return (shared if config not in CONFIGS else shared[:MAX_WORKLOADS]) + both
+
+
+def takes_user_workload(stands_for) -> bool:
+    """Whether a user workload with these ``stands_for`` entries joins a measured pair:
+    it names both papers of one (``"DARSIE: ..."`` and ``"UV: ..."``)."""
+    return any(selects(pa, stands_for) and selects(pb, stands_for)
+               for config in configs() for pa, pb in pairs() if measured_on(pa, pb, config))
 
 
 def acting_counter(pa: str, pb: str, config: str) -> tuple[str, str] | None:
@@ -127,7 +140,7 @@ def jobs(opts: ReportOptions) -> list:
         for pa, pb in pairs():
             if not measured_on(pa, pb, config) or refusal(pa, pb, config) is not None:
                 continue
-            for w in workloads(pa, pb, config):
+            for w in workloads(pa, pb, config, opts):
                 for j in _runs(pa, pb, w, config, opts).values():
                     if j.key not in seen:
                         seen.add(j.key)
@@ -164,13 +177,13 @@ def _overlap(r: dict) -> tuple | None:
 def _pair_rows(results, pa, pb, config, opts):
     rows, md = [], []
     acting = acting_counter(pa, pb, config)
-    for w in workloads(pa, pb, config):
+    for w in workloads(pa, pb, config, opts):
         jobs_ = _runs(pa, pb, w, config, opts)
         rs = {k: results.get(j.key) for k, j in jobs_.items()}
         missing = [k for k, r in rs.items() if not succeeded(r)]
         if missing:
             what = ", ".join(f"{k}: {'missing' if rs[k] is None else 'error'}" for k in missing)
-            md.append(f"| {pa}+{pb} | {w} | {what} |" + " |" * (8 if acting is None else 9))
+            md.append(f"| {pa}+{pb} | {workload_label(w)} | {what} |" + " |" * (8 if acting is None else 9))
             rows.append({"pair": [pa, pb], "workload": w, "missing": missing})
             continue
         base = rs["base"]
@@ -191,7 +204,7 @@ def _pair_rows(results, pa, pb, config, opts):
                                                          "what": ov[2]},
                      "base_cycles": base["cycles"], "outputs_identical": same})
         ovt = "–" if ov is None else f"{ov[0]:,} / {ov[1]:,} {ov[2]}"
-        md.append(f"| {pa}+{pb} | {w} | {s['a']:.3f} | {s['b']:.3f} | {s['ab']:.3f} | "
+        md.append(f"| {pa}+{pb} | {workload_label(w)} | {s['a']:.3f} | {s['b']:.3f} | {s['ab']:.3f} | "
                   f"{s['a'] * s['b']:.3f} | {si:.3f} ({_kind(si)}) | {e['ab']:.3f} | "
                   f"{e['a'] * e['b']:.3f} | {ei:.3f} ({_kind(ei)}) | {ovt} | "
                   f"{'identical' if same else 'DIFFER'} |"
@@ -232,7 +245,10 @@ def render(results: dict, opts: ReportOptions) -> tuple[str, dict]:
           "E = baseline energy / energy; interaction = S_AB / (S_A x S_B) "
           f"(super-additive above 1 + {TOLERANCE}, sub-additive below 1 - {TOLERANCE}). "
           "The composition order and the claims that refuse a pair are "
-          "`golden/mechanisms/claims.py`.", ""]
+          "`golden/mechanisms/claims.py`." + (
+              " User workloads (`--workloads`) with a `stands_for` entry for both papers of a "
+              "pair have their rows in the per-workload tables, marked `(user)`; the "
+              "matrices average the papers' stand-ins only." if opts.workloads else ""), ""]
     data = {"size": opts.size, "seed": opts.seed, "mechanisms": MECHANISMS,
             "tolerance": TOLERANCE, "configs": {}}
     for config in configs():
@@ -250,7 +266,8 @@ def render(results: dict, opts: ReportOptions) -> tuple[str, dict]:
             r, m = _pair_rows(results, pa, pb, config, opts)
             rows += r
             lines += m
-            ok = [x for x in r if "speedup" in x]
+            # the matrix averages the papers' stand-ins; user workloads have their rows only
+            ok = [x for x in r if "speedup" in x and workload_label(x["workload"]) == x["workload"]]
             if acting:  # only where the mechanism acted (module docstring)
                 act = [x for x in ok if x["acted"]]
                 idle = bool(ok) and not act

@@ -14,7 +14,13 @@ with one cost removed at a time beside DAC-IDEAL (issue 67 point 6, seed 001 §6
 
 from __future__ import annotations
 
-from golden.report.runner import ReportOptions, TimingJob, geomean
+from typing import TYPE_CHECKING
+
+from golden.report.runner import (ReportOptions, TimingJob, geomean, selects, user_workloads,
+                                  workload_label)
+
+if TYPE_CHECKING:
+    from golden.workloads.base import Workload
 
 CONFIG = "pascal"
 MECHS = ("darsie", "darsie-ignore-store", "darsie-no-cf-sync", "uv", "dac-ideal")
@@ -75,13 +81,19 @@ How our setup differs from the paper's:
 """
 
 
-def _workloads(opts: ReportOptions | None = None) -> list:
-    """The DARSIE Table 1 stand-ins (13 workloads); every workload with ``all_configs``."""
+#: the ``stands_for`` prefix of the paper's workloads (user workloads join with it too)
+STANDS_FOR = "DARSIE"
+
+
+def _workloads(opts: ReportOptions | None = None) -> list[tuple[str, Workload]]:
+    """``(name, workload)`` of the DARSIE Table 1 stand-ins (13 workloads; every built-in
+    with ``all_configs``), then the user workloads of ``--workloads`` standing for
+    :data:`STANDS_FOR` (every one with ``all_configs``), named by reference."""
     from golden.workloads import registry
-    ws = list(registry.all_workloads().values())
-    if opts is not None and opts.all_configs:
-        return ws
-    return [w for w in ws if any(s.startswith("DARSIE") for s in w.stands_for)]
+    prefix = None if opts is not None and opts.all_configs else STANDS_FOR
+    return [(w.name, w) for w in registry.all_workloads().values()
+            if selects(prefix, w.stands_for)] \
+        + [(r, registry.get(r)) for r in user_workloads(prefix, opts)]
 
 
 #: SM count of the "filled SMs" runs: the 2D workloads' small inputs on a Pascal with this
@@ -128,18 +140,18 @@ def jobs(opts: ReportOptions) -> list[TimingJob]:
     renaming-structure sensitivity on the 2D workloads, plus the 2D workloads on a
     ``FILLED_SMS``-SM Pascal when inputs are small, then the sensitivity on the 1D workloads."""
     variants = [()] + [(v,) for v in MECHS]
-    out = [_job(w.name, opts, m) for w in _workloads(opts) for m in variants]
-    out += [_job(w.name, opts, (m,)) for w in _workloads(opts) if w.dims >= 2
+    out = [_job(n, opts, m) for n, w in _workloads(opts) for m in variants]
+    out += [_job(n, opts, (m,)) for n, w in _workloads(opts) if w.dims >= 2
             for m in SENSITIVITY.values() if m not in MECHS]
     sms = _filled_sms(opts)
     if sms:
-        out += [_job(w.name, opts, m, sms) for w in _workloads(opts) if w.dims >= 2 for m in variants]
+        out += [_job(n, opts, m, sms) for n, w in _workloads(opts) if w.dims >= 2 for m in variants]
     # the same grid on the 1D workloads (issue 67 point 6), appended last so every earlier
     # job keeps its key and its place
-    out += [_job(w.name, opts, (m,)) for w in _workloads(opts) if w.dims < 2
+    out += [_job(n, opts, (m,)) for n, w in _workloads(opts) if w.dims < 2
             for m in SENSITIVITY.values() if m not in MECHS]
     # DARSIE with the structure energies measured on our RTL (issue 69), last for the same reason
-    out += [_job(w.name, opts, ("darsie",), structures="rtl") for w in _workloads(opts)]
+    out += [_job(n, opts, ("darsie",), structures="rtl") for n, _w in _workloads(opts)]
     return out
 
 
@@ -226,7 +238,7 @@ def _why(results: dict, opts: ReportOptions, rows2d: list) -> list[str]:
             continue
         bs, ds = base["stall_fractions"], d["stall_fractions"]
         e = base["energy"]
-        out.append(f"| {name} | {100 * bs['issue']:.0f} | {100 * bs['memory']:.0f} | "
+        out.append(f"| {workload_label(name)} | {100 * bs['issue']:.0f} | {100 * bs['memory']:.0f} | "
                    f"{100 * e['static_j'] / e['total_j']:.0f} | {100 * ds['issue']:.0f} | "
                    f"{100 * bs['no_instruction']:.0f} → {100 * ds['no_instruction']:.0f} | "
                    f"{100 * bs['barrier']:.0f} → {100 * ds['barrier']:.0f} |")
@@ -291,7 +303,7 @@ def _rtl_energy(results: dict, opts: ReportOptions, names: list) -> list[str]:
             per[s][0] += p["timing"]["mechanism"].get(f"darsie.energy_pj.{s}", 0.0)
             per[s][1] += r["timing"]["mechanism"].get(f"darsie.energy_pj.{s}", 0.0)
         same = "same" if p["cycles"] == r["cycles"] else "DIFFER"
-        out.append(f"| {name} | {p['cycles']:,} / {r['cycles']:,} ({same}) | {jp * 1e6:.3f} | "
+        out.append(f"| {workload_label(name)} | {p['cycles']:,} / {r['cycles']:,} ({same}) | {jp * 1e6:.3f} | "
                    f"{jr * 1e6:.3f} | {pct_p[-1]:.2f} | {pct_r[-1]:.2f} | "
                    f"{_fmt(_pct_removed(_ratio(p['energy']['total_j'], base['energy']['total_j'])))} | "
                    f"{_fmt(_pct_removed(_ratio(r['energy']['total_j'], base['energy']['total_j'])))} |")
@@ -405,7 +417,7 @@ def _grid_1d(results: dict, opts: ReportOptions, names: list) -> tuple[list[str]
            "leaders that found the freelist short and executed privately, `syncs` = "
            "TB-wide branch barriers plus freelist synchronisation entries (sums over the "
            "workloads). `–`: not run.", "",
-           "| variant | " + " | ".join(n for n, _ in cols) + " | geomean | short | syncs |",
+           "| variant | " + " | ".join(workload_label(n) for n, _ in cols) + " | geomean | short | syncs |",
            "|---|" + "--:|" * (len(cols) + 3)]
     data: dict = {}
     for label, mech in variants.items():
@@ -462,7 +474,7 @@ def _filled(results: dict, opts: ReportOptions, names: list) -> tuple[list[str],
         same = _same_cell(r)
         wf = r["warps_per_sm_full_gpu"]
         out.append(
-            f"| {name} | {_fmt(wf, 'x') if wf else '–'} → {_fmt(r['warps_per_sm'], 'x')} | "
+            f"| {workload_label(name)} | {_fmt(wf, 'x') if wf else '–'} → {_fmt(r['warps_per_sm'], 'x')} | "
             f"{_fmt(_pct_removed(r.get('fetch_darsie')))} | {_speedups(r)} | "
             f"{_fmt(_pct_removed(r.get('energy_darsie')))} | {same} |")
     g = _geomeans(rows)
@@ -491,16 +503,16 @@ def render(results: dict, opts: ReportOptions) -> tuple[str, dict]:
     """Markdown tables and a JSON-ready dict of every value."""
     data: dict = {"config": CONFIG, "size": opts.size, "seed": opts.seed, "workloads": {}}
     groups: dict = {1: [], 2: []}
-    for w in _workloads(opts):
-        base = results.get(_job(w.name, opts).key)
+    for name, w in _workloads(opts):
+        base = results.get(_job(name, opts).key)
         if base is None or "error" in base:
             continue
-        runs = {m: results.get(_job(w.name, opts, (m,)).key) for m in MECHS}
+        runs = {m: results.get(_job(name, opts, (m,)).key) for m in MECHS}
         r = row(base, runs)
         r["dims"] = 2 if w.dims >= 2 else 1
         r["tb"] = list(w.tb_dims)
-        data["workloads"][w.name] = r
-        groups[r["dims"]].append((w.name, r))
+        data["workloads"][name] = r
+        groups[r["dims"]].append((name, r))
 
     lines = ["## DARSIE (seeds 000/001): instructions removed, speedup, energy", "",
              f"Configuration `{CONFIG}`, size `{opts.size}`, seed {opts.seed}. Removed = % of the "
@@ -517,7 +529,7 @@ def render(results: dict, opts: ReportOptions) -> tuple[str, dict]:
         for name, r in groups[dims]:
             same = _same_cell(r)
             lines.append(
-                f"| {name} | {tuple(r['tb'][:2])} | {_fmt(_pct_removed(r.get('fetch_darsie')))} | "
+                f"| {workload_label(name)} | {tuple(r['tb'][:2])} | {_fmt(_pct_removed(r.get('fetch_darsie')))} | "
                 f"{_fmt(_pct_removed(r.get('exec_darsie')))} | {_speedups(r)} | "
                 f"{_fmt(_pct_removed(r.get('energy_darsie')))} ({_fmt(_pct_removed(r.get('dyn_darsie')))}) | "
                 f"{_fmt(_pct_removed(r.get('energy_uv')))} | {_fmt(_pct_removed(r.get('energy_dac-ideal')))} | "
@@ -562,7 +574,7 @@ def render(results: dict, opts: ReportOptions) -> tuple[str, dict]:
             keys = ("skipped", "leader", "probes", "coalesced", "port_retries", "follower_waits",
                     "sync_points", "branch_syncs", "majority_leaves", "copyback_regs",
                     "renamed_reads", "bank_conflicts", "table_full", "freelist_short", "load_drops")
-            lines.append(f"| {name} | " + " | ".join(_fmt(r[f'd_{k}'], 'n') for k in keys) + " |")
+            lines.append(f"| {workload_label(name)} | " + " | ".join(_fmt(r[f'd_{k}'], 'n') for k in keys) + " |")
     sp = g2.get("speedup_darsie")
     verdict = ("DARSIE beats UV and DAC-IDEAL on 2D geomean speedup in our model."
                if sp and sp > (g2.get("speedup_uv") or 0) and sp > (g2.get("speedup_dac-ideal") or 0)

@@ -26,7 +26,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from golden.report.runner import ReportOptions, TimingJob, WorkloadProbe, geomean, succeeded
+from golden.report.runner import (ReportOptions, TimingJob, WorkloadProbe, geomean, succeeded,
+                                  user_workloads, workload_label)
 
 CONFIG = "gtx480"
 VARIANTS = ("gscalar", "gscalar-half", "alu-scalar")
@@ -88,9 +89,15 @@ How our setup differs from the paper's:
 """
 
 
-def _workloads() -> list[str]:
+#: the ``stands_for`` prefix of the paper's workloads (user workloads join with it too)
+STANDS_FOR = "G-Scalar"
+
+
+def _workloads(opts: ReportOptions | None = None) -> list[str]:
+    """The G-Scalar stand-ins, then the user workloads of ``--workloads`` standing for
+    :data:`STANDS_FOR` (by reference)."""
     from golden.mechanisms.gscalar.analysis import gscalar_workloads
-    return gscalar_workloads()
+    return gscalar_workloads() + user_workloads(STANDS_FOR, opts)
 
 
 def _job(w: str, opts: ReportOptions, mech: tuple = ()) -> TimingJob:
@@ -128,9 +135,9 @@ def jobs(opts: ReportOptions) -> list:
     """Baseline and every G-Scalar variant on each G-Scalar workload (GTX480-like GPU), the
     free-special-move, hardware-only-move and cost-free ALU-scalar ablations, and each
     workload's functional value analysis."""
-    return ([_job(w, opts, m) for w in _workloads()
+    return ([_job(w, opts, m) for w in _workloads(opts)
              for m in [()] + [(v,) for v in VARIANTS] + [(FREE_MOVES,), (HW_MOVES,), (ALU_FREE,)]]
-            + [ValueStatsJob(w, opts.size, opts.seed) for w in _workloads()])
+            + [ValueStatsJob(w, opts.size, opts.seed) for w in _workloads(opts)])
 
 
 # ----------------------------------------------------------------------------- timing rows
@@ -325,9 +332,12 @@ def render(results: dict, opts: ReportOptions) -> tuple[str, dict]:
     """Markdown (value statistics, timing/energy table, differences) and the JSON data."""
     from golden.mechanisms.gscalar.analysis import PAPER, average_row
 
-    names = _workloads()
+    names = _workloads(opts)
     stats = {w: results.get(ValueStatsJob(w, opts.size, opts.seed).key) for w in names}
-    frows = [r["row"] for r in stats.values() if succeeded(r)]
+    # a user workload's row is named as the tables name it ('NAME (user)')
+    frows = [r["row"] if workload_label(w) == w else {**r["row"], "workload": workload_label(w)}
+             for w, r in stats.items() if succeeded(r)]
+    n_user = sum(workload_label(w) != w for w in names)
     favg = average_row(frows)
     trows = {}
     for w in names:
@@ -341,13 +351,15 @@ def render(results: dict, opts: ReportOptions) -> tuple[str, dict]:
                               results.get(_job(w, opts, (ALU_FREE,)).key))
 
     md = ["# G-Scalar (seed 003): byte-wise RF compression and generalised scalar execution", "",
-          f"Workloads: the {len(names)} suite kernels standing in for G-Scalar's benchmarks, "
+          f"Workloads: the {len(names) - n_user} suite kernels standing in for G-Scalar's "
+          f"benchmarks{f' and {n_user} user workload(s)' if n_user else ''}, "
           f"size `{opts.size}`, seed {opts.seed}; timing on `{CONFIG}` (GTX480-like, Table 1). "
           "Paper values in the **paper** row (averages over its 17 benchmarks); a paper value "
           "stated for one benchmark is shown in parentheses beside ours.", ""]
 
     # -- value statistics (functional analysis)
-    failed = [f"{w} ({'missing' if r is None else r['error']})" for w, r in stats.items()
+    failed = [f"{workload_label(w)} ({'missing' if r is None else r['error']})"
+              for w, r in stats.items()
               if not succeeded(r)]
     if failed:
         md += [f"Value analysis failed for: {', '.join(failed)}; averages leave them out.", ""]
@@ -397,11 +409,11 @@ def render(results: dict, opts: ReportOptions) -> tuple[str, dict]:
     for w in names:
         r = trows[w]
         if "error" in r:
-            body.append([w, f"error: {r['error']}"] + [""] * (len(th) - 2))
+            body.append([workload_label(w), f"error: {r['error']}"] + [""] * (len(th) - 2))
             continue
         errs = [f"{v}: {r[f'error_{v}']}" for v in VARIANTS if f"error_{v}" in r]
         ok = r["outputs_baseline"] and all(r.get(f"outputs_{v}", False) for v in VARIANTS)
-        body.append([w, f"{r['ipc']:.2f}"] + [_f(r.get(k)) for k in tkeys]
+        body.append([workload_label(w), f"{r['ipc']:.2f}"] + [_f(r.get(k)) for k in tkeys]
                     + ["yes" if ok else ("error: " + "; ".join(errs) if errs else "NO")])
     good = [trows[w] for w in names if "error" not in trows[w]]
     tavg = {}
@@ -451,7 +463,7 @@ def render(results: dict, opts: ReportOptions) -> tuple[str, dict]:
     bad = [w for w in names if "error" not in trows[w]
            and trows[w].get("outputs_free_moves") is False]
     md += ["", "Outputs of the free-move runs bit-identical to the baseline: "
-           + ("yes" if not bad else "NO: " + ", ".join(bad)) + ".", ""]
+           + ("yes" if not bad else "NO: " + ", ".join(map(workload_label, bad))) + ".", ""]
 
     # -- issue 67's ablations
     abl = {k: _gmean_pct([r.get(k) for r in good])
@@ -487,7 +499,7 @@ def render(results: dict, opts: ReportOptions) -> tuple[str, dict]:
     bad = [w for w in names if "error" not in trows[w] and
            (trows[w].get("outputs_hw_moves") is False or trows[w].get("outputs_alu_free") is False)]
     md += ["", "Outputs of the ablation runs bit-identical to the baseline: "
-           + ("yes" if not bad else "NO: " + ", ".join(bad)) + ".", ""]
+           + ("yes" if not bad else "NO: " + ", ".join(map(workload_label, bad))) + ".", ""]
 
     # -- headline comparison
     md += ["## Headline: ours vs paper", ""]

@@ -20,8 +20,8 @@ import numpy as np
 from golden.jobs.job import TimingJob, WorkloadProbe, output_digest, run_job, timed_run
 
 __all__ = ["ReportOptions", "TimingJob", "WorkloadProbe", "geomean", "output_digest", "run_job",
-           "same_outputs", "speedup_sweep", "standing_for", "stands_for_entry", "succeeded",
-           "timed_run", "workload_label"]
+           "same_outputs", "selects", "speedup_sweep", "standing_for", "stands_for_entry",
+           "succeeded", "timed_run", "user_workloads", "workload_label"]
 
 
 @dataclass(frozen=True)
@@ -43,12 +43,25 @@ def standing_for(prefix: str, opts: ReportOptions | None = None) -> list[str]:
     the entries write it: ``"UV"``, ``"WarpMan"``, ``"CAPRI"``...), sorted; then those of
     ``opts.workloads``, by reference ``NAME@FILE`` (:mod:`golden.workloads.user_ref`)."""
     from golden.workloads import registry
-    out = sorted(n for n, w in registry.all_workloads().items()
-                 if any(s.startswith(prefix) for s in w.stands_for))
-    if opts is not None and opts.workloads:
-        out += [r for r, w in _user_ref().refs_of_dir(opts.workloads).items()
-                if any(s.startswith(prefix) for s in w.stands_for)]
-    return out
+    return sorted(n for n, w in registry.all_workloads().items() if selects(prefix, w.stands_for)) \
+        + user_workloads(prefix, opts)
+
+
+def selects(prefix: str | None, stands_for) -> bool:
+    """The one rule by which a report takes a workload: one of its ``stands_for`` entries
+    begins with the report's prefix (its ``STANDS_FOR``); prefix None takes every workload
+    (the baseline report's user workloads)."""
+    return prefix is None or any(s.startswith(prefix) for s in stands_for)
+
+
+def user_workloads(prefix: str | None, opts: ReportOptions | None) -> list[str]:
+    """References ``NAME@FILE`` (:mod:`golden.workloads.user_ref`) of the user workloads of
+    ``opts.workloads`` that :func:`selects` takes with ``prefix``, sorted by name; none
+    without ``--workloads``."""
+    if opts is None or not opts.workloads:
+        return []
+    return [r for r, w in _user_ref().refs_of_dir(opts.workloads).items()
+            if selects(prefix, w.stands_for)]
 
 
 def workload_label(name: str) -> str:
