@@ -140,12 +140,20 @@ def test_formal_cli_names_an_unknown_job_in_one_line(capsys):
 
 
 # ----------------------------------------------------------------------------- the summary
-def test_every_key_structure_and_primitive_states_at_least_three_checked_invariants():
+@pytest.fixture(scope="module")
+def stated_summary():
+    """Every job (paper sizes too) elaborated once, no solver: its per-structure summary."""
+    from tb.formal.summary import stated_rows, summarise
+    jobs = all_jobs(paper=True)
+    return summarise(stated_rows(jobs), jobs)
+
+
+def test_every_key_structure_and_primitive_states_at_least_three_checked_invariants(
+        stated_summary):
     """Issue 69 acceptance, from the code: each of the 14 key structures (DESIGN.md) and
     each rtl/common primitive has >= 3 distinct assertions in a k-induction or BMC job."""
-    from tb.formal.summary import KEY_STRUCTURES, PRIMITIVES, stated_rows, summarise, unmet
-    jobs = all_jobs(paper=True)
-    summaries = summarise(stated_rows(jobs), jobs)
+    from tb.formal.summary import KEY_STRUCTURES, PRIMITIVES, unmet
+    summaries = stated_summary
     assert len(KEY_STRUCTURES) == 14 and not unmet(summaries)
     have = {s.structure for s in summaries}
     assert have >= set(KEY_STRUCTURES) | set(PRIMITIVES)
@@ -167,12 +175,11 @@ def test_summary_counts_a_structure_short_of_invariants_and_a_failed_proof():
     assert "FreeList: no formal job" in bad
 
 
-def test_formal_doc_table_is_the_generated_one():
+def test_formal_doc_table_is_the_generated_one(stated_summary):
     """docs/formal.md's per-structure table is generated (python -m tb.formal.run --paper
     --update-doc docs/formal.md), not typed: it equals what the code states today."""
-    from tb.formal.summary import DOC_BEGIN, DOC_END, stated_rows, summarise, summary_markdown
-    jobs = all_jobs(paper=True)
-    want = summary_markdown(summarise(stated_rows(jobs), jobs))
+    from tb.formal.summary import DOC_BEGIN, DOC_END, summary_markdown
+    want = summary_markdown(stated_summary)
     doc = (Path(__file__).resolve().parents[1] / "docs" / "formal.md").read_text()
     block = doc[doc.index(DOC_BEGIN) + len(DOC_BEGIN):doc.index(DOC_END)].strip()
     assert block == want.strip(), ("docs/formal.md's formal summary is stale: regenerate it with "
