@@ -44,6 +44,7 @@ from golden.jobs.deps import NOT_MODEL, PACKAGE_DIR, DependencyFinder, default_f
     is_model_file
 from golden.jobs.entries import CHECKSUM, entry_name, entry_problem, is_entry_name, load_entry, seal
 from golden.jobs.job import TimingJob
+from golden.jobs.sampled import SampledTimingJob
 from golden.jobs.kinds import job_of
 
 #: default cache root, relative to the working directory (inside ``build/``)
@@ -102,7 +103,7 @@ def read_entry(p: Path) -> dict | None:
 
 
 def _is_timing_job(job) -> bool:
-    return isinstance(job, TimingJob)
+    return isinstance(job, (TimingJob, SampledTimingJob))
 
 
 def checked_entry(p: Path, job=None) -> tuple[dict | None, str | None]:

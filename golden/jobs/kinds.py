@@ -16,6 +16,7 @@ import importlib
 import pkgutil
 
 from golden.jobs.job import TimingJob
+from golden.jobs.sampled import SampledTimingJob
 
 #: packages whose modules may define job kinds (dataclasses with a ``key`` property and
 #: a ``run()``): the reports' own measurement jobs
@@ -28,18 +29,18 @@ __all__ = ["JOB_PACKAGES", "job_kinds", "job_of"]
 
 @functools.lru_cache(maxsize=1)
 def job_kinds() -> tuple:
-    """Every job class: :class:`TimingJob` and the dataclasses of the modules of
+    """Every job class: :class:`TimingJob`, :class:`SampledTimingJob` and the dataclasses of the modules of
     :data:`JOB_PACKAGES` whose instances name their result with a ``key`` property and
     carry a ``run()`` (the functional probes, concurrent-kernel runs, occupancy and
     locality tables of the reports...)."""
-    out = [TimingJob]
+    out = [TimingJob, SampledTimingJob]
     for package_name in JOB_PACKAGES:
         package = importlib.import_module(package_name)
         for info in pkgutil.iter_modules(package.__path__):
             if info.ispkg or f"{package_name}.{info.name}" in NOT_JOB_MODULES:
                 continue
             out += _job_classes(importlib.import_module(f"{package_name}.{info.name}"))
-    return tuple(sorted(set(out), key=lambda c: (c is not TimingJob, c.__module__, c.__name__)))
+    return tuple(sorted(set(out), key=lambda c: (c.__module__ != "golden.jobs.job", c.__module__, c.__name__)))
 
 
 def _job_classes(mod) -> list:

@@ -75,6 +75,16 @@ def add_subcommand(sub) -> None:
                         "own order (default); cheap-first = by the CPU time stored runs of the "
                         "same simulation or workload took, cheapest first (a campaign that is "
                         "stopped part-way has then finished the most simulations)")
+    r.add_argument("--sample", nargs="?", const="launch", default=None, choices=("launch", "tb"),
+                   metavar="LEVEL",
+                   help="sampled timing (docs/sampling.md): every timing simulation runs on a "
+                        "seeded sample and is extrapolated; tables print estimates as 'x ±h' "
+                        "(95%% half-width), the JSON adds <key>_low/_high and results.csv "
+                        "<metric>.low/.high. LEVEL launch (default) or tb; a mechanism that "
+                        "must keep a launch (tb) or the whole run whole runs in full, said "
+                        "on one line. Sampled results are cached apart from full runs")
+    r.add_argument("--sample-seed", type=seed_arg, default=None, metavar="S",
+                   help="with --sample: the sample's seed (default 0)")
     r.add_argument("--no-figures", action="store_true",
                    help="write Markdown/JSON/CSV only, no figures or HTML page")
     r.add_argument("--profiles", action="store_true",
@@ -147,42 +157,51 @@ def cmd_report(args) -> int:
                          workloads=_user_workloads(args.workloads, names, avail,
                                                    explicit="all" not in args.names))
     all_jobs = [j for n in names for j in avail[n].jobs(opts)]
+    sampled = _sample_plan(args, all_jobs)
     for a in args.archive or ():
         if not Path(a).is_dir():
             raise SimtlabError(f"--archive {a}: no such directory")
     if args.plan:
-        return _plan(names, avail, opts, ResultCache(args.cache_dir, archive=args.archive))
+        return _plan(names, avail, opts, ResultCache(args.cache_dir, archive=args.archive),
+                     sampled)
     t0 = time.perf_counter()
     n_unique = len({j.key for j in all_jobs})
     print(f"simtlab report {' '.join(names)}: {n_unique} simulations, size {opts.size}, "
           + ("cached results only" if args.cached_only else f"{opts.jobs} worker(s)"),
           file=sys.stderr)
     cache = None if args.no_cache else ResultCache(args.cache_dir, archive=args.archive)
-    results = run_jobs(all_jobs, workers=opts.jobs, cache=cache, executor=args.executor,
-                       scheduler=args.scheduler, cached_only=args.cached_only,
-                       order=args.order)
+    results = run_jobs(sampled.jobs if sampled else all_jobs, workers=opts.jobs, cache=cache,
+                       executor=args.executor, scheduler=args.scheduler,
+                       cached_only=args.cached_only, order=args.order)
     if args.cached_only:
         print(f"{len(results)} of {n_unique} simulations found in the result cache or archive; "
               f"the reports show the others as missing", file=sys.stderr)
     wall = time.perf_counter() - t0
     out = Path(args.out)
     docs, datas = [], {}
+    runs = results          # by the keys of the jobs that ran
+    if sampled:
+        from golden.report.present.estimates import with_bounds, with_estimates
+        results = with_estimates(sampled.view(results))
     for n in names:
         md, data = avail[n].render(results, opts)
         data = {"report": n, "wall_seconds_all_reports": wall, "all_configs": opts.all_configs,
                 "model_fingerprint": cache.fingerprint if cache is not None else None, **data}
+        if sampled:
+            md = _sampling_note(sampled, avail[n].jobs(opts)) + md
+            data = with_bounds({**data, "sampling": _sampling_doc(sampled, avail[n].jobs(opts))})
         text = json.dumps(data, indent=1, default=str)
         write_output(out / f"{n}.md", md)
         write_output(out / f"{n}.json", text)
         datas[n] = json.loads(text)  # the document as publish reads it back
         docs.append(md)
         print(md)
-    fresh = [r for r in results.values() if "timing" in r and not r.get("from_cache")]
+    fresh = [r for r in runs.values() if "timing" in r and not r.get("from_cache")]
     cpu = sum(r.get("cpu_seconds", r.get("wall_seconds", 0.0)) for r in fresh)
     winst = sum(r["timing"]["instructions_issued"] for r in fresh)
     if args.cached_only:
-        footer = (f"\n---\n{n_unique} simulations, {len(results)} of them read from the result "
-                  f"cache or archive, {n_unique - len(results)} missing (rendered with "
+        footer = (f"\n---\n{n_unique} simulations, {len(runs)} of them read from the result "
+                  f"cache or archive, {n_unique - len(runs)} missing (rendered with "
                   f"--cached-only: nothing simulated).\n")
     else:
         footer = (f"\n---\n{n_unique} simulations ({n_unique - len(fresh)} reused from the "
@@ -204,8 +223,8 @@ def cmd_report(args) -> int:
                    size=opts.size, seed=opts.seed, figures=not args.no_figures,
                    fingerprint=cache.fingerprint if cache is not None else None)
     print(f"wrote {page}", file=sys.stderr)
-    errors = [r for r in results.values() if "error" in r]
-    bad = [r for r in results.values() if "error" not in r and not r["outputs_match"]]
+    errors = [r for r in runs.values() if "error" in r]
+    bad = [r for r in runs.values() if "error" not in r and not r["outputs_match"]]
     for r in errors:
         print(f"simtlab: error in {r['key']}: {r['error']}", file=sys.stderr)
     for r in bad:
@@ -231,6 +250,51 @@ def _takes(module, stands_for) -> bool:
     if hasattr(module, "takes_user_workload"):
         return module.takes_user_workload(stands_for)
     return hasattr(module, "STANDS_FOR") and selects(module.STANDS_FOR, stands_for)
+
+
+def _sample_plan(args, all_jobs):
+    """The :class:`~golden.jobs.sampled.SamplePlan` of ``--sample`` (None without it); a
+    one-line error for a sampling option given where it does not apply; one line on
+    stderr per reason some simulations run in full."""
+    if args.sample_seed is not None and not args.sample:
+        raise SimtlabError("--sample-seed needs --sample")
+    if not args.sample:
+        return None
+    if args.profiles:
+        raise SimtlabError("--profiles and --sample do not go together: the profiles time "
+                           "every instruction of the headline runs (run them without --sample)")
+    from golden.jobs.sampled import sample_jobs
+    plan = sample_jobs(all_jobs, args.sample, args.sample_seed or 0)
+    for line in plan.refused_lines():
+        print(f"simtlab: note: {line}", file=sys.stderr)
+    return plan
+
+
+def _sampling_doc(plan, jobs) -> dict:
+    """The ``sampling`` block of a sampled report's JSON: level, seed, and which of its
+    timing simulations ran sampled and which in full (with the reason)."""
+    keys = list(dict.fromkeys(j.key for j in jobs))
+    return {"level": plan.level, "sample_seed": plan.sample_seed,
+            "sampled": sum(k in plan.alias for k in keys),
+            "in_full": {k: plan.in_full[k] for k in keys if k in plan.in_full},
+            "interval": "95%; ratios by the delta method on independent estimates "
+                        "(docs/sampling.md)"}
+
+
+def _sampling_note(plan, jobs) -> str:
+    """The lines a sampled report's Markdown begins with."""
+    doc = _sampling_doc(plan, jobs)
+    full = doc["in_full"]
+    lines = [f"> **Sampled timing** (`--sample {plan.level}`, sample seed {plan.sample_seed}): "
+             f"{doc['sampled']} simulation(s) sampled; their cycles, energies and the ratios "
+             f"computed from them are estimates printed as `x ±h` (95% half-width; `±?` = "
+             f"interval not estimable; no `±` = exact). Ratios: delta method on independent "
+             f"estimates (docs/sampling.md)."]
+    if full:
+        reasons = sorted(set(full.values()))
+        lines.append(f"> {len(full)} simulation(s) ran in full (exact, no interval): "
+                     + "; ".join(reasons))
+    return "\n".join(lines) + "\n\n"
 
 
 def _user_workloads(folder: str | None, names: list[str], avail: dict,
@@ -266,13 +330,18 @@ def _user_workloads(folder: str | None, names: list[str], avail: dict,
     return str(Path(folder).resolve())
 
 
-def _plan(names, avail, opts, cache) -> int:
-    """``simtlab report --plan``: reusable vs to-run simulations per report (no simulation)."""
+def _plan(names, avail, opts, cache, sampled=None) -> int:
+    """``simtlab report --plan``: reusable vs to-run simulations per report (no simulation);
+    with ``--sample``, the sampled jobs (``sampled``, a SamplePlan) instead of the full runs."""
     from golden.jobs.passive import observer_for
     print(f"size {opts.size}, seed {opts.seed}; reusable = in {cache.root} or "
           f"{', '.join(map(str, cache.archive)) or 'no archive'} with unchanged dependencies")
     print(f"{'report':<10} {'simulations':>12} {'reusable':>9} {'to run':>7}")
     jobs_of = {n: list({j.key: j for j in avail[n].jobs(opts)}.values()) for n in names}
+    if sampled:
+        by_key = {j.key: j for j in sampled.jobs}
+        jobs_of = {n: list({(k := sampled.alias.get(j.key, j.key)): by_key[k]
+                            for j in js}.values()) for n, js in jobs_of.items()}
     every = list({j.key: j for js in jobs_of.values() for j in js}.values())
     deps = {j.key: cache.dependencies(j) for j in every}
     hit = {j.key: cache.get(j, deps[j.key]) is not None for j in every}

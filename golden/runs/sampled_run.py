@@ -174,11 +174,12 @@ def _weighted_stats(parts: list, weights: list, cfg) -> TimingStats:
 def run_sampled_timing_workload(name: str, size: str, seed: int, config_name: str,
                                 mechanisms: tuple = (), plan: SamplingPlan | None = None,
                                 max_cycles: int = DEFAULT_MAX_CYCLES,
-                                max_instructions: int = DEFAULT_MAX_INSTRUCTIONS) -> dict:
+                                max_instructions: int = DEFAULT_MAX_INSTRUCTIONS,
+                                overrides: dict | None = None, keep_outputs: bool = False) -> dict:
     """Sampled counterpart of :func:`golden.runs.timing_workload.run_timing_workload`:
     the same record, extrapolated, plus a ``sampling`` block (module docstring)."""
     plan = plan or SamplingPlan()
-    cfg = load_config(config_name)
+    cfg = load_config(config_name, overrides or None)
     w = registry.get(name) if isinstance(name, str) else name  # or a user Workload
     mechs = make_mechanisms(mechanisms, cfg)
     units = check_sampleable(mechs)
@@ -247,7 +248,8 @@ def run_sampled_timing_workload(name: str, size: str, seed: int, config_name: st
             "stall_fractions": total.stall_fractions(), "energy": energy.to_dict(),
             "energy_text": energy.format(), "wall_seconds": wall,
             "warp_instructions_per_second": sum(x) / max(wall, 1e-9),
-            "per_launch": per_launch, "sampling": sampling}
+            "per_launch": per_launch, "sampling": sampling,
+            **({"outputs": run.outputs} if keep_outputs else {})}
 
 
 def format_sampling(d: dict) -> str:

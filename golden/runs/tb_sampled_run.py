@@ -282,11 +282,12 @@ def launch_estimates(kr: TBSampledKernelRun, final: dict, energy_of) -> tuple[di
 def run_tb_sampled_timing_workload(name: str, size: str, seed: int, config_name: str,
                                    mechanisms: tuple = (), plan: TBSamplingPlan | None = None,
                                    max_cycles: int = DEFAULT_MAX_CYCLES,
-                                   max_instructions: int = DEFAULT_MAX_INSTRUCTIONS) -> dict:
+                                   max_instructions: int = DEFAULT_MAX_INSTRUCTIONS,
+                                   overrides: dict | None = None, keep_outputs: bool = False) -> dict:
     """Thread-block-sampled counterpart of
     :func:`golden.runs.timing_workload.run_timing_workload` (module docstring)."""
     plan = plan or TBSamplingPlan()
-    cfg = load_config(config_name)
+    cfg = load_config(config_name, overrides or None)
     w = registry.get(name) if isinstance(name, str) else name
     mechs = make_mechanisms(mechanisms, cfg)
     units = check_tb_sampleable(mechs)
@@ -350,7 +351,8 @@ def run_tb_sampled_timing_workload(name: str, size: str, seed: int, config_name:
             "timing": total.to_dict(), "stall_fractions": total.stall_fractions(),
             "energy": energy.to_dict(), "energy_text": energy.format(), "wall_seconds": wall,
             "warp_instructions_per_second": x_all / max(wall, 1e-9),
-            "per_launch": per_launch, "sampling": sampling}
+            "per_launch": per_launch, "sampling": sampling,
+            **({"outputs": run.outputs} if keep_outputs else {})}
 
 
 def format_tb_sampling(d: dict) -> str:

@@ -27,6 +27,7 @@ import io
 import math
 from dataclasses import replace
 
+from golden.report.present.estimates import Estimate
 from golden.report.runner import TimingJob
 
 COLUMNS = ("report", "kind", "workload", "config", "mechanism", "size", "seed", "overrides",
@@ -87,12 +88,23 @@ def metrics_of(result: dict, base: dict | None) -> list[tuple[str, float]]:
                             int(result["output_digest"] == base.get("output_digest"))))
             if result.get("cycles") and base.get("cycles"):
                 out.append(("speedup", base["cycles"] / result["cycles"]))
-        return out
+        return out + interval_bounds(out)
     for k, v in sorted(result.items()):
         if k in _JOB_FIELDS:
             continue
         if _num(v) is not None:
             out.append((k, _num(v)))
+    return out
+
+
+def interval_bounds(metrics: list[tuple[str, float]]) -> list[tuple[str, float]]:
+    """``(<metric>.low, lo)``, ``(<metric>.high, hi)`` of every sampled estimate among
+    ``metrics`` (``simtlab report --sample``: :mod:`golden.report.present.estimates`) whose
+    95% interval is known; nothing for plain numbers."""
+    out = []
+    for m, v in metrics:
+        if isinstance(v, Estimate) and v.low is not None and v.high is not None:
+            out += [(f"{m}.low", v.low), (f"{m}.high", v.high)]
     return out
 
 

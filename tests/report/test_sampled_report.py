@@ -1,0 +1,180 @@
+"""``simtlab report --sample [launch|tb]`` (issue 68): sampled timing jobs in the job engine
+(golden/jobs/sampled.py) and sampled estimates with intervals in the renderers
+(golden/report/present/estimates.py). Small sizes only: FWS `small` is a workload whose
+launch sampling skips launches (3 of 8 detailed) and gives an estimable interval."""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import sys
+import types
+
+import pytest
+
+from golden.errors import SimtlabError
+from golden.jobs.cache import ResultCache, entry_name
+from golden.jobs.deps import DependencyFinder
+from golden.jobs.executors import run_jobs
+from golden.jobs.job import TimingJob
+from golden.jobs.kinds import job_of
+from golden.jobs.sampled import SampledTimingJob, sample_jobs
+from golden.report.present.estimates import Estimate, with_bounds, with_estimates
+from golden.report.present.tidy import tidy_rows
+from golden.report.runner import speedup_sweep
+
+BASE = TimingJob("FWS", "pascal", "small")
+GSCALAR = TimingJob("FWS", "pascal", "small", mechanisms=("gscalar",))
+
+
+@pytest.fixture(scope="module")
+def sampled_fws():
+    """FWS small, baseline and G-Scalar, launch-sampled: ``(plan, results by run key)``."""
+    plan = sample_jobs([BASE, GSCALAR], "launch")
+    return plan, {j.key: j.run() for j in plan.jobs}
+
+
+def test_a_sampled_job_key_is_the_full_key_with_level_and_sample_seed():
+    s = SampledTimingJob("FWS", "pascal", "small", level="tb", sample_seed=3)
+    assert s.key == BASE.key + "/sampled-tb-s3" and s.full == BASE
+    assert SampledTimingJob("FWS", "pascal", "small").key != s.key
+    with pytest.raises(SimtlabError, match="level must be one of launch, tb"):
+        SampledTimingJob("FWS", "pascal", level="wave")
+
+
+def test_sampled_and_full_runs_never_share_a_cache_entry(tmp_path):
+    sampled = SampledTimingJob("FWS", "pascal", "small")
+    cache = ResultCache(tmp_path / "c", archive=[])
+    got = run_jobs([sampled], workers=1, progress=False, cache=cache)
+    r = got[sampled.key]
+    assert r["outputs_match"] and r["sampling"]["unit"] == "launch"
+    assert [p.name for p in (tmp_path / "c").glob("*.json")] == [entry_name(sampled.key)]
+    # the sampled entry does not answer the full-run request, and is found for its own
+    assert cache.get(BASE) is None
+    assert cache.get(sampled)["cycles"] == r["cycles"]
+    assert job_of(cache.get(sampled)) == sampled          # rebuilt from its stored fields
+    # a full run stored beside it does not answer the sampled request either
+    full = run_jobs([BASE], workers=1, progress=False, cache=cache)[BASE.key]
+    assert "sampling" not in full and len(list((tmp_path / "c").glob("*.json"))) == 2
+    (tmp_path / "c" / entry_name(sampled.key)).unlink()
+    assert cache.get(sampled) is None and cache.get(BASE)["cycles"] == full["cycles"]
+    # same outputs: only the timing was sampled
+    assert full["output_digest"] == r["output_digest"]
+
+
+def test_full_runs_do_not_depend_on_the_sampled_path():
+    """The sampled runners are dependencies of sampled results only: editing them leaves
+    every stored full run valid."""
+    finder = DependencyFinder()
+    full = finder.job_dependencies(BASE)
+    samp = finder.job_dependencies(SampledTimingJob("FWS", "pascal", "small", level="tb"))
+    for f in ("jobs/sampled.py", "runs/sampled_run.py", "runs/tb_sampled_run.py"):
+        assert f not in full and f in samp
+
+
+def test_a_refused_mechanism_runs_in_full_with_one_line():
+    plan = sample_jobs([BASE, GSCALAR, TimingJob("FWS", "pascal", "small")], "tb")
+    # the baseline is sampled; G-Scalar declares whole-launch, which tb sampling would cut
+    assert [type(j).__name__ for j in plan.jobs] == ["SampledTimingJob", "TimingJob"]
+    assert plan.alias == {BASE.key: plan.jobs[0].key} and list(plan.in_full) == [GSCALAR.key]
+    (line,) = plan.refused_lines()
+    assert "\n" not in line and line.startswith("--sample tb: 1 simulation(s) run in full")
+    assert "gscalar" in line and "whole-launch" in line and "run it without" not in line
+    # at launch level G-Scalar is sampleable
+    assert not sample_jobs([GSCALAR], "launch").in_full
+
+
+def test_ratio_of_two_estimates_by_the_delta_method():
+    a, b = Estimate(100.0, 5.0), Estimate(50.0, 2.0)
+    r = a / b
+    assert isinstance(r, Estimate) and float(r) == 2.0
+    assert r.se == pytest.approx(2.0 * math.sqrt(0.05 ** 2 + 0.04 ** 2))
+    assert f"{r:.3f}" == f"2.000 ±{1.959964 * r.se:.3f}"
+    # a plain (exact) number adds no error; t quantile for finite df (Welch-Satterthwaite)
+    assert (100 / Estimate(50.0, 2.0)).se == pytest.approx(2.0 * 0.04)
+    c = Estimate(10.0, 1.0, df=1) / Estimate(10.0, 1.0, df=1)
+    assert c.df == pytest.approx(2.0) and c.half_width == pytest.approx(4.303 * c.se)
+    # not estimable propagates; exact prints no interval; cycles print as integers
+    assert f"{Estimate(3.0, None) / b:.2f}" == "0.06 ±?"
+    assert f"{Estimate(5.0, 0.0):.2f}" == "5.00"
+    assert f"{Estimate(12345.4, 100.0, integral=True):,}" == "12,345 ±196"
+
+
+def test_sampled_report_renders_intervals(sampled_fws):
+    plan, runs = sampled_fws
+    view = with_estimates(plan.view(runs))
+    b, g = view[BASE.key], view[GSCALAR.key]
+    assert isinstance(b["cycles"], Estimate) and isinstance(g["cycles"], Estimate)
+    ib = runs[plan.alias[BASE.key]]["sampling"]["intervals"]["cycles"]
+    assert (b["cycles"].low, b["cycles"].high) == (ib["low"], ib["high"])
+    md, rows, _ = speedup_sweep(view, ["FWS"], lambda w: BASE, lambda w, p: GSCALAR, ["g"])
+    sp = rows[0]["g"]
+    assert md[0] == f"| FWS | {float(sp):.3f} ±{sp.half_width:.3f} |"
+    rel = math.hypot(b["cycles"].se / float(b["cycles"]), g["cycles"].se / float(g["cycles"]))
+    assert sp.se == pytest.approx(float(sp) * rel)
+    doc = json.loads(json.dumps(with_bounds({"rows": rows})))
+    assert doc["rows"][0]["g_low"] < doc["rows"][0]["g"] < doc["rows"][0]["g_high"]
+    metrics = {r["metric"]: r["value"] for r in tidy_rows(view, {"x": [BASE, GSCALAR]})
+               if r["mechanism"] == "gscalar"}
+    assert metrics["speedup.low"] < metrics["speedup"] < metrics["speedup.high"]
+    assert metrics["cycles.low"] == g["cycles"].low
+    # the full runs' view is untouched: plain numbers, no bounds
+    assert with_estimates({"k": {"cycles": 5}}) == {"k": {"cycles": 5}}
+
+
+def _tiny_report(monkeypatch):
+    """A report module with FWS baseline and G-Scalar, registered as ``tiny``."""
+    mod = types.ModuleType("golden.report.tiny_for_test")
+    mod.jobs = lambda opts: [BASE, GSCALAR]
+
+    def render(results, opts):
+        md, rows, gm = speedup_sweep(results, ["FWS"], lambda w: BASE, lambda w, p: GSCALAR,
+                                     ["gscalar"])
+        return "| workload | gscalar |\n|---|--:|\n" + "\n".join(md) + "\n", {"rows": rows}
+
+    mod.render = render
+    monkeypatch.setitem(sys.modules, mod.__name__, mod)
+    monkeypatch.setattr("golden.report.cli.available_reports", lambda: {"tiny": mod})
+    monkeypatch.setitem(__import__("golden.report", fromlist=["REPORTS"]).REPORTS, "tiny",
+                        mod.__name__)
+
+
+def test_report_sample_renders_error_bars_end_to_end(tmp_path, monkeypatch, capsys,
+                                                      sampled_fws):
+    from golden.cli import main
+    _tiny_report(monkeypatch)
+    plan, runs = sampled_fws
+    cache = ResultCache(tmp_path / "c", archive=[])
+    for j in plan.jobs:                      # the fixture's runs, stored as the engine would
+        cache.put(runs[j.key], cache.dependencies(j))
+    (tmp_path / "empty").mkdir()
+    args = ["report", "tiny", "--size", "small", "--sample", "--cache-dir", str(tmp_path / "c"),
+            "--out", str(tmp_path / "out"), "--no-figures", "--archive", str(tmp_path / "empty"),
+            "-j", "1"]
+    assert main(args) == 0
+    md = (tmp_path / "out" / "tiny.md").read_text()
+    assert "**Sampled timing** (`--sample launch`, sample seed 0)" in md
+    assert "| FWS | " in md and " ±" in md.split("| FWS | ")[1].splitlines()[0]
+    doc = json.loads((tmp_path / "out" / "tiny.json").read_text())
+    row = doc["rows"][0]
+    assert row["gscalar_low"] < row["gscalar"] < row["gscalar_high"]
+    assert doc["sampling"]["level"] == "launch" and doc["sampling"]["sampled"] == 2
+    with open(tmp_path / "out" / "results.csv") as f:
+        got = {r["metric"] for r in csv.DictReader(f)}
+    assert {"speedup.low", "speedup.high", "cycles.low"} <= got
+    capsys.readouterr()
+    # tb: G-Scalar runs in full, said on one line; its full run is its own cache entry
+    assert main(args[:5] + ["tb"] + args[5:] + ["--plan"]) == 0
+    err = capsys.readouterr().err
+    assert err.count("run in full") == 1 and "gscalar" in err
+
+
+def test_report_sampling_options_are_checked(monkeypatch, capsys):
+    from golden.cli import main
+    _tiny_report(monkeypatch)
+    for argv, msg in ((["--sample-seed", "2"], "--sample-seed needs --sample"),
+                      (["--sample", "--profiles"], "--profiles and --sample do not go together")):
+        assert main(["report", "tiny", "--plan", *argv]) == 2
+        (line,) = capsys.readouterr().err.splitlines()
+        assert line.startswith("simtlab: error: ") and msg in line
