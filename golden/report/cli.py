@@ -431,11 +431,20 @@ def cmd_publish(args) -> int:
                                                    all_configs=bool(datas[n].get("all_configs")))))
                for n in datas}
     results = {}
-    for js in jobs_of.values():
+    for n, js in jobs_of.items():
+        # a report rendered with --sample reads its sampled runs (and those that ran in full)
+        s = datas[n].get("sampling")
+        plan = None
+        if isinstance(s, dict) and s.get("level") in ("launch", "tb"):
+            from golden.jobs.sampled import sample_jobs
+            plan = sample_jobs(js, s["level"], int(s.get("sample_seed", 0)))
         for j in js:
-            r = cache.get_unverified(j.key)
+            r = cache.get_unverified(plan.alias.get(j.key, j.key) if plan else j.key)
             if r is not None:
                 results[j.key] = r
+    if any(isinstance(d.get("sampling"), dict) for d in datas.values()):
+        from golden.report.present.estimates import with_estimates
+        results = with_estimates(results)
     page = publish(out, datas, mds, results, jobs_of, size=opts.size, seed=opts.seed,
                    fingerprint=first.get("model_fingerprint") or None)
     print(f"wrote {page} ({len(results)} cached simulation results in results.csv)")

@@ -163,6 +163,12 @@ def test_report_sample_renders_error_bars_end_to_end(tmp_path, monkeypatch, caps
     with open(tmp_path / "out" / "results.csv") as f:
         got = {r["metric"] for r in csv.DictReader(f)}
     assert {"speedup.low", "speedup.high", "cycles.low"} <= got
+    # publish rebuilds the CSV from the sampled runs the JSON names
+    (tmp_path / "out" / "results.csv").unlink()
+    assert main(["publish", "--out", str(tmp_path / "out"), "--cache-dir",
+                 str(tmp_path / "c")]) == 0
+    with open(tmp_path / "out" / "results.csv") as f:
+        assert {"speedup.low", "speedup.high"} <= {r["metric"] for r in csv.DictReader(f)}
     capsys.readouterr()
     # tb: G-Scalar runs in full, said on one line; its full run is its own cache entry
     assert main(args[:5] + ["tb"] + args[5:] + ["--plan"]) == 0
