@@ -24,6 +24,13 @@ def bfs():
 
 
 @pytest.fixture(scope="module")
+def bfs_gtx480():
+    """BFS (9 launches) on gtx480 (cold L2: the frontier's DRAM traffic shows), small,
+    sampled every 200 cycles."""
+    return timeline_workload("BFS", "small", 0, "gtx480", (), every=200)
+
+
+@pytest.fixture(scope="module")
 def fft_fx5800():
     """FFT on the Quadro FX5800 (no warm L2: DRAM traffic), small, every 250 cycles."""
     return timeline_workload("FFT", "small", 0, "quadro_fx5800", (), every=250)
@@ -175,26 +182,42 @@ def _chromium() -> str:
     return exe
 
 
-def test_bfs_timeline_page_plots_in_headless_chromium_without_console_errors(bfs, tmp_path):
-    """The page loads offline, draws every trace, and logs no console error."""
+def _load_in_chromium(doc, tmp_path):
+    """Write ``doc``'s page, load it offline in headless Chromium; return the completed
+    process (stdout: the DOM after the plot's post script ran)."""
     exe = _chromium()
-    page = tmp_path / "bfs.html"
-    page.write_text(html_page(bfs))
+    page = tmp_path / "timeline.html"
+    page.write_text(html_page(doc))
     r = subprocess.run([exe, "--headless", "--no-sandbox", "--disable-gpu",
                         "--disable-dev-shm-usage", "--no-first-run", "--hide-scrollbars",
                         "--enable-logging=stderr", "--v=0", "--virtual-time-budget=20000",
                         "--dump-dom", page.resolve().as_uri()],
                        capture_output=True, text=True, timeout=180)
     assert r.returncode == 0, r.stderr[-2000:]
+    return r
+
+
+def _body_attrs(dom: str) -> dict:
+    body = re.search(r"<body([^>]*)>", dom)
+    assert body, "no <body> in the dumped DOM"
+    return dict(re.findall(r'data-([a-z-]+)="([^"]*)"', body.group(1)))
+
+
+def _console_errors(stderr: str) -> list:
+    return [ln for ln in stderr.splitlines()
+            if "CONSOLE" in ln and ("error" in ln.lower() or "Uncaught" in ln)]
+
+
+def test_bfs_timeline_page_plots_in_headless_chromium_without_console_errors(bfs, tmp_path):
+    """The page loads offline, draws every trace, and logs no console error."""
+    r = _load_in_chromium(bfs, tmp_path)
     m = re.search(r'<body[^>]*data-plotted="(\d+)"[^>]*data-traces="(\d+)"[^>]*'
                   r'data-errors="([^"]*)"', r.stdout)
     assert m, "the plot's post script did not run:\n" + r.stdout[:500]
     assert int(m.group(1)) >= 1 and m.group(3) == ""
     n_sms = len({x["sm"] for x in bfs["sm_samples"]})
-    assert int(m.group(2)) >= 2 * n_sms + 6 * (n_sms + 1) + 2 * bfs["dram_channels"]
-    console_errors = [ln for ln in r.stderr.splitlines()
-                      if "CONSOLE" in ln and ("error" in ln.lower() or "Uncaught" in ln)]
-    assert console_errors == []
+    assert int(m.group(2)) >= 2 * n_sms + 6 * (n_sms + 1) + 3 * bfs["dram_channels"]
+    assert _console_errors(r.stderr) == []
     # the drawn page has the launch phases and the SM selector
     assert r.stdout.count("bfs_expand") >= len(bfs["launches"])
     assert "all SMs" in r.stdout
@@ -234,3 +257,65 @@ def test_concurrent_kernels_are_sampled_per_partition_without_changing_the_sessi
     assert sum(r["row_hits"] for r in tl.channel_samples) == sampled.session.dram_row_hits
     for ln in tl.launches:
         assert {r["sm"] for r in tl.sm_samples if r["launch"] == ln["index"]} <= set(ln["sms"])
+
+
+def test_page_draws_dram_bandwidth_against_the_peak_and_launch_boundaries(bfs_gtx480):
+    """The figure's DRAM rows hold what the samples say: per channel the bus-busy share of
+    each interval (the fraction of the channel's peak), the peak line at 1, pending
+    requests over the queue's entries; one dashed boundary per launch start and the end."""
+    from golden.report.timeline_render import dram_summary, figure
+    d = bfs_gtx480
+    fig = figure(d)
+    util = [t for t in fig.data if t.meta == "dram-util"]
+    assert len(util) == d["dram_channels"] == 6
+    got = max(max(t.y) for t in util)
+    s = dram_summary(d)
+    assert got == pytest.approx(s["max_channel"]) and got > 0.3
+    (peak,) = [t for t in fig.data if t.meta == "dram-peak"]
+    assert list(peak.y) == [1.0, 1.0] and "GB/s per channel" in peak.name
+    # peak per channel: 8 B x 4 (QDR) x 924 MHz / 6 channels' share of 177.4 GB/s
+    assert d["dram_peak_gb_per_s_per_channel"] == pytest.approx(8 * 4 * 924e6 / 1e9)
+    queue = [t for t in fig.data if t.meta == "dram-queue"]
+    assert len(queue) == 6 and all(y >= 0 for t in queue for y in t.y)
+    assert max(y for t in queue for y in t.y) > 0
+    bounds = [sh for sh in fig.layout.shapes if sh.name == "launch-boundary"]
+    assert sorted(sh.x0 for sh in bounds) == \
+        [ln["start"] for ln in d["launches"]] + [d["launches"][-1]["end"]]
+
+
+def test_dram_queue_samples_sum_to_the_run_counters(fft_fx5800):
+    d = fft_fx5800
+    from golden.configs import load_config
+    from golden.timing.stats import TimingStats
+    from golden.timing.timing_device import TimingDevice
+    from golden.workloads import registry
+    dev = TimingDevice(load_config(d["config"]), echo_printf=False)
+    run = registry.run_workload(d["workload"], size=d["size"], seed=d["seed"], device=dev)
+    t = TimingStats.merged([s.timing for s in run.stats], concurrent=False)
+    assert sum(r["queue_full"] for r in d["channel_samples"]) == t.dram_queue_full_delays
+    assert all(0 <= r["queued"] for r in d["channel_samples"])
+    assert max(r["queued"] for r in d["channel_samples"]) > 0
+
+
+def test_bfs_gtx480_timeline_page_shows_launches_and_dram_utilisation_in_headless_chromium(
+        bfs_gtx480, tmp_path):
+    """Issue 72's acceptance: the BFS timeline page loads offline, plots, logs no console
+    error, and the plot the browser holds has the launch boundaries, one DRAM-utilisation
+    trace per channel with every sampled interval and the run's highest utilisation, the
+    peak line at 100% and the queue traces."""
+    d = bfs_gtx480
+    r = _load_in_chromium(d, tmp_path)
+    a = _body_attrs(r.stdout)
+    assert "plotted" in a, "the plot's post script did not run:\n" + r.stdout[:500]
+    assert a["errors"] == "" and _console_errors(r.stderr) == []
+    assert int(a["plotted"]) >= 1
+    assert int(a["visible-traces"]) == int(a["drawn-traces"]) > 0   # each shown trace is drawn
+    assert int(a["launch-lines"]) == len(d["launches"]) + 1 == 10
+    assert int(a["dram-util-traces"]) == d["dram_channels"]
+    assert int(a["dram-util-points"]) == len(d["channel_samples"])
+    from golden.report.timeline_render import dram_summary
+    assert float(a["dram-util-max"]) == pytest.approx(dram_summary(d)["max_channel"])
+    assert float(a["dram-util-max"]) > 0.3
+    assert float(a["dram-peak"]) == 1.0
+    assert int(a["dram-queue-traces"]) == d["dram_channels"]
+    assert r.stdout.count("bfs_expand") >= len(d["launches"])

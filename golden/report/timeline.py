@@ -4,7 +4,10 @@
 
 The document is :meth:`golden.timing.timeline.Timeline.to_dict` plus what was run
 (workload, size, seed, config, mechanisms), the run's totals (cycles, warp instructions
-executed, outputs equal to numpy) and the configuration's DRAM channel count and SM count.
+executed, outputs equal to numpy) and the configuration's SM count and DRAM channels:
+their count, each channel's peak bandwidth (bytes per core cycle and GB/s: one burst per
+slot, :meth:`golden.configs.schema.DRAMConfig.bytes_per_core_cycle`) and its scheduler-queue
+entries.
 """
 
 from __future__ import annotations
@@ -38,6 +41,10 @@ def timeline_workload(name: str, size: str = "small", seed: int = 0, config: str
            "instructions_executed": total.instructions_executed,
            "instructions_issued": total.instructions_issued,
            "outputs_match": not run.mismatches(), "num_sms": cfg.core.num_sms,
-           "dram_channels": cfg.memory.dram.channels}
+           "dram_channels": cfg.memory.dram.channels,
+           "dram_peak_bytes_per_cycle_per_channel":
+               cfg.memory.dram.bytes_per_core_cycle(cfg.core.clock_mhz),
+           "dram_peak_gb_per_s_per_channel": cfg.peak_dram_gb_per_s / cfg.memory.dram.channels,
+           "dram_queue_entries": cfg.memory.dram.request_queue_entries}
     doc.update(timeline.to_dict())
     return doc

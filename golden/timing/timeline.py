@@ -22,7 +22,15 @@ launch ``k-1`` ended, as the run's cycle total adds launches):
   busy cycles inside ``[t0, t1)`` (utilisation = busy / (t1 - t0)), row-buffer hits and
   activates of the requests presented in the interval (hit rate = hits / (hits +
   activates); the DRAM model fixes a request's timing when it is presented, so its row
-  outcome is counted at presentation, its bus time where the bus carries it).
+  outcome is counted at presentation, its bus time where the bus carries it); the
+  requests presented in the interval that found the scheduler queue full
+  (``queue_full``, the channel's ``queue_full_delays``), and ``queued``: the requests
+  pending at the interval's last cycle (promised to issue their last column command after
+  it, :meth:`~golden.timing.memory.dram.DRAMChannel.waiting`: in the scheduler queue or,
+  sent by the L2 but not yet past ``dram.latency``, on their way to it -- the model does
+  not keep entry times, so the two are not told apart).
+  A burst occupies the data bus for one slot and moves ``bytes_per_burst``: bus busy
+  time / interval is the channel's bandwidth as a fraction of its peak.
 
 How per-SM counts are had without touching the SM's hot path: while a timeline is set,
 each SM of a launch counts into its own :class:`~golden.timing.stats.TimingStats`, and
@@ -103,7 +111,8 @@ class Timeline:
         self.launches.append(rec)
         self._runs[id(kr)] = _RunState(kr, states, rec, kr.start)
         if id(memory) not in self._mem:
-            self._mem[id(memory)] = (memory, kr.start, [(0.0, 0, 0)] * len(memory.dram.channels))
+            self._mem[id(memory)] = (memory, kr.start,
+                                    [(0.0, 0, 0, 0)] * len(memory.dram.channels))
 
     def first_check(self, max_cycles: int) -> int:
         """The cycle-loop's first ``check_at`` (the next interval boundary)."""
@@ -197,11 +206,12 @@ class Timeline:
                 if e > now:
                     after += e - max(s, now)
             busy = bus.busy - after
-            cur = (busy, ch.row_hits, ch.activates)
+            cur = (busy, ch.row_hits, ch.activates, ch.queue_full_delays)
             self.channel_samples.append({
                 "t0": self.offset + t0, "t1": self.offset + now, "channel": i,
                 "busy": max(0.0, cur[0] - last[i][0]), "row_hits": cur[1] - last[i][1],
-                "activates": cur[2] - last[i][2]})
+                "activates": cur[2] - last[i][2], "queue_full": cur[3] - last[i][3],
+                "queued": ch.waiting(now - 1)})
             new.append(cur)
         self._mem[key] = (memory, now, new)
 
