@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import math
 import re
 import subprocess
 import sys
@@ -113,6 +114,11 @@ def input_record(path: str | Path, root: Path | None = None) -> dict:
     return {"path": rel.as_posix(), "sha256": digest}
 
 
+def _measured(x) -> bool:
+    """A number OpenSTA actually gave (not None, not the NaN of a failed power report)."""
+    return isinstance(x, (int, float)) and math.isfinite(x)
+
+
 def _r(x: float) -> float:
     return float(f"{x:.6g}")
 
@@ -141,11 +147,11 @@ def build_table(area: dict, traces: dict, generated: str | None = None,
     for name, t in sorted(area.get("targets", {}).items()):
         sta = t.get("sta") or {}
         budget = t.get("cycle_budget") or {}
-        if sta.get("energy_pj") is None:
-            continue
+        if not _measured(sta.get("energy_pj")):
+            continue            # no STA, or OpenSTA's report_power failed (NaN: the SRF map)
         row = {"component": t.get("component"), "params": t.get("params", {}),
                "paper_gpu": budget.get("gpu"), "paper_node_nm": budget.get("node_nm"),
-               "leakage_w_180nm": sta.get("leakage_w"),
+               "leakage_w_180nm": sta["leakage_w"] if _measured(sta.get("leakage_w")) else None,
                "activity_assumed": {"pj": _r(sta["energy_pj"]),
                                     "activity": sta.get("activity"),
                                     "clock_period_ns": sta.get("period_ns")}}

@@ -113,6 +113,11 @@ def test_energy_table_writer_takes_the_measurements_and_refuses_strays():
     assert row["trace"]["clock_only_pj"] == 5.0
     with pytest.raises(SynthError, match="not in area.json: u"):
         build_table(area, {**traces, "u": traces["t"]})
+    # a target whose OpenSTA power report failed (NaN, as on the SRF map) gets no row
+    nan = {**area["targets"]["t"], "sta": {**area["targets"]["t"]["sta"],
+                                           "energy_pj": float("nan"), "leakage_w": float("nan")}}
+    table = build_table({**area, "targets": {**area["targets"], "nan_target": nan}}, traces)
+    assert set(table["targets"]) == {"t"}
     with pytest.raises(SynthError, match="cannot be merged"):
         merge_areas([area, {**area, "yosys": ["Yosys 0.1"]}])
 
