@@ -231,6 +231,19 @@ class L2Cache:
         self.mshr_full_delays += 1
         sl.port.hold_until(until)
 
+    def _merge(self, sl: L2Slice, pend: PendingFill, end: float) -> float:
+        """A request (read miss or write-allocate) joins the line's MSHR entry ``pend`` at
+        ``end``; returns the cycle it may fetch further sectors. An entry already holding
+        ``mshr_max_merge`` requests is full: the request waits for its fill (blocking the
+        slice's port) and then counts as the entry's first request again."""
+        if pend.requests >= self._max_merge:
+            t = max(end, pend.fill)
+            self._wait(sl, t)
+            pend.requests = 1
+            return t
+        pend.requests += 1
+        return end
+
     def _new_entry_cycle(self, sl: L2Slice, cycle: float) -> float:
         """Earliest cycle >= ``cycle`` with a free MSHR entry in the slice."""
         rel = sl.releases
@@ -274,14 +287,7 @@ class L2Cache:
         ready = end
         pend = sl.pending.get(line)
         if pend is not None:
-            t = end
-            if pend.requests >= self._max_merge:
-                # the entry holds all the requests it can: wait for its fill
-                t = max(t, pend.fill)
-                self._wait(sl, t)
-                pend.requests = 1
-            else:
-                pend.requests += 1
+            t = self._merge(sl, pend, end)
             if pend.sectors & missing:
                 self.merges += 1
                 ready = max(ready, pend.fill)
@@ -332,13 +338,7 @@ class L2Cache:
         ack = self._dram.write(end, line, popcount(sectors) * self._sector)
         pend = sl.pending.get(line)
         if pend is not None:
-            t = end
-            if pend.requests >= self._max_merge:
-                t = max(t, pend.fill)
-                self._wait(sl, t)
-                pend.requests = 1
-            else:
-                pend.requests += 1
+            t = self._merge(sl, pend, end)
             fetch = self._fetch_mask(sl, line, sectors) & ~pend.sectors
             if fetch:
                 sl.add_pending(line, fetch, self._dram_read(t, line, fetch))
