@@ -100,6 +100,8 @@ from golden.structures.darsie import (CoalescerParams, PCCoalescer, PhysFreeList
                                       PhysRegFreeList, RenameTable, RenameTableParams, SkipTable,
                                       SkipTableParams, VersionTable, VersionTableParams)
 from golden.structures.darsie.coalescer import MAX_PORTS
+from golden.structures.darsie.rename_table_fast import RenameTableFast
+from golden.structures.darsie.skip_table_fast import SkipTableFast
 from golden.structures.trace import TraceRecorder
 from golden.timing.hooks import Mechanism
 from golden.timing.rtl_energy import load_rtl_energy
@@ -242,10 +244,12 @@ class _Slot:
         self.index = index
         self.tb = None
         rec = recorders or {}
-        self.rename = RenameTable(RenameTableParams(warps=32, entries=params.rename_entries,
-                                                    reg_width=reg_width,
-                                                    version_width=params.version_width),
-                                  recorder=rec.get("rename_table"), check=False)
+        rename = RenameTableParams(warps=32, entries=params.rename_entries, reg_width=reg_width,
+                                   version_width=params.version_width)
+        # the reference table only where its cycles are recorded for RTL replay; else its twin
+        recorder = rec.get("rename_table")
+        self.rename = (RenameTable(rename, recorder=recorder) if recorder is not None
+                       else RenameTableFast(rename))
         self.version = VersionTable(VersionTableParams(entries=params.freelist, reg_width=reg_width,
                                                        version_width=params.version_width,
                                                        phys_width=max(8, (params.freelist - 1).bit_length())),
@@ -275,9 +279,11 @@ class _SMState:
         p = mech.params
         self.nslots = min(32, p.skip_tbs or sm.cfg.core.max_tbs_per_sm)
         rec = recorders or {}
-        self.table = SkipTable(SkipTableParams(tbs=self.nslots, entries=p.entries, warps=32,
-                                               pc_width=p.pc_width), recorder=rec.get("skip_table"),
-                               check=False)
+        table = SkipTableParams(tbs=self.nslots, entries=p.entries, warps=32, pc_width=p.pc_width)
+        # the reference table only where its cycles are recorded for RTL replay; else its twin
+        recorder = rec.get("skip_table")
+        self.table = (SkipTable(table, recorder=recorder) if recorder is not None
+                      else SkipTableFast(table))
         self.coalescer = PCCoalescer(CoalescerParams(slots=p.coalescer_slots, tbs=self.nslots,
                                                      pc_width=p.pc_width, ports=p.read_ports),
                                      recorder=rec.get("pc_coalescer"), check=False)

@@ -12,6 +12,11 @@ port, and per-event methods for the timing mechanism (each is one ``step``):
 
 Their transaction traces use the shared format of :mod:`golden.structures.trace`.
 
+The timing model's hot path uses typed twins of the two busiest structures, beside their
+references and compiled with the timing core: :mod:`.skip_table_fast` and
+:mod:`.rename_table_fast` (same per-event results, no cycle records; checked event by
+event against the references in tests/structures/test_darsie_typed_twins.py).
+
 :data:`STRUCTURES` names every structure for traces and testbenches.
 """
 

@@ -83,10 +83,6 @@ class RenameOp(IntEnum):
     DROP = 2
 
 
-# the write-port operations as plain ints (compared on every cycle call)
-_NONE, _SET, _DROP = int(RenameOp.NONE), int(RenameOp.SET), int(RenameOp.DROP)
-
-
 @dataclass(frozen=True)
 class RenameTableParams:
     """Sizes of one TB's rename table; defaults are the paper's (§5, §6.3).
@@ -183,9 +179,12 @@ class RenameTable:
     State: per entry its tag, a warp bitmask of renamed bits and a version per warp; the
     bitmap of entries in use and a tag -> entry map of those entries are kept alongside
     (tags are unique among entries in use: SET reuses the entry holding its register).
-    :meth:`step` is the RTL view; the per-event methods run the same cycle function
-    (:meth:`_cycle`) without building request/output records when nothing records a
-    trace and range checks are off.
+    :meth:`step` is the RTL view; each per-event method is exactly one :meth:`step`, so a
+    recorder attached with ``recorder=`` sees it as a trace line. The timing model's hot
+    path uses the typed twin
+    :class:`golden.structures.darsie.rename_table_fast.RenameTableFast` instead (same
+    per-event results, no cycle records; tests/structures/test_darsie_typed_twins.py holds
+    the two equal event by event).
     """
 
     def __init__(self, params: RenameTableParams | None = None, *, recorder=None, check: bool = True):
@@ -231,27 +230,18 @@ class RenameTable:
     # ------------------------------------------------------------------ per-event API
     def lookup(self, warp: int, reg: int) -> int | None:
         """Version ``warp`` reads for ``reg``, or None (use the private register)."""
-        if self._checked:
-            out = self.step(RenameTableOps(rd_warp=warp, rd_reg=reg))
-            return out.rd_version if out.rd_hit else None
-        out = self._cycle(warp, reg, _NONE, 0, 0, 0, 0, 0, 0)
-        return out[1] if out[0] else None
+        out = self.step(RenameTableOps(rd_warp=warp, rd_reg=reg))
+        return out.rd_version if out.rd_hit else None
 
     def set(self, warp: int, reg: int, version: int) -> RenameWrite:
         """``warp`` now reads ``reg`` at ``version``."""
-        if self._checked:
-            return self._written(self.step(RenameTableOps(
-                wr_op=RenameOp.SET, wr_warp=warp, wr_reg=reg, wr_version=version)))
-        out = self._cycle(0, 0, _SET, warp, reg, version, 0, 0, 0)
-        return RenameWrite(bool(out[3]), bool(out[4]), out[5], bool(out[6]))
+        return self._written(self.step(RenameTableOps(
+            wr_op=RenameOp.SET, wr_warp=warp, wr_reg=reg, wr_version=version)))
 
     def drop(self, warp: int, reg: int) -> RenameWrite:
         """``warp`` reads ``reg`` from its private register again."""
-        if self._checked:
-            return self._written(self.step(RenameTableOps(wr_op=RenameOp.DROP, wr_warp=warp,
-                                                          wr_reg=reg)))
-        out = self._cycle(0, 0, _DROP, warp, reg, 0, 0, 0, 0)
-        return RenameWrite(bool(out[3]), bool(out[4]), out[5], bool(out[6]))
+        return self._written(self.step(RenameTableOps(wr_op=RenameOp.DROP, wr_warp=warp,
+                                                      wr_reg=reg)))
 
     def clear_warp(self, warp: int) -> None:
         """``warp`` left the majority path: forget all its mappings."""
@@ -266,28 +256,24 @@ class RenameTable:
         """Apply one cycle of requests in the documented order; return every RTL output."""
         if self._checked:
             self._check(ops)
-        out = RenameTableOutputs(*self._cycle(ops.rd_warp, ops.rd_reg, ops.wr_op, ops.wr_warp,
-                                              ops.wr_reg, ops.wr_version, ops.clr_en,
-                                              ops.clr_warp, ops.flush))
+        out = self._cycle(ops)
         if self._recorder is not None:
             self._recorder.record(ops, out)
         return out
 
-    def _cycle(self, rd_warp: int, rd_reg: int, wr_op: int, wr_warp: int, wr_reg: int,
-               wr_version: int, clr_en: int, clr_warp: int, flush: int) -> tuple:
-        """One cycle on plain values; returns the outputs in :class:`RenameTableOutputs`
-        field order (rd_hit, rd_version, wr_hit, wr_full, wr_old_valid, wr_old_version,
-        wr_old_shared, valid)."""
+    def _cycle(self, ops: RenameTableOps) -> RenameTableOutputs:
+        """One cycle of ``ops`` in the documented order; returns every RTL output."""
         warps = self._params.warps
         valid = self._valid
         rmask = self._rmask
-        e = self._where.get(rd_reg)
-        rd_hit = e is not None and rd_warp < warps and rmask[e] >> rd_warp & 1
-        rd_version = self._version[e][rd_warp] if rd_hit else 0
+        e = self._where.get(ops.rd_reg)
+        rd_hit = e is not None and ops.rd_warp < warps and rmask[e] >> ops.rd_warp & 1
+        rd_version = self._version[e][ops.rd_warp] if rd_hit else 0
 
         wr_hit = wr_full = old_valid = old = shared = 0
-        if (wr_op == _SET or wr_op == _DROP) and wr_warp < warps:
-            w = wr_warp
+        wr_op, wr_reg = ops.wr_op, ops.wr_reg
+        if wr_op in (RenameOp.SET, RenameOp.DROP) and ops.wr_warp < warps:
+            w = ops.wr_warp
             e = self._where.get(wr_reg)
             if e is not None:
                 wr_hit = 1
@@ -300,7 +286,7 @@ class RenameTable:
                         if vers[o] == old:
                             shared = 1
                             break
-            if wr_op == _SET:
+            if wr_op == RenameOp.SET:
                 if e is None:
                     free = ~valid & ((1 << self._params.entries) - 1)
                     if free:
@@ -313,19 +299,21 @@ class RenameTable:
                     self._valid |= 1 << e
                     if self._params.per_warp_versions:
                         rmask[e] |= 1 << w
-                        self._version[e][w] = wr_version
+                        self._version[e][w] = ops.wr_version
                     else:               # one version for every warp (paper's 21-bit entry)
                         rmask[e] = (1 << warps) - 1
-                        self._version[e] = [wr_version] * warps
+                        self._version[e] = [ops.wr_version] * warps
             elif e is not None:
                 self._unrename(e, rmask[e] & ~(1 << w) if self._params.per_warp_versions else 0)
-        if clr_en and clr_warp < warps and self._params.per_warp_versions:
+        if ops.clr_en and ops.clr_warp < warps and self._params.per_warp_versions:
             for e in _bits(self._valid):
-                self._unrename(e, rmask[e] & ~(1 << clr_warp))
-        if flush:
+                self._unrename(e, rmask[e] & ~(1 << ops.clr_warp))
+        if ops.flush:
             for e in _bits(self._valid):
                 self._unrename(e, 0)
-        return (int(rd_hit), rd_version, wr_hit, wr_full, old_valid, old, shared, valid)
+        return RenameTableOutputs(rd_hit=int(rd_hit), rd_version=rd_version, wr_hit=wr_hit,
+                                  wr_full=wr_full, wr_old_valid=old_valid,
+                                  wr_old_version=old, wr_old_shared=shared, valid=valid)
 
     # ------------------------------------------------------------------ helpers
     def _unrename(self, e: int, mask: int) -> None:

@@ -73,7 +73,7 @@ from golden.structures.cam import Cam, CamParams
 from golden.structures._check import below, fits, param_int, width_of
 
 __all__ = ["SkipOp", "SkipTableParams", "SkipTableOps", "SkipTableOutputs", "SkipRead",
-           "SkipEntry", "SkipTable"]
+           "SkipWrite", "SkipArrive", "SkipEntry", "SkipTable"]
 
 STRUCT = "skip_table"
 
@@ -211,6 +211,27 @@ class SkipRead(NamedTuple):
     leader_wb: bool
 
 
+class SkipWrite(NamedTuple):
+    """Outputs of the write port in one cycle (the ``alloc_*`` and ``arrive_*`` ports of
+    :class:`SkipTableOutputs`); all 0 for an operation that does not drive them."""
+
+    alloc_index: int = 0
+    alloc_hit: int = 0
+    alloc_evict: int = 0
+    alloc_evict_pc: int = 0
+    alloc_evict_mask: int = 0
+    arrive_mask: int = 0
+    arrive_done: int = 0
+
+
+class SkipArrive(NamedTuple):
+    """Result of :meth:`SkipTable.arrive`: the entry's new warps mask and whether every
+    majority-path warp has now arrived (the entry was freed)."""
+
+    mask: int
+    done: bool
+
+
 @dataclass(frozen=True)
 class SkipEntry:
     """Contents of one valid entry (inspection)."""
@@ -222,15 +243,8 @@ class SkipEntry:
     leader_wb: bool
 
 
-_MISS = SkipRead(False, 0, 0, False, False, False)
-# the write-port operations as plain ints (the per-event paths compare these, not members)
-_ALLOC, _ARRIVE, _LEADER_WB, _INVALIDATE, _FLUSH_TB = (
-    int(SkipOp.ALLOC), int(SkipOp.ARRIVE), int(SkipOp.LEADER_WB), int(SkipOp.INVALIDATE),
-    int(SkipOp.FLUSH_TB))
-# write-port outputs of SkipTableOutputs, in the order SkipTable._write returns them
-_WRITE_OUTPUTS = ("alloc_index", "alloc_hit", "alloc_evict", "alloc_evict_pc",
-                  "alloc_evict_mask", "arrive_mask", "arrive_done")
-_NO_WRITE = (0, 0, 0, 0, 0, 0, 0)
+MISS = SkipRead(False, 0, 0, False, False, False)
+NO_WRITE = SkipWrite()
 
 
 class _Bank:
@@ -255,7 +269,10 @@ class SkipTable:
     Per-event methods (:meth:`probe`, :meth:`alloc`, :meth:`arrive`, :meth:`leader_wb`,
     :meth:`invalidate`, :meth:`flush_tb`, :meth:`store`, :meth:`global_atomic`,
     :meth:`set_majority`) each perform exactly one cycle through :meth:`step`, so a
-    recorder attached with ``recorder=`` sees them as trace lines.
+    recorder attached with ``recorder=`` sees them as trace lines. The timing model's hot
+    path uses the typed twin :class:`golden.structures.darsie.skip_table_fast.SkipTableFast`
+    instead (same per-event results, no cycle records; tests/structures/
+    test_darsie_typed_twins.py holds the two equal event by event).
     """
 
     def __init__(self, params: SkipTableParams | None = None, *, recorder=None, check: bool = True):
@@ -267,8 +284,6 @@ class SkipTable:
         # like an RTL port); a simulator that builds in-range requests may turn them
         # off, except while a recorder writes a trace for RTL replay.
         self._checked = check or recorder is not None
-        # per-event methods may skip building request/output records (same cycle function)
-        self._fast = not self._checked
         self._banks = [_Bank(params) for _ in range(params.tbs)]
         self._recorder = recorder
 
@@ -293,11 +308,13 @@ class SkipTable:
         bank = self._banks[self._tb(tb, "full")]
         return bank.cam.valid == (1 << self._params.entries) - 1
 
+    def lru_order(self, tb: int) -> tuple[int, ...]:
+        """Entry indices of TB slot ``tb`` from least to most recently used."""
+        return self._banks[self._tb(tb, "lru_order")].cam.lru_order
+
     # ------------------------------------------------------------------ per-event API
     def probe(self, tb: int, pc: int) -> SkipRead:
         """Read port 0: look ``pc`` up in TB ``tb`` (a hit becomes most recently used)."""
-        if self._fast:
-            return self._read(1, tb, pc)
         out = self.step(SkipTableOps(rd0_en=1, rd0_tb=tb, rd0_pc=pc))
         return SkipRead(bool(out.rd0_hit), out.rd0_index, out.rd0_mask, bool(out.rd0_sync),
                         bool(out.rd0_is_load), bool(out.rd0_leader_wb))
@@ -308,29 +325,18 @@ class SkipTable:
         return self.step(SkipTableOps(wr_op=SkipOp.ALLOC, wr_tb=tb, wr_pc=pc, wr_warp=leader,
                                       wr_is_load=int(is_load), wr_sync=int(sync)))
 
-    def arrive(self, tb: int, index: int, warp: int) -> tuple[int, bool]:
-        """Warp ``warp`` reached the PC of entry ``index``; returns (new mask, all arrived)."""
-        if self._fast and tb < self._params.tbs:
-            bank = self._banks[tb]
-            res = self._write(bank, _ARRIVE, index, 0, warp, 0, 0, bank.majority)
-            return res[5], bool(res[6])
+    def arrive(self, tb: int, index: int, warp: int) -> SkipArrive:
+        """Warp ``warp`` reached the PC of entry ``index``; returns the new mask and whether
+        every majority warp has arrived."""
         out = self.step(SkipTableOps(wr_op=SkipOp.ARRIVE, wr_tb=tb, wr_index=index, wr_warp=warp))
-        return out.arrive_mask, bool(out.arrive_done)
+        return SkipArrive(out.arrive_mask, bool(out.arrive_done))
 
     def leader_wb(self, tb: int, index: int) -> None:
         """The leader wrote back the value of entry ``index``."""
-        if self._fast and tb < self._params.tbs:
-            bank = self._banks[tb]
-            self._write(bank, _LEADER_WB, index, 0, 0, 0, 0, bank.majority)
-            return
         self.step(SkipTableOps(wr_op=SkipOp.LEADER_WB, wr_tb=tb, wr_index=index))
 
     def invalidate(self, tb: int, index: int) -> None:
         """Free entry ``index`` of TB ``tb``."""
-        if self._fast and tb < self._params.tbs:
-            bank = self._banks[tb]
-            self._write(bank, _INVALIDATE, index, 0, 0, 0, 0, bank.majority)
-            return
         self.step(SkipTableOps(wr_op=SkipOp.INVALIDATE, wr_tb=tb, wr_index=index))
 
     def flush_tb(self, tb: int) -> None:
@@ -362,11 +368,9 @@ class SkipTable:
         reads = [self._read(ops.rd0_en, ops.rd0_tb, ops.rd0_pc),
                  self._read(ops.rd1_en, ops.rd1_tb, ops.rd1_pc)]
 
-        res = _NO_WRITE
-        op = SkipOp(ops.wr_op) if ops.wr_op in SkipOp._value2member_map_ else SkipOp.NONE
-        if wr_bank is not None and op is not SkipOp.NONE:
-            res = self._write(wr_bank, op, ops.wr_index, ops.wr_pc, ops.wr_warp, ops.wr_is_load,
-                              ops.wr_sync, majority)
+        written = NO_WRITE
+        if wr_bank is not None and ops.wr_op in SkipOp._value2member_map_:
+            written = self._write(wr_bank, SkipOp(ops.wr_op), ops, majority)
 
         if ops.store_en and ops.store_tb < p.tbs:
             self._drop_loads(self._banks[ops.store_tb])
@@ -382,56 +386,57 @@ class SkipTable:
             rd0_is_load=int(r0.is_load), rd0_leader_wb=int(r0.leader_wb),
             rd1_hit=int(r1.hit), rd1_index=r1.index, rd1_mask=r1.mask, rd1_sync=int(r1.sync),
             rd1_is_load=int(r1.is_load), rd1_leader_wb=int(r1.leader_wb),
-            full=full, majority=majority, **dict(zip(_WRITE_OUTPUTS, res)))
+            full=full, majority=majority, **written._asdict())
         if self._recorder is not None:
             self._recorder.record(ops, out)
         return out
 
     # ------------------------------------------------------------------ helpers
     def _read(self, en: int, tb: int, pc: int) -> SkipRead:
+        """One read port: probe ``pc`` in bank ``tb`` when enabled (a hit touches the LRU)."""
         if not en or tb >= self._params.tbs:
-            return _MISS
+            return MISS
         bank = self._banks[tb]
         found = bank.cam.lookup(pc, touch=True)
         if not found.hit:
-            return _MISS
+            return MISS
         i = found.index
         return SkipRead(True, i, bank.mask[i], bank.sync[i], bank.is_load[i], bank.leader_wb[i])
 
-    def _write(self, bank: _Bank, op: int, i: int, pc: int, warp: int, is_load: int,
-               sync: int, majority: int) -> tuple:
-        """The write-port operation ``op`` on ``bank`` (``majority``: its start-of-cycle
-        majority mask); returns the outputs named in :data:`_WRITE_OUTPUTS`."""
-        if op == _ALLOC:
-            evicted_mask = 0
-            ins = bank.cam.insert(pc)
-            if ins.evicted:
-                evicted_mask = bank.mask[ins.index]
+    def _write(self, bank: _Bank, op: SkipOp, ops: SkipTableOps, majority: int) -> SkipWrite:
+        """The write-port operation ``op`` of ``ops`` on ``bank`` (``majority``: its
+        start-of-cycle majority mask); returns the write port's outputs."""
+        i = ops.wr_index
+        if op is SkipOp.ALLOC:
+            ins = bank.cam.insert(ops.wr_pc)
+            evicted_mask = bank.mask[ins.index] if ins.evicted else 0
             if not ins.hit:
                 # paper's 82-bit entry: an empty mask marks a non-synchronising entry
-                bank.mask[ins.index] = 1 << warp if sync or self._params.sync_bit else 0
-                bank.sync[ins.index] = bool(sync)
-                bank.is_load[ins.index] = bool(is_load)
+                recorded = ops.wr_sync or self._params.sync_bit
+                bank.mask[ins.index] = 1 << ops.wr_warp if recorded else 0
+                bank.sync[ins.index] = bool(ops.wr_sync)
+                bank.is_load[ins.index] = bool(ops.wr_is_load)
                 bank.leader_wb[ins.index] = False
-            return (ins.index, int(ins.hit), int(ins.evicted), ins.evicted_tag, evicted_mask, 0, 0)
-        if op == _ARRIVE:
-            if i < self._params.entries and bank.valid(i):
-                if not bank.sync[i] and not self._params.sync_bit:
-                    return _NO_WRITE        # 82-bit entry: the mask must stay empty
-                bank.mask[i] |= 1 << warp
-                done = bank.mask[i] & majority == majority
-                if done:
-                    bank.cam.invalidate_index(i)
-                return (0, 0, 0, 0, 0, bank.mask[i], int(done))
-        elif op == _LEADER_WB:
-            if i < self._params.entries and bank.valid(i):
-                bank.leader_wb[i] = True
-        elif op == _INVALIDATE:
+            return SkipWrite(alloc_index=ins.index, alloc_hit=int(ins.hit),
+                             alloc_evict=int(ins.evicted), alloc_evict_pc=ins.evicted_tag,
+                             alloc_evict_mask=evicted_mask)
+        valid = i < self._params.entries and bank.valid(i)
+        if op is SkipOp.ARRIVE and valid:
+            if not bank.sync[i] and not self._params.sync_bit:
+                return NO_WRITE             # 82-bit entry: the mask must stay empty
+            bank.mask[i] |= 1 << ops.wr_warp
+            done = bank.mask[i] & majority == majority
+            if done:
+                bank.cam.invalidate_index(i)
+            return SkipWrite(arrive_mask=bank.mask[i], arrive_done=int(done))
+        if op is SkipOp.LEADER_WB and valid:
+            bank.leader_wb[i] = True
+        elif op is SkipOp.INVALIDATE:
             bank.cam.invalidate_index(i)
-        elif op == _FLUSH_TB:
+        elif op is SkipOp.FLUSH_TB:
             bank.cam.flush()
             bank.majority = (1 << self._params.warps) - 1
-        return _NO_WRITE
+        return NO_WRITE
 
     def _drop_loads(self, bank: _Bank) -> None:
         for i in range(self._params.entries):
