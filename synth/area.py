@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
+from .buffering import BufferRule, buffer_netlist, parse_liberty_cells
 from .cli import make_parser, run_cli
 from .size_limits import check_sizes
 from .errors import SynthError
@@ -75,6 +76,8 @@ class TargetArea:
     sta: StaResult | None = None
     sta_report: str = ""
     sta_error: str = ""
+    #: what the fanout-buffering pass added (synth.buffering summary), None when it did not run
+    buffering: dict | None = None
 
 
 def synthesize_verilog(verilog: str, top: str, label: str) -> tuple[AreaStats, str, str]:
@@ -168,13 +171,15 @@ def render_json(results: list[TargetArea], source: str) -> str:
 
 def run_area(targets: list[Target], out_dir: str | Path, *, source: str = "synth/targets.yaml",
              progress: Callable[[str], None] | None = print, flow: str = "quick",
-             macros: MacroLibrary | None = None) -> list[TargetArea]:
+             macros: MacroLibrary | None = None, buffering: bool = True) -> list[TargetArea]:
     """Synthesise ``targets`` one after the other and write the reports into ``out_dir``.
 
     ``flow`` is ``"quick"`` (generic cells, transistor estimate) or ``"liberty"`` (osu018
     cells + SRAM macros from ``macros``, default ``synth/macros.yaml``). Nothing is written
     unless every target succeeds; the first failure raises :class:`synth.errors.SynthError`
-    (or :class:`golden.errors.ConfigError`).
+    (or :class:`golden.errors.ConfigError`). With ``buffering`` (liberty flow) every netlist
+    goes through :func:`synth.buffering.buffer_netlist` (nets over their driver's Liberty
+    ``max_capacitance`` get a buffer tree) before STA; its buffers are added to the area.
     """
     if flow not in ("quick", "liberty"):
         raise SynthError(f"unknown synthesis flow {flow!r} (expected 'quick' or 'liberty')")
@@ -184,11 +189,14 @@ def run_area(targets: list[Target], out_dir: str | Path, *, source: str = "synth
         macros = MacroLibrary.load()
     fo4 = fo4_of(liberty.text()) if flow == "liberty" else None
     with_sta = flow == "liberty" and sta_binary() is not None
+    cells = parse_liberty_cells(liberty.text()) if flow == "liberty" and buffering else None
     results: list[TargetArea] = []
     for i, target in enumerate(targets, 1):
         start = time.monotonic()
         if flow == "liberty":
             result = _cached_liberty_area(target, liberty, macros, out / "cache")
+            if cells is not None:
+                result = buffered(result, cells, BufferRule(port_load_pf=fo4.load_pf))
             a = result.liberty
             msg = (f"{a.storage_bits} bits ({a.flip_flops} FFs, {a.macro_bits} in macros), "
                    f"logic {a.logic_um2:,.0f} um^2, macros {a.macro_um2:,.0f} um^2")
@@ -227,6 +235,20 @@ def run_area(targets: list[Target], out_dir: str | Path, *, source: str = "synth
         write_atomic(out / "area.json", render_json(results, source))
         write_atomic(out / "area.md", render_markdown(results, source))
     return results
+
+
+def buffered(result: TargetArea, cells: dict, rule: BufferRule) -> TargetArea:
+    """``result`` with its netlist through the fanout-buffering pass (synth.buffering): the
+    buffers' cells and um^2 join the logic, :attr:`TargetArea.buffering` says what was added."""
+    r = buffer_netlist(result.netlist, cells, rule)
+    if not r.nets:
+        return dataclasses.replace(result, buffering=r.summary())
+    a = result.liberty
+    by_type = dict(a.cells_by_type)
+    by_type[r.cell] = by_type.get(r.cell, 0) + r.buffers
+    a = dataclasses.replace(a, cells=a.cells + r.buffers, logic_um2=a.logic_um2 + r.area_um2,
+                            cells_by_type=dict(sorted(by_type.items())))
+    return dataclasses.replace(result, netlist=r.netlist, liberty=a, buffering=r.summary())
 
 
 def _macro_text(a: LibertyArea) -> str:
@@ -336,11 +358,12 @@ def render_liberty_markdown(results: list[TargetArea], source: str, liberty: Lib
                      f"| {a.total_um2_at(PAPER_NODE_NM):,.0f} "
                      + _timing_cells(r, fo4, budgets.get(r.target.name))
                      + f"| {r.target.paper or '-'} |")
-    lines[6:6] = _timing_method(fo4, any(r.sta is not None for r in results))
+    lines[6:6] = _timing_method(fo4, any(r.sta is not None for r in results),
+                                any(r.buffering is not None for r in results))
     return _with_notes(lines, results)
 
 
-def _timing_method(fo4: Fo4 | None, ran: bool) -> list[str]:
+def _timing_method(fo4: Fo4 | None, ran: bool, buffered: bool = False) -> list[str]:
     """Lines under the area method that say how the timing and energy columns were made."""
     if fo4 is None:
         return []
@@ -348,8 +371,11 @@ def _timing_method(fo4: Fo4 | None, ran: bool) -> list[str]:
         return ["Timing and energy: OpenSTA (`sta`) is not installed (`make opensta`); those columns are empty."]
     return [
         "Timing and energy: OpenSTA on the osu018 netlist (synth/sta.py, docs/timing-energy.md): critical "
-        "path = longest input/flip-flop to output/flip-flop path (clock-to-Q and setup included), no wires, no "
-        "fanout buffering (pessimistic for wide structures); 'if buffered' is a logical-effort estimate: each "
+        "path = longest input/flip-flop to output/flip-flop path (clock-to-Q and setup included), no wires, "
+        + ("fanout buffering by the max_capacitance rule (synth/buffering.py: a net loaded beyond its driver's "
+           "Liberty max_capacitance gets a BUFX4 tree; the buffers are in the logic um^2), no gate sizing; "
+           if buffered else "no fanout buffering (pessimistic for wide structures); ")
+        + "'if buffered' is a logical-effort estimate: each "
         "driver on the 20 worst paths costs max(1, log4(load / inverter input)) FO4 (an ideal buffer tree). SRAM macros are removed from the STA netlist "
         f"(no osu018 model): their timing and energy are not included. FO4 (osu018) = {fo4.describe()}. "
         "Paper cycle FO4 = the cycles the paper's pipeline gives the structure at its GPU's clock, in FO4 of its "
@@ -376,6 +402,7 @@ def render_liberty_json(results: list[TargetArea], source: str, liberty: Liberty
                                     "notes": r.target.notes, "paper": r.target.paper,
                                     **r.liberty.to_dict(),
                                     "sta_error": r.sta_error or None,
+                                    "buffering": r.buffering,
                                     "sta": None if r.sta is None else {
                                         **r.sta.to_dict(),
                                         "fo4": None if r.sta.critical_ns is None or fo4 is None
@@ -399,6 +426,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--flow", choices=("liberty", "quick"), default="liberty",
                         help="liberty: osu018 cells + SRAM macros, um^2 (default); quick: generic "
                              "Yosys cells, transistor estimate, memories as flip-flops")
+    parser.add_argument("--no-buffering", action="store_true",
+                        help="liberty flow: skip the fanout-buffering pass (synth/buffering.py) and "
+                             "time the netlist as ABC mapped it")
     parser.add_argument("--macros", default=None, metavar="FILE",
                         help="SRAM macro table (default: synth/macros.yaml)")
 
@@ -408,7 +438,7 @@ def main(argv: list[str] | None = None) -> int:
         start = time.monotonic()
         macros = MacroLibrary.load(args.macros) if args.macros else None
         run_area(targets, args.out, source=_display_path(args.targets), flow=args.flow,
-                 macros=macros)
+                 macros=macros, buffering=not args.no_buffering)
         print(f"wrote {Path(args.out) / 'area.md'} and area.json "
               f"({len(targets)} target{'s' if len(targets) != 1 else ''}, {time.monotonic() - start:.1f} s)")
 
