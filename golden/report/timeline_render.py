@@ -98,7 +98,7 @@ def figure(doc: dict):
               "DRAM requests pending per channel at interval end"
               + (f" / {q_entries} queue entries" if q_entries else "")
               + "; black dashed (right axis): share of requests finding the queue full",
-              "DRAM row-buffer hit rate per channel"]
+              "DRAM row-buffer hit rate per channel (black: all channels)"]
     if n_rows == 7:
         titles.append("Mechanism: counters per interval (all SMs), gauges (mean over SMs)")
     specs = [[{"secondary_y": r == 5}] for r in range(1, n_rows + 1)]
@@ -365,7 +365,7 @@ def html_page(doc: dict) -> str:
             "reset, hover for values; the drop-down selects the SM of the IPC, warp and "
             "outcome rows. Shaded bands and dashed lines: kernel launches (phases) and their "
             "boundaries. DRAM rows: one line per channel (memory partition); bandwidth as a "
-            "fraction of the channel's peak, with the peak line.</p>\n" + body + "\n<script type=\"application/json\" "
-            "id=\"timeline-meta\">" + html.escape(json.dumps(
+            "fraction of the channel's peak, with the peak line.</p>\n" + body
+            + "\n<script type=\"application/json\" id=\"timeline-meta\">" + html.escape(json.dumps(
                 {k: doc[k] for k in ("workload", "size", "config", "cycles", "every")}),
                 quote=False) + "</script></body></html>\n")
