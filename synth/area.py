@@ -317,6 +317,8 @@ def _timing_cells(r: TargetArea, fo4: Fo4 | None, budget: CycleBudget | None) ->
         ns, n_fo4, buf = f"{s.critical_ns:.2f}", f"{n:.1f}", "-" if b is None else f"{b:.0f}"
         fits, fits_buf = verdict(n), verdict(b)
     energy = "-" if math.isnan(s.energy_pj) else f"{s.energy_pj:,.1f}"
+    if s.nan_cells and not math.isnan(s.energy_pj):     # OpenSTA priced some cells as NaN
+        energy += f" ({s.nan_cells} cells NaN, <= {s.nan_bound_pj:,.1f} more)"
     leak = "-" if math.isnan(s.leakage_w) else f"{s.leakage_w * 1e9:,.1f}"
     return f"| {ns} | {n_fo4} | {depth} | {buf} | {paper} | {fits} | {fits_buf} | {energy} | {leak} "
 

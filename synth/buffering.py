@@ -24,8 +24,9 @@ placed, sized clock-tree-like optimum; gates are not resized.
 
 from __future__ import annotations
 
+import dataclasses
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from .errors import SynthError
 
@@ -107,8 +108,10 @@ class BufferedNet:
     driver: str
     load_pf: float
     limit_pf: float
-    buffers: int
+    buffers: int                    # per instance of its module
     levels: int
+    module: str = ""
+    instances: int = 1              # times its module occurs in the design
 
 
 @dataclass(frozen=True)
@@ -123,7 +126,7 @@ class BufferResult:
 
     @property
     def buffers(self) -> int:
-        return sum(n.buffers for n in self.nets)
+        return sum(n.buffers * n.instances for n in self.nets)
 
     @property
     def area_um2(self) -> float:
@@ -140,18 +143,29 @@ class BufferResult:
                  "limit_pf": worst.limit_pf, "buffers": worst.buffers, "levels": worst.levels}}
 
 
-_MODULE_RE = re.compile(r"^module\s+(\\?\S+?)\s*\(.*?\);\n(.*?)^endmodule", re.M | re.S)
-_INSTANCE_RE = re.compile(r"^(\s*)(\\?[\w$]+)\s+(\\?\S+)\s*\(\s*\n((?:\s*\.\w+\(.*?\),?\s*\n)*?)\s*\);\n",
-                          re.M)
-_CONN_RE = re.compile(r"\.(\w+)\((.*?)\)\s*(?:,|$)", re.M)
+_MODULE_RE = re.compile(r"^module\s+(\\\S+|[\w$]+)\s*\(.*?\);\n(.*?)^endmodule", re.M | re.S)
+_PIN = r"(?:\\\S+\s+|\w+)"
+_INSTANCE_RE = re.compile(r"^(\s*)(\\\S+|[\w$]+)\s+(\\\S+|[\w$]+)\s*\(\s*\n((?:\s*\." + _PIN
+                          + r"\(.*?\),?\s*\n)*?)\s*\);\n", re.M)
+_CONN_RE = re.compile(r"\.(" + _PIN + r")\((.*?)\)\s*(?:,|$)", re.M)
 _ASSIGN_RE = re.compile(r"^\s*assign\s+(\\\S+\s|[\w$]+(?:\[\d+\])?)\s*=\s*(\\\S+\s|[\w$]+(?:\[\d+\])?)\s*;",
                         re.M)
-_OUTPUT_RE = re.compile(r"^\s*output\s+(?:\[(\d+):(\d+)\]\s*)?(\\\S+|[\w$]+)\s*;", re.M)
+_DECL_RE = re.compile(r"^\s*(input|output|inout|wire)\s+(?:\[(\d+):(\d+)\]\s*)?(\\\S+|[\w$]+)\s*;", re.M)
 
 
 def _net(expr: str) -> str:
-    """A connection's net key: the expression without padding (``\\a[3] `` -> ``\\a[3]``)."""
-    return expr.strip()
+    """A connection's net key: the expression without padding, ``\\a [3]`` as ``\\a[3]``."""
+    return re.sub(r"\s+\[", "[", expr.strip())
+
+
+def _bit(name: str, i: int) -> str:
+    """Bit ``i`` of the bus ``name`` as Verilog (an escaped name needs its space)."""
+    return f"{name} [{i}]" if name.startswith("\\") else f"{name}[{i}]"
+
+
+def _range_bits(name: str, hi: int, lo: int) -> list[str]:
+    step = -1 if hi >= lo else 1
+    return [_bit(name, i) for i in range(hi, lo + step, step)]
 
 
 def _ref(expr: str) -> str:
@@ -195,8 +209,120 @@ def _group(sinks: list[tuple[float, object]], limit: float) -> list[list[tuple[f
     return groups
 
 
+@dataclass
+class _Module:
+    """One module of the netlist: its instances ([match, type, name, {pin: expr}]), the nets
+    joined by assigns, its declarations (name -> (kind, hi, lo) or (kind, None, None))."""
+
+    name: str
+    body: str
+    instances: list
+    alias: _Aliases
+    decls: dict
+
+    def port_bits(self, kind: str) -> list[tuple[str, list[str]]]:
+        """(port, its bits MSB first) of every port of ``kind`` (input / output)."""
+        return [(n, _range_bits(n, hi, lo) if hi is not None else [n])
+                for n, (k, hi, lo) in self.decls.items() if k == kind]
+
+    def expand(self, expr: str) -> list[str] | None:
+        """A connection expression as one-bit expressions, MSB first; None when not understood."""
+        e = expr.strip()
+        parts = [p.strip() for p in e[1:-1].split(",")] if e.startswith("{") and e.endswith("}") else [e]
+        bits: list[str] = []
+        for p in parts:
+            m = re.match(r"^(\\\S+|[\w$]+)\s*\[(\d+):(\d+)\]$", p)
+            if m:
+                bits += _range_bits(m.group(1), int(m.group(2)), int(m.group(3)))
+            elif p in self.decls and self.decls[p][1] is not None:
+                _, hi, lo = self.decls[p]
+                bits += _range_bits(p, hi, lo)
+            elif re.match(r"^\d+'", p):
+                m = re.match(r"^(\d+)'[bhd]", p)
+                if not m:
+                    return None
+                bits += [p] * int(m.group(1))      # constants: never a sink, width only
+            else:
+                bits.append(p)
+        return bits
+
+
+def _parse_module(name: str, body: str) -> _Module:
+    instances = [[m, m.group(2), m.group(3), {p.strip(): e for p, e in _CONN_RE.findall(m.group(4))}]
+                 for m in _INSTANCE_RE.finditer(body)]
+    alias = _Aliases()
+    for a, b in _ASSIGN_RE.findall(body):
+        if not _is_const(b):
+            alias.union(_net(a), _net(b))
+    decls = {}
+    for kind, hi, lo, n in _DECL_RE.findall(body):
+        if kind != "wire" or n not in decls:
+            decls[n] = (kind, int(hi) if hi else None, int(lo) if lo else None)
+    return _Module(name, body, instances, alias, decls)
+
+
+def _sinks(mod: _Module, modules: dict, cells: dict[str, LibCell], memo: dict) -> dict:
+    """Alias root -> [(cap, ref)] of every cell input and every submodule input bit of ``mod``;
+    ref = (k, pin) for a cell pin, (k, pin, j) for bit j of a submodule's port."""
+    out: dict[str, list] = {}
+    for k, (_, cell, _, conns) in enumerate(mod.instances):
+        lib = cells.get(cell)
+        if lib is not None:
+            for pin, expr in conns.items():
+                p = lib.pins.get(pin)
+                if p is not None and p.direction == "input" and not _is_const(expr):
+                    out.setdefault(mod.alias.find(_net(expr)), []).append((p.capacitance, (k, pin)))
+            continue
+        child = modules.get(cell.strip())
+        if child is None:                   # a black box (SRAM macro): no known load
+            continue
+        loads = _input_loads(child, modules, cells, memo)
+        ports = dict(child.port_bits("input"))
+        for pin, expr in conns.items():
+            if pin not in ports:
+                continue
+            bits = mod.expand(expr)
+            if bits is None or len(bits) != len(ports[pin]):
+                continue
+            for j, (outer, inner) in enumerate(zip(bits, ports[pin])):
+                cap = loads.get(_net(inner), 0.0)
+                if cap > 0 and not _is_const(outer):
+                    out.setdefault(mod.alias.find(_net(outer)), []).append((cap, (k, pin, j)))
+    return out
+
+
+def _input_loads(mod: _Module, modules: dict, cells: dict[str, LibCell], memo: dict) -> dict[str, float]:
+    """Input port bit -> the load it drives inside ``mod`` (its cells and submodules), pF."""
+    if mod.name not in memo:
+        memo[mod.name] = {}                 # a recursive instantiation counts as no load
+        sinks = _sinks(mod, modules, cells, memo)
+        memo[mod.name] = {_net(b): sum(c for c, _ in sinks.get(mod.alias.find(_net(b)), []))
+                          for _, bits in mod.port_bits("input") for b in bits}
+    return memo[mod.name]
+
+
+def _multiplicity(modules: dict[str, _Module]) -> dict[str, int]:
+    """How many times each module occurs under the top (the module nobody instantiates)."""
+    uses = {n: [(i[1].strip()) for i in m.instances if i[1].strip() in modules] for n, m in modules.items()}
+    children = {c for cs in uses.values() for c in cs}
+    count = {n: 0 for n in modules}
+
+    def visit(n: str, times: int, depth: int = 0) -> None:
+        count[n] += times
+        if depth < 50:
+            for c in uses[n]:
+                visit(c, times, depth + 1)
+    for top in [n for n in modules if n not in children]:
+        visit(top, 1)
+    return {n: max(1, c) for n, c in count.items()}
+
+
 def buffer_netlist(netlist: str, cells: dict[str, LibCell], rule: BufferRule = BufferRule()) -> BufferResult:
-    """Apply the max_capacitance rule to every module of a Yosys ``write_verilog`` netlist."""
+    """Apply the max_capacitance rule to every module of a Yosys ``write_verilog`` netlist.
+
+    A submodule's input bit loads its driver in the parent by what it drives inside (the
+    ``sram_*`` black boxes count as no load); a tree in a module instantiated n times is
+    counted n times in :attr:`BufferResult.buffers` and the area."""
     buf = cells.get(rule.cell)
     if buf is None:
         raise SynthError(f"buffering: the buffer cell {rule.cell} is not in the liberty library")
@@ -207,57 +333,42 @@ def buffer_netlist(netlist: str, cells: dict[str, LibCell], rule: BufferRule = B
     tree_load = rule.tree_load_pf or buf.table_max_load_pf or buf.pins[outs[0]].max_capacitance
     if not tree_load or tree_load <= 2 * buf.pins[ins[0]].capacitance:
         raise SynthError(f"buffering: no usable load limit for the tree of {rule.cell}")
+    matches = list(_MODULE_RE.finditer(netlist))
+    modules = {m.group(1).strip(): _parse_module(m.group(1).strip(), m.group(2)) for m in matches}
+    times = _multiplicity(modules)
+    memo: dict = {}
     taken = set(re.findall(r"simtlab_buf_(\d+)", netlist))
     counter = [max((int(t) for t in taken), default=-1) + 1]
     pieces, pos, nets = [], 0, []
-    for m in _MODULE_RE.finditer(netlist):
-        body_start, body_end = m.start(2), m.end(2)
-        new_body, done = _buffer_module(m.group(2), cells, rule, buf.name, ins[0], outs[0],
+    for m in matches:
+        mod = modules[m.group(1).strip()]
+        new_body, done = _buffer_module(mod, modules, cells, memo, rule, buf.name, ins[0], outs[0],
                                         buf.pins[ins[0]].capacitance, tree_load, counter)
-        pieces += [netlist[pos:body_start], new_body]
-        pos = body_end
-        nets += done
+        pieces += [netlist[pos:m.start(2)], new_body]
+        pos = m.end(2)
+        nets += [dataclasses.replace(n, instances=times[mod.name]) for n in done]
     pieces.append(netlist[pos:])
     return BufferResult(netlist="".join(pieces) if nets else netlist, cell=buf.name,
                         tree_load_pf=tree_load, nets=tuple(nets), cell_area=buf.area)
 
 
-def _buffer_module(body: str, cells: dict[str, LibCell], rule: BufferRule, bcell: str, bin_: str,
-                   bout: str, bcap: float, tree_load: float, counter: list[int]):
-    instances = []        # [match, cell, name, {pin: expr}]
-    for m in _INSTANCE_RE.finditer(body):
-        conns = {p: e for p, e in _CONN_RE.findall(m.group(4))}
-        instances.append([m, m.group(2), m.group(3), conns])
-    alias = _Aliases()
-    for a, b in _ASSIGN_RE.findall(body):
-        if not _is_const(b):
-            alias.union(_net(a), _net(b))
-    port_bits = set()
-    for hi, lo, name in _OUTPUT_RE.findall(body):
-        if hi:
-            port_bits |= {f"{name}[{i}]" for i in range(min(int(hi), int(lo)), max(int(hi), int(lo)) + 1)}
-        else:
-            port_bits.add(name)
+def _buffer_module(mod: _Module, modules: dict, cells: dict[str, LibCell], memo: dict, rule: BufferRule,
+                   bcell: str, bin_: str, bout: str, bcap: float, tree_load: float, counter: list[int]):
+    instances = mod.instances
     port_load: dict[str, float] = {}
-    for bit in port_bits:
-        root = alias.find(bit)
-        port_load[root] = port_load.get(root, 0.0) + rule.port_load_pf
+    for _, bits in mod.port_bits("output"):
+        for b in bits:
+            root = mod.alias.find(_net(b))
+            port_load[root] = port_load.get(root, 0.0) + rule.port_load_pf
     drivers: dict[str, list[tuple[int, str]]] = {}
-    sinks: dict[str, list[tuple[float, tuple[int, str]]]] = {}
     for k, (_, cell, _, conns) in enumerate(instances):
         lib = cells.get(cell)
-        if lib is None:
-            continue
-        for pin, expr in conns.items():
+        for pin, expr in (conns.items() if lib is not None else ()):
             p = lib.pins.get(pin)
-            if p is None or _is_const(expr):
-                continue
-            root = alias.find(_net(expr))
-            if p.direction == "output":
-                drivers.setdefault(root, []).append((k, pin))
-            elif p.direction == "input":
-                sinks.setdefault(root, []).append((p.capacitance, (k, pin)))
-    added, done = [], []
+            if p is not None and p.direction == "output" and not _is_const(expr):
+                drivers.setdefault(mod.alias.find(_net(expr)), []).append((k, pin))
+    sinks = _sinks(mod, modules, cells, memo)
+    added, done, touched, bitlists = [], [], set(), {}
     for root, drv in drivers.items():
         if len(drv) != 1:
             continue
@@ -277,10 +388,17 @@ def _buffer_module(body: str, cells: dict[str, LibCell], rule: BufferRule, bcell
                 counter[0] += 1
                 wire = f"simtlab_buf_{n}"
                 for _, ref in group:
-                    if isinstance(ref, tuple):
-                        instances[ref[0]][3][ref[1]] = wire
-                    else:
+                    if isinstance(ref, int):
                         added[ref][1] = wire          # a buffer of the level below
+                    elif len(ref) == 2:
+                        instances[ref[0]][3][ref[1]] = wire
+                        touched.add(ref[0])
+                    else:
+                        key = (ref[0], ref[1])
+                        if key not in bitlists:
+                            bitlists[key] = mod.expand(instances[ref[0]][3][ref[1]])
+                        bitlists[key][ref[2]] = wire
+                        touched.add(ref[0])
                 added.append([n, None])               # its input net is set by the level above
                 nxt.append((bcap, len(added) - 1))
                 n_buf += 1
@@ -289,16 +407,18 @@ def _buffer_module(body: str, cells: dict[str, LibCell], rule: BufferRule, bcell
         for _, ref in level:
             added[ref][1] = src
         done.append(BufferedNet(net=src.strip(), driver=instances[k][1], load_pf=load, limit_pf=limit,
-                                buffers=n_buf, levels=levels))
+                                buffers=n_buf, levels=levels, module=mod.name))
     if not done:
-        return body, []
-    out, pos = [], 0
-    for m, cell, name, conns in instances:
-        new = (f"{m.group(1)}{cell} {name} (\n"
-               + ",\n".join(f"    .{p}({e})" for p, e in conns.items()) + "\n  );\n")
-        if new != m.group(0):
-            out += [body[pos:m.start()], new]
-            pos = m.end()
+        return mod.body, []
+    for (k, pin), bits in bitlists.items():
+        instances[k][3][pin] = "{ " + ", ".join(_ref(b) for b in bits) + " }"
+    body, out, pos = mod.body, [], 0
+    for k in sorted(touched):
+        m, cell, name, conns = instances[k]
+        new = (f"{m.group(1)}{_ref(cell)}{'' if cell.startswith(chr(92)) else ' '}{name} (\n"
+               + ",\n".join(f"    .{_ref(p)}({e})" for p, e in conns.items()) + "\n  );\n")
+        out += [body[pos:m.start()], new]
+        pos = m.end()
     out.append(body[pos:])
     out += [f"  wire simtlab_buf_{n};\n" for n, _ in added]
     out += [f"  {bcell} simtlab_bufi_{n} (\n    .{bin_}({src}),\n    .{bout}(simtlab_buf_{n})\n  );\n"

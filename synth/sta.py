@@ -71,7 +71,18 @@ puts "@@checks"
 report_checks -path_delay max -digits 4 -fields {{capacitance}} -group_count {paths}
 set_power_activity -input -activity {activity} -duty 0.5
 puts "@@power"
-if {{[catch {{report_power -digits 6}} msg]}} {{ puts "@@power_error $msg" }}
+if {{[catch {{report_power -digits 6}} msg]}} {{
+  puts "@@power_error $msg"
+  # the design total fails when one cell's power is NaN: price every cell on its own, leave
+  # out those whose report fails and print the rest (summed by parse_report)
+  set good {{}}
+  set bad {{}}
+  foreach c [get_cells *] {{
+    if {{[catch {{report_power -instances $c > /dev/null}}]}} {{ lappend bad [get_full_name $c] }} else {{ lappend good $c }}
+  }}
+  puts "@@nan_cells [llength $bad] [lrange $bad 0 4]"
+  if {{[llength $good] > 0}} {{ puts "@@instances"; report_power -instances $good -digits 9 }}
+}}
 puts "@@end"
 """
 
@@ -98,6 +109,11 @@ class StaResult:
     stages: int = 0
     #: loads (pF) of the drivers (input port, cell outputs) of each reported path, worst first
     path_caps_pf: tuple[tuple[float, ...], ...] = ()
+    #: cells whose power OpenSTA reports as NaN; > 0 means the power is the sum over the other
+    #: cells (the design total fails), and :attr:`nan_bound_pj` bounds what they leave out
+    nan_cells: int = 0
+    #: nan_cells x the largest dynamic energy per cycle of any priced cell (pJ)
+    nan_bound_pj: float = 0.0
 
     @property
     def dynamic_w(self) -> float:
@@ -136,6 +152,8 @@ _POINT_RE = re.compile(r"^(Startpoint|Endpoint):\s*(\S+)", re.M)
 _STAGE_RE = re.compile(r"^\s*(?!0\.0+\s)-?[\d.]+\s+-?[\d.]+\s+[\^v]\s+\S+/\w+\s+\(\w+\)", re.M)
 #: a path line with a load column: "cap delay time ^ pin (cell|in)"
 _CAP_RE = re.compile(r"^\s*([\d.]+)\s+-?[\d.]+\s+-?[\d.]+\s+[\^v]\s+\S+\s+\(\w+\)", re.M)
+#: one row of ``report_power -instances``: internal, switching, leakage, total (W), instance
+_INSTANCE_ROW_RE = re.compile(r"^\s*([-+\d.eE]+)\s+([-+\d.eE]+)\s+([-+\d.eE]+)\s+[-+\d.eE]+\s+\S+\s*$", re.M)
 _TOTAL_RE = re.compile(r"^Total\s+([-+\d.eE]+)\s+([-+\d.eE]+)\s+([-+\d.eE]+)\s+([-+\d.eE]+)", re.M)
 
 
@@ -151,8 +169,16 @@ def parse_report(text: str, *, period_ns: float, activity: float, label: str,
     points = dict(_POINT_RE.findall(checks.split("slack (")[0]))
     paths = [p.split("data arrival time")[0] for p in checks.split("Startpoint:")[1:]]
     total = _TOTAL_RE.search(power)
+    nan_cells, nan_bound = 0, 0.0
     if "@@power_error" in power:     # OpenSTA's report_power fails on NaN power (seen on
         internal = switching = leakage = float("nan")     # the 512-entry SRF map)
+        nan = re.search(r"^@@nan_cells (\d+)", power, re.M)
+        rows = [tuple(float(x) for x in m.groups()) for m in _INSTANCE_ROW_RE.finditer(
+            power.split("@@instances", 1)[1])] if "@@instances" in power else []
+        if nan and rows and all(math.isfinite(v) for r in rows for v in r):
+            nan_cells = int(nan.group(1))
+            internal, switching, leakage = (sum(r[i] for r in rows) for i in range(3))
+            nan_bound = nan_cells * max(r[0] + r[1] for r in rows) * period_ns * 1e3
     elif total is None:
         raise SynthError(f"{label}: no Total row in the OpenSTA power report; output tail:\n{_tail(text)}")
     else:
@@ -161,6 +187,7 @@ def parse_report(text: str, *, period_ns: float, activity: float, label: str,
                      startpoint=points.get("Startpoint", ""), endpoint=points.get("Endpoint", ""),
                      period_ns=period_ns, internal_w=internal, switching_w=switching,
                      leakage_w=leakage, activity=activity, macros_removed=macros_removed,
+                     nan_cells=nan_cells, nan_bound_pj=nan_bound,
                      stages=len(_STAGE_RE.findall(_strip_cap(paths[0]))) if paths else 0,
                      path_caps_pf=tuple(caps for caps in (tuple(float(c) for c in _CAP_RE.findall(p))
                                                           for p in paths) if caps))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 import re
@@ -43,7 +44,7 @@ def _fanout_netlist(loads: int, driver_in: str = "a") -> str:
 
 def _instances(netlist: str) -> dict[str, tuple[str, dict[str, str]]]:
     out = {}
-    for m in re.finditer(r"^\s*(\w+)\s+(\S+)\s*\(\n(.*?)\n\s*\);", netlist, re.M | re.S):
+    for m in re.finditer(r"^\s*(\\\S+|\w+)\s+(\S+)\s*\(\n(.*?)\n\s*\);", netlist, re.M | re.S):
         out[m.group(2)] = (m.group(1), {p: e.strip() for p, e in re.findall(r"\.(\w+)\((.*?)\)(?:,|$)",
                                                                             m.group(3), re.M)})
     return out
@@ -51,7 +52,7 @@ def _instances(netlist: str) -> dict[str, tuple[str, dict[str, str]]]:
 
 def _source(netlist: str, net: str) -> str:
     """The net a signal comes from once the BUF cells (identity) are looked through."""
-    drivers = {c["Y"]: (cell, c) for cell, c in _instances(netlist).values()}
+    drivers = {c["Y"]: (cell, c) for cell, c in _instances(netlist).values() if "Y" in c}
     while net in drivers and drivers[net][0] == "BUF":
         net = drivers[net][1]["A"]
     return net
@@ -128,3 +129,43 @@ def test_osu018_buffering_makes_an_overloaded_inverter_timeable():
     after, _ = run_sta(r.netlist, "top", lib.path, f, label="buffered")
     assert before.critical_ns > 10 and after.critical_ns < before.critical_ns / 5
     assert math.isfinite(after.energy_pj) and after.energy_pj > 0
+
+
+def test_submodule_input_loads_its_parent_driver_by_what_it_drives_inside():
+    # a bank module whose input bit k[1] drives 20 inverters (0.2 pF); the top's inverter
+    # drives k[1] of 4 bank instances through a concatenation: 0.8 pF on a 0.1 pF inverter
+    cells = parse_liberty_cells(TOY_LIB)
+    inner = "".join(f"  INV i{i} (\n    .A(k[1]),\n    .Y(q[{i}])\n  );\n" for i in range(20))
+    bank = ("module \\top.bank (k, q);\n  input [1:0] k;\n  wire [1:0] k;\n  output [19:0] q;\n"
+            f"  wire [19:0] q;\n{inner}endmodule\n")
+    banks = "".join(f"  \\top.bank  b{i} (\n    .k({{ n, a }}),\n    .q(y{i})\n  );\n" for i in range(4))
+    top = ("module top(a, " + ", ".join(f"y{i}" for i in range(4)) + ");\n  input a;\n  wire a;\n"
+           + "".join(f"  output [19:0] y{i};\n  wire [19:0] y{i};\n" for i in range(4))
+           + f"  wire n;\n  INV drv (\n    .A(a),\n    .Y(n)\n  );\n{banks}endmodule\n")
+    r = buffer_netlist(top + bank, cells, BufferRule(cell="BUF"))
+    (net,) = r.nets
+    assert net.module == "top" and net.net == "n" and net.load_pf == pytest.approx(0.8)
+    inst = _instances(r.netlist)
+    for i in range(4):
+        conn = inst[f"b{i}"][1]["k"]
+        first = conn.strip("{} ").split(",")[0].strip()
+        assert first.startswith("simtlab_buf_") and _source(r.netlist, first) == "n"
+        assert conn.strip("{} ").split(",")[1].strip() == "a"
+    # the bank's input port nets are driven by a port: nothing is added inside the bank
+    assert "simtlab_buf" not in r.netlist.split("module \\top.bank", 1)[1]
+
+
+def test_flow_adds_the_buffers_cells_and_area_to_the_logic():
+    from synth.area import TargetArea, buffered
+    from synth.liberty import LibertyArea
+    cells = parse_liberty_cells(TOY_LIB)
+    a = LibertyArea(flip_flops=0, latches=0, cells=201, logic_um2=402.0, sequential_um2=0.0,
+                    logic_node_nm=180.0, cells_by_type={"INV": 201})
+    r = TargetArea(target=None, stats=None, verilog="", log="", yosys_version="", liberty=a,
+                   netlist=_fanout_netlist(200))
+    out = buffered(r, cells, BufferRule(cell="BUF"))
+    assert out.buffering["buffers"] == 44 and out.buffering["nets"] == 1
+    assert out.liberty.cells == 245 and out.liberty.logic_um2 == 402.0 + 44 * 4
+    assert out.liberty.cells_by_type == {"BUF": 44, "INV": 201} and "simtlab_bufi_" in out.netlist
+    same = buffered(dataclasses.replace(r, netlist=_fanout_netlist(5)), cells, BufferRule(cell="BUF"))
+    assert same.liberty == a and same.buffering["buffers"] == 0

@@ -346,3 +346,15 @@ def test_flops_of_a_replicated_bank_are_named_through_its_instance():
                 signals=frozenset({"bank3.older_1_3"}))
     amap = map_netlist(netlist, "top", t)
     assert amap.flop_bits == 1 and amap.flops == {"bank3/_7_/Q": ("bank3.older_1_3", 0)}
+
+
+def test_power_report_with_nan_cells_sums_the_other_cells_and_bounds_the_missing_ones():
+    checks = SAMPLE.read_text().split("@@power")[0]
+    power = ("@@power\n@@power_error floating point value is Not a Number\n@@nan_cells 2 _7_ _9_\n@@instances\n"
+             "   1.0e-03   2.0e-03   1.0e-09   3.0e-03 _1_\n"
+             "   4.0e-03   1.0e-03   2.0e-09   5.0e-03 _2_\n@@end\n")
+    r = parse_report(checks + power, period_ns=100.0, activity=0.5, label="x")
+    assert r.nan_cells == 2 and r.internal_w == pytest.approx(5e-3) and r.switching_w == pytest.approx(3e-3)
+    assert r.leakage_w == pytest.approx(3e-9) and r.energy_pj == pytest.approx(8e-3 * 100 * 1e3)
+    # each missing cell at most the costliest priced one: 2 x 5 mW x 100 ns
+    assert r.nan_bound_pj == pytest.approx(2 * 5e-3 * 100 * 1e3)
