@@ -18,9 +18,11 @@ One ``sta`` run (Debian ``opensta``, `make opensta`) per target:
   osu018 timing or power model (the OpenRAM macros in synth/macros.yaml were compiled for
   area only, with ``analytical_delay``): their instances are removed from the netlist given to
   STA, so paths through them are cut and their access energy is not counted
-  (:attr:`StaResult.macros_removed` says how many). No wires (no placement), no fanout
-  buffering or gate sizing: Yosys' ABC maps for area, so a high-fanout net is driven by
-  one small cell and the critical path of a wide structure is pessimistic.
+  (:attr:`StaResult.macros_removed` says how many). No wires (no placement), no gate
+  sizing; fanout buffering is :mod:`synth.buffering`'s pass, run by the flow before STA
+  (without it ABC's area mapping leaves a high-fanout net on one small cell). When OpenSTA's
+  design power total is NaN, every cell is priced alone and the NaN ones are left out and
+  bounded (:attr:`StaResult.nan_cells`).
 """
 
 from __future__ import annotations
