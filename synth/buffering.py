@@ -3,10 +3,12 @@
 Yosys' ABC maps for area, so a net that fans out to hundreds of cells keeps the one small
 cell that computes it as its only driver. On the 512-entry UV SRF map one such net drives
 58.6 pF, 120x what its osu018 cell may drive: its transition (98.6 ns) lies far outside the
-library's tables and OpenSTA's power report returns NaN.
+library's tables, and both its delay (236 ns critical path) and the cells' internal power
+are extrapolations.
 
-**The rule.** A net is buffered when its load (the input pins it drives, plus the FO4 load of
-an output port on it) exceeds the ``max_capacitance`` of its driver's output pin in the Liberty
+**The rule.** A net is buffered when its load (the input pins it drives -- for an input bit
+of a shared submodule, what that bit drives inside -- plus the FO4 load of an output port on
+it) exceeds the ``max_capacitance`` of its driver's output pin in the Liberty
 file: the library's own design rule, which a sign-off flow repairs on every target. Such a net
 keeps its driver, its name and its output ports; its cell inputs move onto a tree of
 :attr:`BufferRule.cell` buffers (osu018 ``BUFX4``), each buffer driving at most
@@ -17,7 +19,8 @@ left alone, so a netlist without violations comes out unchanged, text for text.
 
 Not buffered: nets driven by an input port (the flow's ports are ideal drivers with the FO4
 slew; their load does not slow them in STA) or by a cell that is not in the library (an SRAM
-black box, a shared submodule), and nets with more than one driver. The tree is grouped in
+black box, a shared submodule's output), and nets with more than one driver; the load a
+shared submodule's output port sees in its parent is not added to the nets inside. The tree is grouped in
 netlist order, not by placement (there is none): it is the logic a buffering pass adds, not a
 placed, sized clock-tree-like optimum; gates are not resized.
 """
