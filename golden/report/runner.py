@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from golden.jobs.job import TimingJob, WorkloadProbe, output_digest, run_job, timed_run
+from golden.report.present.estimates import Estimate, geomean_estimate
 
 __all__ = ["ReportOptions", "TimingJob", "WorkloadProbe", "geomean", "output_digest", "run_job",
            "same_outputs", "selects", "speedup_sweep", "standing_for", "stands_for_entry",
@@ -126,6 +127,13 @@ def speedup_sweep(results: dict, names, base_job, point_job, points) -> tuple[li
 
 
 def geomean(values) -> float:
-    """Geometric mean of positive values (nan if there are none)."""
-    v = np.asarray([x for x in values if x is not None and x > 0], dtype=float)
-    return float(np.exp(np.log(v).mean())) if v.size else float("nan")
+    """Geometric mean of positive values (nan if there are none). When some of them are
+    sampled :class:`~golden.report.present.estimates.Estimate` figures, the mean is one
+    too, its interval propagated in log space (``geomean_estimate``); with plain numbers
+    it is the plain float it always was."""
+    kept = [x for x in values if x is not None and x > 0]
+    v = np.asarray(kept, dtype=float)
+    g = float(np.exp(np.log(v).mean())) if v.size else float("nan")
+    if any(isinstance(x, Estimate) for x in kept):
+        return geomean_estimate(kept, g)
+    return g

@@ -184,3 +184,32 @@ def test_report_sampling_options_are_checked(monkeypatch, capsys):
         assert main(["report", "tiny", "--plan", *argv]) == 2
         (line,) = capsys.readouterr().err.splitlines()
         assert line.startswith("simtlab: error: ") and msg in line
+
+
+def test_geomean_of_estimates_propagates_the_interval_in_log_space():
+    from golden.report.runner import geomean
+    a, b = Estimate(1.2, 0.01, 4), Estimate(0.9, 0.02, 3)
+    g = geomean([a, b, 1.0, None])
+    assert isinstance(g, Estimate) and float(g) == pytest.approx((1.2 * 0.9) ** (1 / 3))
+    # se(log g)^2 = sum (se_i / x_i)^2 / n^2; the plain 1.0 adds no error
+    rel = math.sqrt((0.01 / 1.2) ** 2 + (0.02 / 0.9) ** 2) / 3
+    assert g.se == pytest.approx(float(g) * rel)
+    va, vb = (float(g) * 0.01 / 1.2 / 3) ** 2, (float(g) * 0.02 / 0.9 / 3) ** 2
+    assert g.df == pytest.approx((va + vb) ** 2 / (va ** 2 / 4 + vb ** 2 / 3))
+    assert g.low < float(g) < g.high and " ±" in f"{g:.3f}"
+    # one figure not estimable: the mean is not either
+    assert geomean([a, Estimate(2.0, None)]).half_width is None
+    # the arithmetic mean the reports write as sum / len propagates too
+    m = sum([a, b]) / 2
+    assert isinstance(m, Estimate) and m.se == pytest.approx(math.hypot(0.01, 0.02) / 2)
+
+
+def test_geomean_of_plain_numbers_is_the_plain_float_it_was():
+    import numpy as np
+    from golden.report.runner import geomean
+    xs = [1.0375, 0.9123, 1.2, 0.0, None, 0.77]
+    old = float(np.exp(np.log(np.asarray([x for x in xs if x is not None and x > 0],
+                                         dtype=float)).mean()))
+    got = geomean(iter(xs))
+    assert type(got) is float and got == old
+    assert type(geomean([])) is float and math.isnan(geomean([]))

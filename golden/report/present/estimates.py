@@ -30,7 +30,7 @@ import re
 
 from golden.timing.sampling import t975
 
-__all__ = ["Estimate", "with_bounds", "with_estimates"]
+__all__ = ["Estimate", "geomean_estimate", "with_bounds", "with_estimates"]
 
 _SPEC = re.compile(r"^(?:.?[<>=^])?[+\- ]?z?#?0?(\d+)?(?P<group>[_,])?(?:\.(?P<prec>\d+))?"
                    r"(?P<type>[bcdeEfFgGnosxX%])?$")
@@ -159,6 +159,21 @@ class Estimate(float):
         hspec = "" if m is None else "".join(
             (m["group"] or "", f".{m['prec']}" if m["prec"] else "", m["type"] or ""))
         return f"{core} ±{format(round(half) if self.integral else half, hspec)}"
+
+
+def geomean_estimate(values, value: float) -> "Estimate":
+    """The geometric mean ``value`` of the positive ``values`` (some of them
+    :class:`Estimate`) as an :class:`Estimate`: first-order delta method in log space, the
+    figures taken as independent, ``se(log g) ^ 2 = sum_i (se_i / x_i) ^ 2 / n ^ 2`` and
+    ``se_g = g * se(log g)``; a plain number adds no error; df by Welch-Satterthwaite over
+    the ``n`` terms; not estimable if any term is. ``value`` is the mean the caller computed
+    (so the printed figure is the one a plain-number mean would give)."""
+    n = len(values)
+    terms = []
+    for x in values:
+        v, se, df = Estimate._parts(x)
+        terms.append((None if se is None else (value * se / (v * n)) ** 2, df))
+    return Estimate._combine(value, terms)
 
 
 def _interval_estimate(value, iv: dict | None, integral: bool):
