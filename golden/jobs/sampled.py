@@ -13,7 +13,10 @@ block (level, units detailed / total, detailed warp-instruction fraction, and th
 :func:`sample_jobs` turns the timing jobs of a set of reports into sampled jobs. A job whose
 mechanisms declare that sampling at that level would cut what they must keep whole
 (``Mechanism.sampling``; the same rule and text as ``simtlab run --sample``) is **run in
-full instead** and listed with the reason: a report compares mechanisms with a baseline, so
+full instead** and listed with the reason, except that the level is a *preference*: at
+``tb`` a job whose mechanisms need whole launches (``whole-launch``) but may be sampled at
+``launch`` level is sampled at ``launch`` level instead (listed in ``at_launch``), so that
+``--sample tb`` still samples most of a report's simulations. A report compares mechanisms with a baseline, so
 refusing the whole report for one mechanism would leave ``simtlab report all --sample``
 nothing to render; the full run is exact, its numbers show no interval, and the report says
 which simulations ran in full and why. Jobs of other kinds (functional probes, concurrent
@@ -115,13 +118,25 @@ class SamplePlan:
 
     ``jobs``: the sampled jobs, the refused timing jobs (run in full) and the other kinds
     unchanged; ``alias``: ``{timing job key: key of the job that answers it}``;
-    ``in_full``: ``{timing job key: reason it runs in full}``."""
+    ``in_full``: ``{timing job key: reason it runs in full}``; ``at_launch``: ``{timing
+    job key: why it is not sampled at the requested level}`` for the jobs sampled at
+    ``launch`` level instead (only with ``level == "tb"``)."""
 
     level: str
     sample_seed: int
     jobs: list
     alias: dict
     in_full: dict
+    at_launch: dict = field(default_factory=dict)
+
+    def level_of(self, key: str) -> str | None:
+        """The level the timing job ``key`` was run at: ``tb``, ``launch`` or ``full``
+        (None for a key this plan does not know)."""
+        if key in self.in_full:
+            return "full"
+        if key in self.at_launch:
+            return "launch"
+        return self.level if key in self.alias else None
 
     def view(self, results: dict) -> dict:
         """``results`` (by the keys of :attr:`jobs`) as the reports look them up (by their
@@ -137,15 +152,27 @@ class SamplePlan:
         by_reason: dict[str, int] = {}
         for reason in self.in_full.values():
             by_reason[reason] = by_reason.get(reason, 0) + 1
-        return [f"--sample {self.level}: {n} simulation(s) run in full instead: {reason}"
-                for reason, n in by_reason.items()]
+        lines = [f"--sample {self.level}: {n} simulation(s) run in full instead: {reason}"
+                 for reason, n in by_reason.items()]
+        if self.at_launch:
+            lines.append(f"--sample {self.level}: {len(self.at_launch)} simulation(s) sampled "
+                         f"at launch level instead (whole launches kept for "
+                         f"{', '.join(self.launch_mechanisms())})")
+        return lines
+
+    def launch_mechanisms(self) -> list[str]:
+        """The mechanism classes whose need for whole launches moved jobs to ``launch``
+        level (as the refusal names them: ``mechanism <name> (<Class>)``)."""
+        names = {m[1] if (m := re.match(r"[^:]*: mechanism \S+ \((\w+)\)", reason)) else reason
+                 for reason in self.at_launch.values()}
+        return sorted(names)
 
 
 def sample_jobs(jobs, level: str, sample_seed: int = 0) -> SamplePlan:
     """The :class:`SamplePlan` of ``jobs`` at ``level`` (module docstring)."""
     if level not in LEVELS:
         raise SimtlabError(f"--sample: level must be one of {', '.join(LEVELS)}, not {level!r}")
-    out, alias, in_full, seen = [], {}, {}, {}
+    out, alias, in_full, at_launch, seen = [], {}, {}, {}, {}
     memo: dict[tuple, str | None] = {}
     for j in jobs:
         if type(j) is not TimingJob:
@@ -156,14 +183,22 @@ def sample_jobs(jobs, level: str, sample_seed: int = 0) -> SamplePlan:
         mk = (j.config, tuple(j.mechanisms), tuple(j.overrides))
         if mk not in memo:
             memo[mk] = refusal(j, level)
-        if memo[mk] is not None:
-            in_full[j.key] = memo[mk]
+        use = level
+        if memo[mk] is not None and level == "tb":
+            lk = mk + ("launch",)
+            if lk not in memo:
+                memo[lk] = refusal(j, "launch")
+            if memo[lk] is None:            # the level is a preference (module docstring)
+                use = "launch"
+                at_launch[j.key] = memo[mk]
+        if memo[mk] is not None and use == level:
+            in_full[j.key] = memo[(*mk, "launch")] if level == "tb" else memo[mk]
             seen[j.key] = j
             out.append(j)
             continue
         s = SampledTimingJob(j.workload, j.config, j.size, j.seed, tuple(j.mechanisms),
-                             tuple(j.overrides), level, sample_seed)
+                             tuple(j.overrides), use, sample_seed)
         seen[j.key] = s
         alias[j.key] = s.key
         out.append(s)
-    return SamplePlan(level, sample_seed, out, alias, in_full)
+    return SamplePlan(level, sample_seed, out, alias, in_full, at_launch)

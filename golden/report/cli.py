@@ -271,12 +271,16 @@ def _sample_plan(args, all_jobs):
 
 
 def _sampling_doc(plan, jobs) -> dict:
-    """The ``sampling`` block of a sampled report's JSON: level, seed, and which of its
-    timing simulations ran sampled and which in full (with the reason)."""
+    """The ``sampling`` block of a sampled report's JSON: level, seed, which of its timing
+    simulations ran sampled and which in full (with the reason), which were sampled at
+    launch level instead of ``tb`` (``at_launch``, with the reason) and each one's level
+    (``levels``: ``tb``, ``launch`` or ``full``)."""
     keys = list(dict.fromkeys(j.key for j in jobs))
     return {"level": plan.level, "sample_seed": plan.sample_seed,
             "sampled": sum(k in plan.alias for k in keys),
             "in_full": {k: plan.in_full[k] for k in keys if k in plan.in_full},
+            "at_launch": {k: plan.at_launch[k] for k in keys if k in plan.at_launch},
+            "levels": {k: plan.level_of(k) for k in keys if plan.level_of(k)},
             "interval": "95%; ratios by the delta method on independent estimates "
                         "(docs/sampling.md)"}
 
@@ -290,6 +294,11 @@ def _sampling_note(plan, jobs) -> str:
              f"computed from them are estimates printed as `x ±h` (95% half-width; `±?` = "
              f"interval not estimable; no `±` = exact). Ratios: delta method on independent "
              f"estimates (docs/sampling.md)."]
+    if doc["at_launch"]:
+        lines.append(f"> {len(doc['at_launch'])} of them sampled at launch level instead of "
+                     f"{plan.level} (whole launches kept for "
+                     f"{', '.join(plan.launch_mechanisms())}); the JSON's `sampling.levels` "
+                     f"gives each simulation's level.")
     if full:
         reasons = sorted(set(full.values()))
         lines.append(f"> {len(full)} simulation(s) ran in full (exact, no interval): "

@@ -13,6 +13,7 @@ import types
 
 import pytest
 
+from golden.configs import load_config
 from golden.errors import SimtlabError
 from golden.jobs.cache import ResultCache, entry_name
 from golden.jobs.deps import DependencyFinder
@@ -20,6 +21,7 @@ from golden.jobs.executors import run_jobs
 from golden.jobs.job import TimingJob
 from golden.jobs.kinds import job_of
 from golden.jobs.sampled import SampledTimingJob, sample_jobs
+from golden.mechanisms.registry import make_mechanisms
 from golden.report.present.estimates import Estimate, with_bounds, with_estimates
 from golden.report.present.tidy import tidy_rows
 from golden.report.runner import speedup_sweep
@@ -73,16 +75,39 @@ def test_full_runs_do_not_depend_on_the_sampled_path():
         assert f not in full and f in samp
 
 
-def test_a_refused_mechanism_runs_in_full_with_one_line():
-    plan = sample_jobs([BASE, GSCALAR, TimingJob("FWS", "pascal", "small")], "tb")
-    # the baseline is sampled; G-Scalar declares whole-launch, which tb sampling would cut
-    assert [type(j).__name__ for j in plan.jobs] == ["SampledTimingJob", "TimingJob"]
-    assert plan.alias == {BASE.key: plan.jobs[0].key} and list(plan.in_full) == [GSCALAR.key]
-    (line,) = plan.refused_lines()
-    assert "\n" not in line and line.startswith("--sample tb: 1 simulation(s) run in full")
-    assert "gscalar" in line and "whole-launch" in line and "run it without" not in line
-    # at launch level G-Scalar is sampleable
-    assert not sample_jobs([GSCALAR], "launch").in_full
+def test_a_mechanism_refused_at_every_level_runs_in_full_with_one_line():
+    lifetimes = TimingJob("FWS", "pascal", "small", mechanisms=("warp-lifetimes",))
+    for level in ("launch", "tb"):
+        plan = sample_jobs([BASE, lifetimes, TimingJob("FWS", "pascal", "small")], level)
+        # the baseline is sampled; warp-lifetimes reports the first launch only
+        assert [type(j).__name__ for j in plan.jobs] == ["SampledTimingJob", "TimingJob"]
+        assert plan.alias == {BASE.key: plan.jobs[0].key} and list(plan.in_full) == [lifetimes.key]
+        (line,) = plan.refused_lines()
+        assert "\n" not in line and line.startswith(f"--sample {level}: 1 simulation(s) run in full")
+        assert "lifetimes" in line and "not-sampleable" in line and "run it without" not in line
+        assert plan.level_of(lifetimes.key) == "full" and plan.level_of(BASE.key) == level
+
+
+def test_tb_level_is_a_preference_whole_launch_mechanisms_sample_at_launch_level():
+    lifetimes = TimingJob("FWS", "pascal", "small", mechanisms=("warp-lifetimes",))
+    plan = sample_jobs([BASE, GSCALAR, lifetimes], "tb", sample_seed=3)
+    assert [(type(j).__name__, getattr(j, "level", None)) for j in plan.jobs] == [
+        ("SampledTimingJob", "tb"), ("SampledTimingJob", "launch"), ("TimingJob", None)]
+    # G-Scalar declares whole-launch: tb would cut it, launch sampling keeps launches whole
+    assert plan.alias[GSCALAR.key] == GSCALAR.key + "/sampled-launch-s3"
+    assert list(plan.at_launch) == [GSCALAR.key] and "whole-launch" in plan.at_launch[GSCALAR.key]
+    assert list(plan.in_full) == [lifetimes.key]
+    assert {k: plan.level_of(k) for k in (BASE.key, GSCALAR.key, lifetimes.key)} == {
+        BASE.key: "tb", GSCALAR.key: "launch", lifetimes.key: "full"}
+    lines = plan.refused_lines()
+    assert len(lines) == 2 and sum("sampled at launch level instead" in x for x in lines) == 1
+    (at,) = [x for x in lines if "launch level" in x]
+    assert at.startswith("--sample tb: 1 simulation(s) sampled at launch level")
+    assert at.endswith(f"(whole launches kept for {type(make_mechanisms(('gscalar',), load_config('pascal'))[0]).__name__})")
+    # at launch level nothing moves
+    plan = sample_jobs([BASE, GSCALAR], "launch")
+    assert not plan.in_full and not plan.at_launch
+    assert {j.level for j in plan.jobs} == {"launch"}
 
 
 def test_ratio_of_two_estimates_by_the_delta_method():
@@ -170,10 +195,17 @@ def test_report_sample_renders_error_bars_end_to_end(tmp_path, monkeypatch, caps
     with open(tmp_path / "out" / "results.csv") as f:
         assert {"speedup.low", "speedup.high"} <= {r["metric"] for r in csv.DictReader(f)}
     capsys.readouterr()
-    # tb: G-Scalar runs in full, said on one line; its full run is its own cache entry
-    assert main(args[:5] + ["tb"] + args[5:] + ["--plan"]) == 0
+    # tb: G-Scalar (whole-launch) is sampled at launch level instead, said on one line
+    # and in the sampling block; its launch-sampled run is the one already cached
+    tb_out = ["--out", str(tmp_path / "out_tb")]
+    assert main(args[:5] + ["tb"] + args[5:] + tb_out) == 0
     err = capsys.readouterr().err
-    assert err.count("run in full") == 1 and "gscalar" in err
+    assert err.count("sampled at launch level instead") == 1
+    assert "run in full" not in err
+    doc = json.loads((tmp_path / "out_tb" / "tiny.json").read_text())["sampling"]
+    assert doc["levels"] == {BASE.key: "tb", GSCALAR.key: "launch"} and not doc["in_full"]
+    assert list(doc["at_launch"]) == [GSCALAR.key] and doc["sampled"] == 2
+    assert "sampled at launch level instead of tb" in (tmp_path / "out_tb" / "tiny.md").read_text()
 
 
 def test_report_sampling_options_are_checked(monkeypatch, capsys):
