@@ -137,17 +137,20 @@ class OpTiming:
     """Latency and initiation interval of one class of arithmetic instructions."""
 
     latency: int = _p("cycles from entering the pipeline to writeback", lo=1, hi=10_000)
-    initiation: int = _p("initiation interval as a multiple of the pipeline's "
-                         "ceil(warp_size / simd_width) cycles (1 = fully pipelined)",
+    initiation: int = _p("initiation interval in the lane-group cycles of "
+                         "pipelines.class_initiation_unit (1 = fully pipelined)",
                          lo=1, hi=10_000)
+    pipe: str = _p("pipeline class that executes the class's instructions (GPGPU-Sim's "
+                   "op = SFU_OP: sfu); mul24/mad24 always run on the ALU and rem follows "
+                   "pipelines.rem_pipe", choices=("alu", "sfu"), default="alu")
 
 
 @dataclass(frozen=True)
 class OpClassesConfig:
     """Per-instruction latency by arithmetic class (GPGPU-Sim's ``-ptx_opcode_latency_*`` /
     ``-ptx_opcode_initiation_*``: ADD, MAX, MUL, MAD, DIV for int, fp32 and fp64, plus
-    SHFL). ALU instructions outside these classes (mov, logic, shifts, setp, selp, cvt...)
-    take ``pipelines.alu.latency``; SFU instructions take ``pipelines.sfu.latency``.
+    SHFL), and the pipeline each class runs on (``pipe``). ALU instructions outside these
+    classes (mov, logic, shifts, setp, selp, cvt...) take ``pipelines.alu.latency``; SFU instructions take ``pipelines.sfu.latency``.
     ``div`` covers div and rem; ``max`` covers min and max; ``mad`` covers mad, madc,
     fma and mad24; ``mul`` covers mul, mul24 and mul.wide."""
 
@@ -178,7 +181,8 @@ class PipelinesConfig:
     mem: PipelineConfig = _p("load/store (address generation and coalescing) pipelines")
     op_classes: OpClassesConfig = _p("per-instruction latency and initiation interval of "
                                      "the arithmetic classes")
-    div_pipe: str = _p("pipeline class that executes div/rem (GPGPU-Sim: sfu)",
+    rem_pipe: str = _p("pipeline class that executes rem (timed by the div class; "
+                       "GPGPU-Sim 3.x: alu, 4.x: sfu); div follows op_classes.*_div.pipe",
                        choices=("alu", "sfu"))
     dependence_tracking: str = _p(
         "scoreboard = per-warp register reservation: an instruction whose source or "
@@ -198,6 +202,12 @@ class PipelinesConfig:
         "dependence tracking holds a warp on control instructions (one_in_flight, or a "
         "mechanism's tracker); ILP chapter §4.4.4 sets 1 for its branch-prediction study",
         lo=0, hi=1000)
+    class_initiation_unit: str = _p(
+        "what one cycle of an op class's initiation interval is: alu = the ALU's warp-issue "
+        "time ceil(warp_size / alu.simd_width) on every pipeline (GPGPU-Sim's core cycle: "
+        "a unit is held for the initiation interval whatever its width); pipe = the "
+        "executing pipeline's own ceil(warp_size / simd_width) (on a narrow SFU the "
+        "interval is multiplied by its lane groups)", choices=("alu", "pipe"), default="pipe")
 
 
 # --------------------------------------------------------------------------- register file

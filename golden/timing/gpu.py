@@ -201,7 +201,7 @@ class KernelRun:
             getattr(m, "reads_wave_registers", True) for m in self.mechanisms)
         self.start = start
         self.stats = TimingStats.for_config(config)
-        decoded = decode_program(launch.program, config.pipelines)
+        decoded = decode_program(launch.program, config.pipelines, config.core.warp_size)
         self.sms = [SM(i, config, launch, decoded, memory, self.stats, self.mechanisms)
                     for i in sm_ids]
         occ = gpu.occupancy(launch, config)
@@ -217,7 +217,7 @@ class KernelRun:
             self._sm_mechs = {sm.id: self.mechanisms for sm in self.sms}
             for ids, cfg, mechs in groups:
                 mechs = tuple(mechs)
-                dec = decode_program(launch.program, cfg.pipelines)
+                dec = decode_program(launch.program, cfg.pipelines, cfg.core.warp_size)
                 o = gpu.occupancy(launch, cfg)
                 o.check(launch.name, cfg.name, cfg.core)
                 if (o.regs_per_tb, o.shared_per_tb) != (self.regs, self.shared):

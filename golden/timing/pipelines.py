@@ -9,9 +9,20 @@ which then adds its own latency.
 
 Per-instruction latency (:func:`op_timing`): arithmetic instructions of the classes in
 ``pipelines.op_classes`` (int/fp32/fp64 add, min/max, mul, mad, div, and shfl, as
-GPGPU-Sim's ``-ptx_opcode_latency_*`` options) carry their own latency and a multiple
-of the base initiation interval; every other instruction takes its pipeline's latency.
-``div``/``rem`` run on ``pipelines.div_pipe``.
+GPGPU-Sim's ``-ptx_opcode_latency_*`` / ``-ptx_opcode_initiation_*`` options) carry their
+own latency and initiation interval. With ``pipelines.class_initiation_unit: alu`` the
+interval counts *ALU warp-issue cycles* (``ceil(warp_size / alu.simd_width)`` of ours,
+GPGPU-Sim's core cycle) whichever pipeline executes the instruction: GPGPU-Sim holds a
+unit's dispatch register for the instruction's initiation interval in core cycles,
+whatever the unit. With ``pipe`` it counts the executing pipeline's own
+``ceil(warp_size / simd_width)`` (the rule before; on a narrow SFU it multiplies).
+Every other instruction takes its pipeline's latency and interval.
+
+Routing (:func:`pipe_of`), one rule for the timing model and every statistic that
+classes instructions by unit: memory opcodes on MEM, the transcendental opcodes
+(:data:`SFU_OPCODES`) on the SFU, an op class on the pipeline its ``pipe`` names
+(``pipelines.op_classes.<class>.pipe``; GPGPU-Sim 3.x puts integer mul/mad and div on
+the SFU, 4.x only div), ``rem`` on ``pipelines.rem_pipe``, everything else on the ALU.
 """
 
 from __future__ import annotations
@@ -33,18 +44,10 @@ _OP_CLASS = {"add": "add", "sub": "add", "addc": "add", "subc": "add",
              "mul": "mul", "mul24": "mul",
              "mad": "mad", "madc": "mad", "mad24": "mad", "fma": "mad",
              "div": "div", "rem": "div"}
-DIV_OPCODES = frozenset({"div", "rem"})
-
-
-def pipe_of(opcode: str | None, div_pipe: str = "alu") -> int:
-    """Pipeline class (``PIPE_ALU`` / ``PIPE_SFU`` / ``PIPE_MEM``) executing ``opcode``."""
-    if opcode in MEM_OPCODES:
-        return PIPE_MEM
-    if opcode in SFU_OPCODES:
-        return PIPE_SFU
-    if opcode in DIV_OPCODES and div_pipe == "sfu":
-        return PIPE_SFU
-    return PIPE_ALU
+#: Opcodes timed by a class but routed apart from it: ``rem`` by ``pipelines.rem_pipe``
+#: (GPGPU-Sim 3.x leaves REM on the SP, 4.x sends it to the SFU with DIV); the 24-bit
+#: multiplies on the ALU (both GPGPU-Sim 3.x and 4.x keep MUL24/MAD24 on the SP).
+_ALU_ALWAYS = frozenset({"mul24", "mad24"})
 
 
 def op_class(opcode: str | None, types: tuple = ()) -> str | None:
@@ -60,16 +63,53 @@ def op_class(opcode: str | None, types: tuple = ()) -> str | None:
     return f"{kind}_{base}"
 
 
-def op_timing(pipelines_cfg, pipe: int, opcode: str | None, types: tuple = ()):
-    """``(latency, interval multiple)`` of one instruction on pipeline ``pipe``, or None
-    when it takes the pipeline's defaults. Only ALU and SFU instructions have classes."""
+def pipe_of(opcode: str | None, types: tuple = (), pipelines=None) -> int:
+    """Pipeline class (``PIPE_ALU`` / ``PIPE_SFU`` / ``PIPE_MEM``) executing ``opcode``
+    with type suffixes ``types`` under the routing of ``pipelines`` (a
+    :class:`~golden.configs.schema.PipelinesConfig`; None = only the transcendental
+    opcodes on the SFU)."""
+    if opcode in MEM_OPCODES:
+        return PIPE_MEM
+    if opcode in SFU_OPCODES:
+        return PIPE_SFU
+    if pipelines is None or opcode in _ALU_ALWAYS:
+        return PIPE_ALU
+    if opcode == "rem":
+        return PIPE_SFU if pipelines.rem_pipe == "sfu" else PIPE_ALU
+    cls = op_class(opcode, types)
+    if cls is not None and getattr(pipelines.op_classes, cls).pipe == "sfu":
+        return PIPE_SFU
+    return PIPE_ALU
+
+
+def unit_class(opcode: str | None, types: tuple = (), pipelines=None) -> str:
+    """``"alu"`` / ``"sfu"`` / ``"mem"``: the unit :func:`pipe_of` routes ``opcode`` to,
+    by name (for statistics that class instructions by execution unit)."""
+    return _PIPE_NAME[pipe_of(opcode, types, pipelines)]
+
+
+_PIPE_NAME = {PIPE_ALU: "alu", PIPE_SFU: "sfu", PIPE_MEM: "mem"}
+
+
+def op_timing(pipelines_cfg, pipe: int, opcode: str | None, types: tuple = (),
+              warp_size: int = 32):
+    """``(latency, interval, lane-group cycles)`` of one instruction on pipeline
+    ``pipe``, or None when it takes the pipeline's defaults. Only ALU and SFU
+    instructions have classes. ``interval`` (cycles the unit is busy) is the class's
+    initiation interval times the lane-group time ``group`` of
+    ``pipelines.class_initiation_unit`` (``alu``: ``ceil(warp_size / alu.simd_width)``
+    on every pipeline; ``pipe``: the executing pipeline's ``ceil(warp_size /
+    simd_width)``); ``writeback = entry + group - 1 + latency``."""
     if pipe == PIPE_MEM:
         return None
     cls = op_class(opcode, types)
     if cls is None:
         return None
     t = getattr(pipelines_cfg.op_classes, cls)
-    return t.latency, t.initiation
+    unit = (pipelines_cfg.sfu if pipe == PIPE_SFU and pipelines_cfg.class_initiation_unit == "pipe"
+            else pipelines_cfg.alu)
+    group = -(-warp_size // unit.simd_width)
+    return t.latency, t.initiation * group, group
 
 
 def _earliest(fa: list) -> int:
@@ -117,8 +157,8 @@ class PipelineClass:
     def occupy(self, ready: int, timing=None, unit: int = -1, before: int = 0) -> int:
         """Start an instruction whose operands are ready at ``ready`` on ``unit`` (the
         earliest free unit when ``unit < 0``); return the cycle its result is written
-        back. ``timing`` is the instruction's own ``(latency, interval multiple)``
-        (:func:`op_timing`) or None for the class's latency and interval; ``before``
+        back. ``timing`` is the instruction's own ``(latency, interval, lane-group
+        cycles)`` (:func:`op_timing`) or None for the class's latency and interval; ``before``
         cycles of injected work occupy the unit first (the instruction enters after it)."""
         fa = self.free_at
         i = unit if unit >= 0 else _earliest(fa)
@@ -126,8 +166,8 @@ class PipelineClass:
         if timing is None:
             fa[i] = entry + self.interval
             return entry + self.interval - 1 + self.latency
-        fa[i] = entry + self.interval * timing[1]
-        return entry + self.interval - 1 + timing[0]
+        fa[i] = entry + timing[1]
+        return entry + timing[2] - 1 + timing[0]
 
     def occupy_cycles(self, ready: int, interval: int, latency: int, unit: int = -1,
                       before: int = 0) -> int:

@@ -89,8 +89,8 @@ class DecodedInst:
     ``srcs`` / ``dsts`` are register indices (position in the program's sorted register
     table); ``hazard`` = srcs + dsts (what the scoreboard checks); ``vec`` is the vector
     width of a memory access; ``guard`` the storage key of the guard predicate;
-    ``timing`` the instruction's own ``(latency, interval multiple)`` or None for the
-    pipeline's defaults (:func:`golden.timing.pipelines.op_timing`).
+    ``timing`` the instruction's own ``(latency, interval, lane-group cycles)`` or None
+    for the pipeline's defaults (:func:`golden.timing.pipelines.op_timing`).
     """
 
     opcode: str | None
@@ -106,13 +106,13 @@ class DecodedInst:
     timing: tuple | None = None
 
 
-def decode_program(program, pipelines=None) -> list:
+def decode_program(program, pipelines=None, warp_size: int = 32) -> list:
     """:class:`DecodedInst` for every slot of ``program`` (index = pc >> 3).
 
     ``pipelines`` (a :class:`~golden.configs.schema.PipelinesConfig`) gives per-instruction
-    latencies and the div/rem pipeline; without it every instruction takes its pipeline's
-    defaults."""
-    div_pipe = pipelines.div_pipe if pipelines is not None else "alu"
+    latencies and the routing of op classes to pipelines
+    (:func:`golden.timing.pipelines.pipe_of`); without it every instruction takes its
+    pipeline's defaults and only the transcendental opcodes run on the SFU."""
     index = {k: i for i, k in enumerate(sorted(program.reg_types))}
     out = []
     for s in program.slots:
@@ -138,8 +138,9 @@ def decode_program(program, pipelines=None) -> list:
 
         srcs, dsts = idx(src_regs), idx(dst_regs)
         vec = next((int(m[1:]) for m in inst.mods if m in ("v2", "v4", "v8")), 1)
-        pipe = pipe_of(op, div_pipe)
-        timing = op_timing(pipelines, pipe, op, inst.types) if pipelines is not None else None
+        pipe = pipe_of(op, inst.types, pipelines)
+        timing = (op_timing(pipelines, pipe, op, inst.types, warp_size)
+                  if pipelines is not None else None)
         hazard = tuple(dict.fromkeys(srcs + dsts))
         out.append(DecodedInst(op, pipe, srcs, dsts, hazard,
                                pipe == PIPE_MEM, op in CONTROL_OPCODES, vec, guard,
@@ -790,7 +791,8 @@ class SM:
             # a control instruction resolves control_latency cycles after it enters EX
             resolve = d.is_control and self.control_latency and pipe_id == d.pipe
             if resolve:
-                own = (self.control_latency, 1)
+                iv = self.pipes[pipe_id].interval
+                own = (self.control_latency, iv, iv)
             # speculation past a predicted branch (hooks.py: predict_fetch)
             spec = bool(self.predictors) and d.opcode == "bra" and self._speculated(w, pc, rec)
             pc_ = self.pipes[pipe_id]
@@ -812,7 +814,7 @@ class SM:
                 done = pc_.occupy(ready, own, unit, ov.inject_interval) + ov.extra_latency
             else:  # per-instruction occupancy (hooks.IssueOverride)
                 interval = (ov.interval if ov.interval is not None
-                            else pc_.interval * (own[1] if own else 1))
+                            else (own[1] if own else pc_.interval))
                 done = pc_.occupy_cycles(ready, interval, latency + ov.extra_latency, unit,
                                          ov.inject_interval)
             if d.is_mem and rec.mem is not None and rec.mem.active.any():

@@ -269,3 +269,21 @@ def test_predicated_off_instruction_is_neither_divergent_nor_a_write():
     c = obs.counts
     assert (c.warp_insts, c.predicated_off, c.divergent, c.writes, c.reads) == (1, 1, 0, 0, 1)
     assert c.elig_div == 0 and c.elig_alu == 0
+
+
+@pytest.mark.parametrize("config, sfu", [("gtx480", 4), ("pascal", 3), (None, 1)])
+def test_sfu_class_follows_the_configs_pipeline_routing(config, sfu):
+    # integer mad, mul, div, rem and ex2: GPGPU-Sim 3.x (gtx480) issues all but rem to the
+    # SFU, 4.x (pascal) div, rem and ex2; without a config only the transcendental counts
+    from golden.configs import load_config
+    pipes = load_config(config).pipelines if config else None
+    obs = GScalarStatsObserver(None, pipes)
+    obs.on_launch_begin(_launch())
+    full = np.ones(32, bool)
+    ops = [("mad", "s32"), ("mul", "s32"), ("div", "u32"), ("rem", "s32"), ("ex2", "f32")]
+    for pc, (op, ty) in enumerate(ops):
+        ev = _event(op, 8 * pc, full)
+        ev.inst.types = (ty,)
+        obs.on_exec(ev)
+    assert obs.counts.by_class["sfu"] == sfu
+    assert obs.counts.by_class["alu"] == 5 - sfu

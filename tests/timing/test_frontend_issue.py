@@ -28,14 +28,48 @@ def test_op_class(opcode, types, cls):
     assert op_class(opcode, tuple(t for t in types if t != "lo")) == cls
 
 
-def test_op_timing_and_div_pipe():
+def test_op_timing_interval_in_alu_issue_cycles():
     cfg = load_config("pascal")
     p = cfg.pipelines
+    g = -(-cfg.core.warp_size // p.alu.simd_width)
     assert op_timing(p, PIPE_ALU, "mad", ("s32",)) == (p.op_classes.int_mad.latency,
-                                                       p.op_classes.int_mad.initiation)
+                                                       p.op_classes.int_mad.initiation * g, g)
     assert op_timing(p, PIPE_ALU, "mov", ("u32",)) is None
     assert op_timing(p, PIPE_MEM, "add", ("u32",)) is None
-    assert pipe_of("div", "sfu") == PIPE_SFU and pipe_of("div", "alu") == PIPE_ALU
+    # gtx480: a div on the 4-lane SFU is busy for its initiation interval in 700 MHz
+    # cycles (2 of ours), as GPGPU-Sim 3.x holds the SFU, not x ceil(32 / 4)
+    g4 = load_config("gtx480").pipelines
+    assert g4.class_initiation_unit == "alu"
+    assert op_timing(g4, PIPE_SFU, "div", ("s32",)) == (290, 8 * 2, 2)
+    # pascal keeps the rule its correlation was calibrated with: x the SFU's 32 / 8 lanes
+    assert p.class_initiation_unit == "pipe"
+    assert op_timing(p, PIPE_SFU, "div", ("s32",)) == (145, 4 * 4, 4)
+
+
+@pytest.mark.parametrize("config, opcode, types, pipe", [
+    # GPGPU-Sim 3.x (gtx480): integer mul/mad and every div on the SFU; rem, mul24 and
+    # f32 mul/mad/fma on the SP
+    ("gtx480", "mul", ("s32",), PIPE_SFU), ("gtx480", "mul", ("u64",), PIPE_SFU),
+    ("gtx480", "mad", ("s32",), PIPE_SFU), ("gtx480", "madc", ("u32",), PIPE_SFU),
+    ("gtx480", "div", ("s32",), PIPE_SFU), ("gtx480", "div", ("f32",), PIPE_SFU),
+    ("gtx480", "div", ("f64",), PIPE_SFU), ("gtx480", "rem", ("s32",), PIPE_ALU),
+    ("gtx480", "mul24", ("s32",), PIPE_ALU), ("gtx480", "mad24", ("u32",), PIPE_ALU),
+    ("gtx480", "mul", ("f32",), PIPE_ALU), ("gtx480", "fma", ("f32",), PIPE_ALU),
+    ("gtx480", "add", ("s32",), PIPE_ALU), ("gtx480", "ex2", ("f32",), PIPE_SFU),
+    ("gtx480_warpman", "mad", ("s32",), PIPE_SFU), ("gtx480_coarse", "rem", ("u32",), PIPE_ALU),
+    # GPGPU-Sim 4.x (pascal): div and rem on the SFU, integer mul/mad on the ALU
+    ("pascal", "div", ("s32",), PIPE_SFU), ("pascal", "rem", ("s32",), PIPE_SFU),
+    ("pascal", "mul", ("s32",), PIPE_ALU), ("pascal", "mad", ("s32",), PIPE_ALU),
+    ("pascal", "sin", ("f32",), PIPE_SFU),
+    # GT200-era GPGPU-Sim: only the transcendentals on the SFU
+    ("gtx285", "div", ("s32",), PIPE_ALU), ("quadro_fx5800", "rem", ("s32",), PIPE_ALU),
+    ("quadro_fx5800", "mul", ("s32",), PIPE_ALU), ("gtx285", "rsqrt", ("f32",), PIPE_SFU)])
+def test_pipe_of_follows_the_configured_routing(config, opcode, types, pipe):
+    assert pipe_of(opcode, types, load_config(config).pipelines) == pipe
+
+
+def test_pipe_of_without_config():
+    assert pipe_of("div", ("s32",)) == PIPE_ALU and pipe_of("mul", ("s32",)) == PIPE_ALU
     assert pipe_of("ld") == PIPE_MEM and pipe_of("sin") == PIPE_SFU
 
 
@@ -44,8 +78,9 @@ def test_pipeline_occupy_with_own_timing_unit_and_injected_work():
     assert pc.interval == 2
     # default timing: writeback = entry + interval - 1 + latency
     assert pc.occupy(10) == 10 + 1 + 5 and pc.free_at == [12, 0]
-    # own timing (latency 9, initiation x3) on the pinned unit 0, which is busy until 12
-    assert pc.occupy(10, (9, 3), unit=0) == 12 + 1 + 9 and pc.free_at == [18, 0]
+    # own timing (latency 9, 6 cycles busy, 2-cycle lane groups) on the pinned unit 0,
+    # which is busy until 12
+    assert pc.occupy(10, (9, 6, 2), unit=0) == 12 + 1 + 9 and pc.free_at == [18, 0]
     assert not pc.available(17, unit=0) and pc.available(17) and pc.available(18, unit=0)
     # 3 cycles of injected work ahead of it (extra pipeline latency is per instruction:
     # golden.timing.hooks.IssueOverride.extra_latency, added by the SM)

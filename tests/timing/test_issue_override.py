@@ -82,8 +82,9 @@ def test_zero_lanes_and_latency(gtx285, base):
 
 def test_occupy_before_keeps_the_instructions_own_timing():
     p = PipelineClass(PipelineConfig(count=1, simd_width=8, latency=24), 32)
-    # an op class with latency 10 and initiation x2, after 4 injected cycles
-    assert p.occupy(0, (10, 2), before=4) == 4 + 4 - 1 + 10
+    # an op class with latency 10, 8 cycles busy in 4-cycle lane groups, after 4
+    # injected cycles
+    assert p.occupy(0, (10, 8, 4), before=4) == 4 + 4 - 1 + 10
     assert p.free_at == [4 + 8]
 
 

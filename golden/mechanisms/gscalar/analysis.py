@@ -21,6 +21,11 @@ from golden.mechanisms.gscalar.observing import ObservingDevice
 from golden.mechanisms.gscalar.rf_energy import RFEnergyParams
 
 
+#: G-Scalar's GPU (Table 1; GPGPU-Sim 3.2.2's GTX480): its pipeline routing decides which
+#: instructions count as ALU and which as SFU instructions (Fig. 9's classes)
+CONFIG = "gtx480"
+
+
 def gscalar_workloads() -> list[str]:
     """Suite workloads that stand in for a G-Scalar benchmark (Table 2 of seed 003)."""
     from golden.workloads import registry
@@ -133,10 +138,12 @@ TABLES = (
 
 
 def analyse_workload(name: str, size: str = "small", seed: int = 0,
-                     energy: RFEnergyParams | None = None) -> dict:
-    """Run one workload with the G-Scalar observer; a row: name, counts, figure values."""
+                     energy: RFEnergyParams | None = None, config: str = CONFIG) -> dict:
+    """Run one workload with the G-Scalar observer; a row: name, counts, figure values.
+    Instructions are classed ALU or SFU by the pipeline routing of ``config``."""
+    from golden.configs import load_config
     from golden.workloads import registry
-    obs = GScalarStatsObserver(energy)
+    obs = GScalarStatsObserver(energy, load_config(config).pipelines)
     t0 = time.perf_counter()
     run = registry.run_workload(name, size=size, seed=seed, device=ObservingDevice([obs]))
     bad = run.mismatches()

@@ -40,6 +40,7 @@ from golden.mechanisms.gscalar.regstate import HALF_LANES, WARP_LANES, RegisterE
 from golden.mechanisms.gscalar.rf_energy import RFEnergyParams, load_rf_energy
 from golden.ptx.ir import Reg, SpecialReg
 from golden.simt.stats import OPCODE_CLASS
+from golden.timing.pipelines import unit_class
 
 #: opcode classes that can execute as scalar (§4.1: ALU, SFU and memory pipelines)
 ELIGIBLE_CLASSES = ("alu", "sfu", "mem")
@@ -145,9 +146,14 @@ class GScalarStatsObserver:
 
     Attach to launches with ``kernel(grid, block, args, observers=[obs])`` (or run a whole
     workload with :func:`golden.mechanisms.gscalar.analysis.analyse_workload`).
+    ``pipelines`` (a :class:`~golden.configs.schema.PipelinesConfig`) routes ALU/SFU
+    instructions to the unit they are counted under, by the rule the timing model uses
+    (:func:`golden.timing.pipelines.pipe_of`); None = only the transcendental opcodes
+    are SFU instructions.
     """
 
-    def __init__(self, energy: RFEnergyParams | None = None):
+    def __init__(self, energy: RFEnergyParams | None = None, pipelines=None):
+        self.pipelines = pipelines
         self.energy = energy if energy is not None else load_rf_energy()
         self.counts = GScalarCounts()
         e = self.energy
@@ -178,6 +184,8 @@ class GScalarStatsObserver:
             return st
         inst = ev.inst
         opclass = OPCODE_CLASS.get(inst.opcode, "other") if inst is not None else "ctrl"
+        if opclass in ("alu", "sfu") and self.pipelines is not None:
+            opclass = unit_class(inst.opcode, inst.types, self.pipelines)
         srcs, seen = [], set()
         for op, vals in ev.srcs:
             if isinstance(op, SpecialReg):

@@ -212,7 +212,8 @@ def load_timing_params(path: str | Path | None = None) -> GScalarTimingParams:
 class GScalarVariant:
     """One design point: which instructions run as scalars and how the RF stores values.
 
-    classes: opcode classes eligible for scalar execution (``alu``, ``sfu``, ``mem``).
+    classes: opcode classes eligible for scalar execution (``alu``, ``sfu``, ``mem``: the
+        unit the configuration routes an instruction to, :func:`~golden.timing.pipelines.pipe_of`).
     divergent: divergent-scalar execution (§4.2).
     half: half-register compression and half-warp scalar execution (§3.2, §4.3).
     rf: RF organisation: ``gscalar`` (full-register compression), ``gscalar_half``,
@@ -449,7 +450,12 @@ class GScalarMechanism(Mechanism):
         dst_regs = operand_regs(ops[0]) if has_dst else []
         dst_keys = list(dict.fromkeys(slot.regs[r.name] for r in dst_regs if r.name in slot.regs))
         guard = slot.regs.get(inst.guard.reg.name) if inst.guard is not None else None
-        st = _Static(opclass=OPCODE_CLASS.get(op, "other"), pipe=pipe_of(op), guard=guard,
+        # the unit the configuration routes it to (one rule with the SM: pipelines.pipe_of)
+        pipe = pipe_of(op, inst.types, self.config.pipelines)
+        opclass = OPCODE_CLASS.get(op, "other")
+        if opclass in ("alu", "sfu"):
+            opclass = _PIPES[pipe]
+        st = _Static(opclass=opclass, pipe=pipe, guard=guard,
                      guard_negated=bool(inst.guard is not None and inst.guard.negated),
                      src_cols=tuple(c for k in src_keys for c in self._cols_of(k)),
                      src_groups=tuple(self._cols_of(k) for k in src_keys),
