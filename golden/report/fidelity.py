@@ -327,6 +327,8 @@ PROPERTIES: dict[str, Property] = {
     "min_scalar_eligible": Property("scalar-eligible", "at_least", "gscalar", _gs("e_total"), "%"),
     "divergent_fraction": Property("divergent inst.", "points", "gscalar", _gs("div"), "%"),
     "half_warp_scalar": Property("half-warp scalar", "points", "gscalar", _gs("e_half"), "%"),
+    # SFU = the unit G-Scalar's config (gtx480) routes an instruction to, by the timing
+    # model's own rule (golden.timing.pipelines.pipe_of, applied by the G-Scalar observer)
     "sfu_fraction": Property(
         "SFU inst.", "points", "gscalar",
         _gs_counts(lambda c: 100.0 * c["by_class"]["sfu"] / c["warp_insts"] if c["warp_insts"] else 0.0), "%"),
