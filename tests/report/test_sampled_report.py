@@ -245,3 +245,42 @@ def test_geomean_of_plain_numbers_is_the_plain_float_it_was():
     got = geomean(iter(xs))
     assert type(got) is float and got == old
     assert type(geomean([])) is float and math.isnan(geomean([]))
+
+
+def test_grouped_bars_draw_error_bars_for_sampled_values_only():
+    from matplotlib.container import ErrorbarContainer
+    from golden.report.present.plots import grouped_bars
+    a, b = Estimate(1.10, 0.02, 6, low=1.05, high=1.15), Estimate(0.9, 0.01, 5)
+    plot = grouped_bars("sp", "t", "c", ["FWS", "NW", "LUD"],
+                        {"sampled": [a, b, 1.0], "unestimable": [Estimate(0.9, None), 1.0, 1.0],
+                         "full": [1.2, 0.8, 1.1]}, "speed-up")
+    (eb,) = [c for c in plot.figure.axes[0].containers if isinstance(c, ErrorbarContainer)]
+    # FWS's, NW's and the geomean's bar (an Estimate itself); none for the exact LUD, the
+    # unestimable series (its geomean is not estimable either) or the full runs
+    segs = eb.lines[2][0].get_segments()
+    assert len(segs) == 3
+    assert tuple(segs[0][:, 1]) == pytest.approx((1.05, 1.15))
+    assert tuple(segs[1][:, 1]) == pytest.approx((b.low, b.high))
+    assert segs[2][0, 1] < segs[2][1, 1]
+    plain = grouped_bars("sp", "t", "c", ["FWS"], {"full": [1.2]}, "speed-up")
+    assert not [c for c in plain.figure.axes[0].containers if isinstance(c, ErrorbarContainer)]
+
+
+def test_figures_of_a_sampled_report_see_its_intervals(monkeypatch, tmp_path):
+    from golden.report.present import figures
+    from golden.report.present.estimates import with_intervals
+    from golden.report.present.publish import draw_figures
+    a = Estimate(1.1, 0.02, 6, low=1.05, high=1.16)
+    doc = json.loads(json.dumps(with_bounds({"rows": [{"g": a, "n": 3}], "gm": Estimate(2.0, None)})))
+    back = with_intervals(doc)
+    g = back["rows"][0]["g"]
+    assert isinstance(g, Estimate) and (g.low, g.high) == (1.05, 1.16) and float(g) == 1.1
+    # the JSON has no se / df: arithmetic on a rebuilt estimate is not estimable, not invented
+    assert g.se is None and (g * 2).half_width is None
+    assert type(back["rows"][0]["n"]) is int and type(back["gm"]) is float   # no bounds there
+    seen = []
+    monkeypatch.setitem(figures.FIGURES, "tiny", lambda data, meta: seen.append(data) or [])
+    draw_figures(tmp_path, "tiny", {**doc, "sampling": {"level": "launch"}}, None)
+    draw_figures(tmp_path, "tiny", doc, None)             # not a sampled report: as it was
+    assert isinstance(seen[0]["rows"][0]["g"], Estimate)
+    assert type(seen[1]["rows"][0]["g"]) is float

@@ -30,7 +30,7 @@ import re
 
 from golden.timing.sampling import t975
 
-__all__ = ["Estimate", "geomean_estimate", "with_bounds", "with_estimates"]
+__all__ = ["Estimate", "geomean_estimate", "with_bounds", "with_estimates", "with_intervals"]
 
 _SPEC = re.compile(r"^(?:.?[<>=^])?[+\- ]?z?#?0?(\d+)?(?P<group>[_,])?(?:\.(?P<prec>\d+))?"
                    r"(?P<type>[bcdeEfFgGnosxX%])?$")
@@ -225,4 +225,28 @@ def with_bounds(doc):
     if isinstance(doc, (list, tuple)):
         return type(doc)(with_bounds(v) for v in doc) if isinstance(doc, list) else \
             tuple(with_bounds(v) for v in doc)
+    return doc
+
+
+def with_intervals(doc):
+    """The inverse of :func:`with_bounds` for drawing: ``doc`` (a sampled report's JSON
+    document) with every number of a dict that has finite ``<key>_low`` / ``<key>_high``
+    numbers beside it as an :class:`Estimate` holding that interval. The JSON keeps no
+    standard error or degrees of freedom, so the rebuilt estimate has ``se`` None: its
+    ``low`` / ``high`` are exact, but arithmetic on it (or a mean over it) is *not
+    estimable* rather than given an invented interval."""
+    def num(x):
+        return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+    if isinstance(doc, dict):
+        out = {}
+        for k, v in doc.items():
+            v = with_intervals(v)
+            lo, hi = (doc.get(f"{k}_{side}") if isinstance(k, str) else None
+                      for side in ("low", "high"))
+            if num(v) and not isinstance(v, Estimate) and num(lo) and num(hi):
+                v = Estimate(v, None, low=float(lo), high=float(hi))
+            out[k] = v
+        return out
+    if isinstance(doc, list):
+        return [with_intervals(v) for v in doc]
     return doc

@@ -25,6 +25,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from golden.fileio import atomic_path  # noqa: E402
+from golden.report.present.estimates import Estimate, geomean_estimate  # noqa: E402
 from golden.workloads.user_ref import label as workload_label  # noqa: E402
 
 #: legible at the page's width: 10-11 pt text on a ~9-inch-wide figure
@@ -52,8 +53,21 @@ def _finite(v) -> bool:
 
 
 def geomean_of(values) -> float | None:
+    """Geometric mean of the finite positive values (None if there are none); an
+    :class:`~golden.report.present.estimates.Estimate` when some are (its interval
+    propagated in log space, docs/sampling.md)."""
     v = [x for x in values if _finite(x) and x > 0]
-    return math.exp(sum(math.log(x) for x in v) / len(v)) if v else None
+    if not v:
+        return None
+    g = math.exp(sum(math.log(x) for x in v) / len(v))
+    return geomean_estimate(v, g) if any(isinstance(x, Estimate) for x in v) else g
+
+
+def _interval(v) -> tuple[float, float] | None:
+    """``(low, high)`` of a sampled figure with an estimable, finite 95% interval."""
+    if isinstance(v, Estimate) and _finite(v) and _finite(v.low) and _finite(v.high):
+        return float(v.low), float(v.high)
+    return None
 
 
 def _width(n_groups: int) -> float:
@@ -67,7 +81,9 @@ def grouped_bars(name: str, title: str, caption: str, categories: list[str],
     """Bars per category (workload) for each series (variant); missing values (None, nan)
     leave a gap. ``reference`` maps a series label to the paper's value, drawn as a dashed
     line in that series' colour; ``unity`` draws the baseline level. A user workload's
-    reference is drawn as ``NAME (user)``."""
+    reference is drawn as ``NAME (user)``. A value that is a sampled
+    :class:`~golden.report.present.estimates.Estimate` gets a black error bar over its 95%
+    interval (``--sample`` reports; plain numbers draw exactly as before)."""
     cats = [workload_label(c) for c in categories]
     data = {k: list(v) for k, v in series.items()}
     if add_geomean and cats:
@@ -88,6 +104,11 @@ def grouped_bars(name: str, title: str, caption: str, categories: list[str],
             if add_geomean and cats:
                 bars[-1].set_edgecolor("black")
                 bars[-1].set_linewidth(1.2)
+            err = [(x, float(v), iv) for x, v in zip(xs, vals) if (iv := _interval(v))]
+            if err:
+                ax.errorbar([e[0] for e in err], [e[1] for e in err],
+                            yerr=[[e[1] - e[2][0] for e in err], [e[2][1] - e[1] for e in err]],
+                            fmt="none", ecolor="black", elinewidth=0.9, capsize=2.5, zorder=3)
             if reference and _finite(reference.get(label)):
                 ax.axhline(reference[label], color=col, linestyle="--", linewidth=1.2,
                            label=f"{label}: paper {reference[label]:.4g}")
@@ -97,6 +118,7 @@ def grouped_bars(name: str, title: str, caption: str, categories: list[str],
             # ratios near 1: zoom onto the values (the axis states where it starts)
             vals = [x for v in data.values() for x in v if _finite(x)]
             vals += [x for x in (reference or {}).values() if _finite(x)] + [1.0]
+            vals += [b for v in data.values() for x in v if (iv := _interval(x)) for b in iv]
             lo, hi = min(vals), max(vals)
             pad = max(0.02, 0.08 * (hi - lo))
             if lo - pad > 0.3:

@@ -26,6 +26,9 @@ def draw_figures(out: Path, name: str, data: dict, meta) -> tuple[list[dict], li
     fn = FIGURES.get(name)
     if fn is None:
         return [], []
+    if isinstance(data.get("sampling"), dict):   # --sample: error bars from <key>_low/_high
+        from golden.report.present.estimates import with_intervals
+        data = with_intervals(data)
     try:
         plots = fn(data, meta)
     except Exception as e:  # a broken figure must not cost the tables
