@@ -63,7 +63,7 @@ bank ``wr_tb`` at the start of the cycle.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from enum import IntEnum
 from typing import NamedTuple
 
@@ -71,6 +71,7 @@ from golden.errors import SimtlabError
 from golden.structures.cam import Cam, CamParams
 
 from golden.structures._check import below, fits, param_int, width_of
+from golden.structures.ports import OutputPorts
 
 __all__ = ["SkipOp", "SkipTableParams", "SkipTableOps", "SkipTableOutputs", "SkipRead",
            "SkipWrite", "SkipArrive", "SkipEntry", "SkipTable"]
@@ -171,7 +172,7 @@ class SkipTableOps:
 
 
 @dataclass(frozen=True)
-class SkipTableOutputs:
+class SkipTableOutputs(OutputPorts):
     """Every RTL output port in one cycle (names are the RTL output ports)."""
 
     rd0_hit: int
@@ -195,9 +196,6 @@ class SkipTableOutputs:
     arrive_done: int
     full: int
     majority: int
-
-    def as_dict(self) -> dict[str, int]:
-        return {f.name: int(getattr(self, f.name)) for f in fields(self)}
 
 
 class SkipRead(NamedTuple):

@@ -33,11 +33,12 @@ Per-cycle interface (shared with :class:`rtl.darsie.version_table.VersionTable`)
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 
 from golden.errors import SimtlabError
 
 from golden.structures._check import fits, param_int
+from golden.structures.ports import OutputPorts
 
 __all__ = ["VersionTableParams", "VersionTableOps", "VersionTableOutputs", "VersionTable"]
 
@@ -98,7 +99,7 @@ class VersionTableOps:
 
 
 @dataclass(frozen=True)
-class VersionTableOutputs:
+class VersionTableOutputs(OutputPorts):
     """Every RTL output port in one cycle."""
 
     rd_hit: int
@@ -108,9 +109,6 @@ class VersionTableOutputs:
     ins_full: int
     rm_hit: int
     valid: int
-
-    def as_dict(self) -> dict[str, int]:
-        return {f.name: int(getattr(self, f.name)) for f in fields(self)}
 
 
 class VersionTable:

@@ -57,7 +57,7 @@ move when needed (a read, a decompression and a raw write, counted in
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
@@ -69,6 +69,7 @@ from golden.structures.gscalar.encoding import LANES_PER_ARRAY
 from golden.structures.gscalar.params import (
     GScalarParams, pack_fields, pack_lanes, unpack_fields, unpack_lanes,
 )
+from golden.structures.ports import OutputPorts
 
 __all__ = ["BankOps", "BankOutputs", "RegisterMeta", "BankRead", "CompressedBank"]
 
@@ -90,7 +91,7 @@ class BankOps:
 
 
 @dataclass(frozen=True)
-class BankOutputs:
+class BankOutputs(OutputPorts):
     """Every RTL output port of the bank in one cycle (see module docstring)."""
 
     rd_data: int
@@ -103,9 +104,6 @@ class BankOutputs:
     wr_arrays: int
     wr_meta: int
     wr_conflict: int
-
-    def as_dict(self) -> dict[str, int]:
-        return {f.name: int(getattr(self, f.name)) for f in fields(self)}
 
 
 class RegisterMeta(NamedTuple):

@@ -40,10 +40,11 @@ right) is the timing mechanism's business (golden/mechanisms/ilp/branch.py).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 
 from golden.errors import SimtlabError
 from golden.structures._check import fits, param_int, width_of
+from golden.structures.ports import OutputPorts
 
 __all__ = ["GshareParams", "GshareOps", "GshareOutputs", "Gshare"]
 
@@ -110,15 +111,12 @@ class GshareOps:
 
 
 @dataclass(frozen=True)
-class GshareOutputs:
+class GshareOutputs(OutputPorts):
     """Every RTL output port in one cycle."""
 
     pr_taken: int
     pr_idx: int
     ghr: int
-
-    def as_dict(self) -> dict[str, int]:
-        return {f.name: int(getattr(self, f.name)) for f in fields(self)}
 
 
 class Gshare:

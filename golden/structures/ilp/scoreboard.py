@@ -70,10 +70,11 @@ wait while the warp is in-store; a WAW issue waits unless ``dst_cover``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 
 from golden.errors import SimtlabError
 from golden.structures._check import fits, param_int, width_of
+from golden.structures.ports import OutputPorts
 
 __all__ = ["ScoreboardParams", "ScoreboardOps", "ScoreboardOutputs", "Scoreboard"]
 
@@ -162,7 +163,7 @@ class ScoreboardOps:
 
 
 @dataclass(frozen=True)
-class ScoreboardOutputs:
+class ScoreboardOutputs(OutputPorts):
     """Every RTL output port in one cycle."""
 
     src_hit: int
@@ -187,9 +188,6 @@ class ScoreboardOutputs:
     rd_lanes: int
     cm_data: int
     cm_lanes: int
-
-    def as_dict(self) -> dict[str, int]:
-        return {f.name: int(getattr(self, f.name)) for f in fields(self)}
 
 
 class Scoreboard:

@@ -59,10 +59,11 @@ fields; with ``sources`` < 3 the unused ones must be 0.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 
 from golden.errors import SimtlabError
 from golden.structures._check import below, fits, param_int
+from golden.structures.ports import OutputPorts
 
 __all__ = ["IRBParams", "IRBOps", "IRBOutputs", "IRBEntry", "IRB"]
 
@@ -184,7 +185,7 @@ class IRBOps:
 
 
 @dataclass(frozen=True)
-class IRBOutputs:
+class IRBOutputs(OutputPorts):
     """Every RTL output port in one cycle."""
 
     hit: int
@@ -193,9 +194,6 @@ class IRBOutputs:
     value: int
     parity_error: int
     victim: int
-
-    def as_dict(self) -> dict[str, int]:
-        return {f.name: int(getattr(self, f.name)) for f in fields(self)}
 
 
 @dataclass(frozen=True)

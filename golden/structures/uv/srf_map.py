@@ -55,11 +55,12 @@ carry three read ports; with ``read_ports`` < 3 the unused ones must stay idle.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 
 from golden.errors import SimtlabError
 from golden.structures._check import below, fits, param_int, width_of
 from golden.structures.freelist import FreeList, FreeListParams
+from golden.structures.ports import OutputPorts
 
 __all__ = ["SRFMapParams", "SRFMapOps", "SRFMapOutputs", "SRFMap"]
 
@@ -136,7 +137,7 @@ class SRFMapOps:
 
 
 @dataclass(frozen=True)
-class SRFMapOutputs:
+class SRFMapOutputs(OutputPorts):
     """Every RTL output port in one cycle."""
 
     rd_valid0: int
@@ -152,9 +153,6 @@ class SRFMapOutputs:
     free_sidx: int
     free_count: int
     empty: int
-
-    def as_dict(self) -> dict[str, int]:
-        return {f.name: int(getattr(self, f.name)) for f in fields(self)}
 
 
 class SRFMap:

@@ -38,10 +38,11 @@ release), and the contention controls of §3.3 step 6 are the mechanism's busine
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 
 from golden.errors import SimtlabError
 from golden.structures._check import below, is_int, param_int
+from golden.structures.ports import OutputPorts
 
 __all__ = ["DispatchCheck", "DispatchCheckOps", "DispatchCheckOutputs", "DispatchCheckParams"]
 
@@ -107,15 +108,12 @@ class DispatchCheckOps:
 
 
 @dataclass(frozen=True)
-class DispatchCheckOutputs:
+class DispatchCheckOutputs(OutputPorts):
     """Every RTL output port."""
 
     tb_ok: int
     warp_ok: int
     n_warps: int
-
-    def as_dict(self) -> dict[str, int]:
-        return {f.name: int(getattr(self, f.name)) for f in fields(self)}
 
 
 class DispatchCheck:
