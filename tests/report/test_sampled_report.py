@@ -277,6 +277,7 @@ def test_figures_of_a_sampled_report_see_its_intervals(monkeypatch, tmp_path):
     assert isinstance(g, Estimate) and (g.low, g.high) == (1.05, 1.16) and float(g) == 1.1
     # the JSON has no se / df: arithmetic on a rebuilt estimate is not estimable, not invented
     assert g.se is None and (g * 2).half_width is None
+    assert f"{g:.3f}" == "1.100 [1.050, 1.160]" and f"{g * 2:.3f}" == "2.200 ±?"
     assert type(back["rows"][0]["n"]) is int and type(back["gm"]) is float   # no bounds there
     seen = []
     monkeypatch.setitem(figures.FIGURES, "tiny", lambda data, meta: seen.append(data) or [])

@@ -145,7 +145,7 @@ class Estimate(float):
     def __format__(self, spec: str) -> str:
         """The value as ``spec`` formats it; with a non-empty spec, followed by ``±h`` (the
         95% half-width in the same precision; ``±?`` when not estimable, nothing when
-        exact)."""
+        exact; ``[low, high]`` for an estimate rebuilt from bounds alone)."""
         plain = round(float(self)) if self.integral else float(self)
         core = format(plain, spec)
         if not spec:
@@ -153,11 +153,15 @@ class Estimate(float):
         half = self.half_width
         if half == 0:
             return core
-        if half is None:
-            return f"{core} ±?"
         m = _SPEC.match(spec)
         hspec = "" if m is None else "".join(
             (m["group"] or "", f".{m['prec']}" if m["prec"] else "", m["type"] or ""))
+        if half is None and self.low is not None and self.high is not None:
+            # rebuilt from a JSON's bounds (with_intervals): the interval is known, se not
+            lo, hi = ((round(x) if self.integral else x) for x in (self.low, self.high))
+            return f"{core} [{format(lo, hspec)}, {format(hi, hspec)}]"
+        if half is None:
+            return f"{core} ±?"
         return f"{core} ±{format(round(half) if self.integral else half, hspec)}"
 
 
