@@ -426,7 +426,7 @@ def test_mm_energy_sanity(mm_results):
 
 def test_report_renders_every_figure(mm_results, monkeypatch):
     import golden.report.gscalar as rep
-    monkeypatch.setattr(rep, "_workloads", lambda: ["MM"])
+    monkeypatch.setattr(rep, "_workloads", lambda opts=None: ["MM"])
     opts = ReportOptions(size="small", seed=0, jobs=1)
     keys = {j.key for j in rep.jobs(opts)}
     # baseline, three variants, free moves, hardware-only moves, cost-free ALU scalar,
