@@ -41,10 +41,11 @@ the order is entry 0 least recently used up to entry ``entries - 1`` most recent
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import NamedTuple
 
 from golden.errors import ConfigError, SimtlabError
+from golden.structures.ports import OutputPorts
 
 __all__ = ["CamParams", "CamOps", "CamOutputs", "LookupResult", "InsertResult", "Cam"]
 
@@ -97,7 +98,7 @@ class CamOps:
 
 
 @dataclass(frozen=True)
-class CamOutputs:
+class CamOutputs(OutputPorts):
     """Every RTL output port of the CAM in one cycle (field names are the RTL output ports).
 
     Outputs of an operation that is not requested are 0; ``hit``/``hit_index`` are always
@@ -112,9 +113,6 @@ class CamOutputs:
     insert_evict_tag: int
     inv_tag_hit: int
     valid: int
-
-    def as_dict(self) -> dict[str, int]:
-        return {f.name: int(getattr(self, f.name)) for f in fields(self)}
 
 
 class LookupResult(NamedTuple):

@@ -27,9 +27,10 @@ Semantics (shared with the RTL)
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 
 from golden.errors import ConfigError, SimtlabError
+from golden.structures.ports import OutputPorts
 
 __all__ = ["FreeListParams", "FreeListOps", "FreeListOutputs", "FreeList"]
 
@@ -77,16 +78,13 @@ class FreeListOps:
 
 
 @dataclass(frozen=True)
-class FreeListOutputs:
+class FreeListOutputs(OutputPorts):
     """Every RTL output port of the free list in one cycle (names are the RTL output ports)."""
 
     alloc_index: int
     empty: int
     error: int
     free_count: int
-
-    def as_dict(self) -> dict[str, int]:
-        return {f.name: int(getattr(self, f.name)) for f in fields(self)}
 
 
 class FreeList:

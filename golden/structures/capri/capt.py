@@ -75,12 +75,13 @@ mechanism's business.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import NamedTuple
 
 from golden.errors import ConfigError, SimtlabError
 from golden.structures.cam import Cam, CamParams
 from golden.structures._check import fits, param_int
+from golden.structures.ports import OutputPorts
 
 __all__ = ["POLICIES", "Capt", "CaptLookup", "CaptOps", "CaptOutputs", "CaptParams"]
 
@@ -160,7 +161,7 @@ class CaptOps:
 
 
 @dataclass(frozen=True)
-class CaptOutputs:
+class CaptOutputs(OutputPorts):
     """Every RTL output port in one cycle (0 for a request that is not made)."""
 
     hit: int
@@ -170,9 +171,6 @@ class CaptOutputs:
     evict: int
     evict_pc: int
     update_hit: int
-
-    def as_dict(self) -> dict[str, int]:
-        return {f.name: int(getattr(self, f.name)) for f in fields(self)}
 
 
 class CaptLookup(NamedTuple):

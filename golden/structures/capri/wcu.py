@@ -44,12 +44,13 @@ a port value that does not fit its width.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Sequence
 
 from golden.errors import SimtlabError
 from golden.structures._check import fits, param_int, width_of
 from golden.structures.popcount import PopCount, count_width
+from golden.structures.ports import OutputPorts
 from golden.structures.priority_encoder import PriorityEncoder
 
 __all__ = ["Wcu", "WcuOps", "WcuOutputs", "WcuParams", "WcuResult"]
@@ -107,7 +108,7 @@ class WcuOps:
 
 
 @dataclass(frozen=True)
-class WcuOutputs:
+class WcuOutputs(OutputPorts):
     """Every RTL output port (packed as the module docstring says)."""
 
     formed: int
@@ -116,9 +117,6 @@ class WcuOutputs:
     max_lane_count: int
     n_active_warps: int
     adequate: int
-
-    def as_dict(self) -> dict[str, int]:
-        return {f.name: int(getattr(self, f.name)) for f in fields(self)}
 
 
 @dataclass(frozen=True)

@@ -28,12 +28,13 @@ Request ports are packed: slot ``i``'s TB is ``req_tb[i*tb_width +: tb_width]`` 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import NamedTuple
 
 from golden.errors import SimtlabError
 
 from golden.structures._check import fits, param_int, width_of
+from golden.structures.ports import OutputPorts
 
 __all__ = ["CoalescerParams", "CoalescerOps", "CoalescerOutputs", "CoalescedPort", "PCCoalescer"]
 
@@ -84,7 +85,7 @@ class CoalescerOps:
 
 
 @dataclass(frozen=True)
-class CoalescerOutputs:
+class CoalescerOutputs(OutputPorts):
     """Every RTL output port in one cycle (ports at or above ``params.ports`` stay 0)."""
 
     port0_valid: int = 0
@@ -108,9 +109,6 @@ class CoalescerOutputs:
     def port(self, k: int) -> tuple[int, int, int, int]:
         """``(valid, tb, pc, slots)`` of read port ``k``."""
         return tuple(getattr(self, f"port{k}_{f}") for f in ("valid", "tb", "pc", "slots"))
-
-    def as_dict(self) -> dict[str, int]:
-        return {f.name: int(getattr(self, f.name)) for f in fields(self)}
 
 
 class CoalescedPort(NamedTuple):

@@ -25,12 +25,13 @@ the ops and same-cycle rules of :class:`~golden.structures.freelist.FreeList`
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 
 from golden.errors import ConfigError, SimtlabError
 from golden.structures.freelist import FreeList, FreeListOps, FreeListParams
 
 from golden.structures._check import param_int
+from golden.structures.ports import OutputPorts
 
 __all__ = ["PhysFreeListParams", "PhysFreeListOps", "PhysFreeListOutputs", "PhysRegFreeList"]
 
@@ -72,7 +73,7 @@ class PhysFreeListParams:
 
 
 @dataclass(frozen=True)
-class PhysFreeListOutputs:
+class PhysFreeListOutputs(OutputPorts):
     """Every RTL output port in one cycle."""
 
     alloc_index: int
@@ -81,9 +82,6 @@ class PhysFreeListOutputs:
     free_count: int
     alloc_last: int
     alloc_bank: int
-
-    def as_dict(self) -> dict[str, int]:
-        return {f.name: int(getattr(self, f.name)) for f in fields(self)}
 
 
 class PhysRegFreeList:

@@ -61,13 +61,14 @@ version). Fig. 5 at T3-T4 (W1 reads R1 v1 while W0 is at v2) is not representabl
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from enum import IntEnum
 from typing import NamedTuple
 
 from golden.errors import SimtlabError
 
 from golden.structures._check import below, fits, param_int, width_of
+from golden.structures.ports import OutputPorts
 
 __all__ = ["RenameOp", "RenameTableParams", "RenameTableOps", "RenameTableOutputs",
            "RenameWrite", "RenameTable"]
@@ -148,7 +149,7 @@ class RenameTableOps:
 
 
 @dataclass(frozen=True)
-class RenameTableOutputs:
+class RenameTableOutputs(OutputPorts):
     """Every RTL output port in one cycle."""
 
     rd_hit: int
@@ -159,9 +160,6 @@ class RenameTableOutputs:
     wr_old_version: int
     wr_old_shared: int
     valid: int
-
-    def as_dict(self) -> dict[str, int]:
-        return {f.name: int(getattr(self, f.name)) for f in fields(self)}
 
 
 class RenameWrite(NamedTuple):

@@ -22,13 +22,14 @@ cosimulation drives it like every other structure (DESIGN.md, "one structure, th
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 
 import numpy as np
 
 from golden.errors import ConfigError, SimtlabError
 from golden.structures.gscalar.encoding import ENC_CODES, byte_enc, group_enc
 from golden.structures.gscalar.params import GScalarParams, pack_fields, pack_lanes, unpack_lanes
+from golden.structures.ports import OutputPorts
 
 __all__ = ["CompressorOps", "CompressorOutputs", "Compression", "Compressor"]
 
@@ -42,7 +43,7 @@ class CompressorOps:
 
 
 @dataclass(frozen=True)
-class CompressorOutputs:
+class CompressorOutputs(OutputPorts):
     """Outputs of one cycle (names are the RTL ports; see the module docstring)."""
 
     enc: int
@@ -50,9 +51,6 @@ class CompressorOutputs:
     enc_groups: int
     base_groups: int
     fs: int
-
-    def as_dict(self) -> dict[str, int]:
-        return {f.name: int(getattr(self, f.name)) for f in fields(self)}
 
 
 @dataclass(frozen=True)

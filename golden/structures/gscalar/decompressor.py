@@ -13,12 +13,13 @@ Combinational (the paper: 1 cycle, 0.35 ns); :meth:`Decompressor.step` has no st
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 
 import numpy as np
 
 from golden.errors import ConfigError
 from golden.structures.gscalar.params import GScalarParams, pack_lanes, unpack_fields, unpack_lanes
+from golden.structures.ports import OutputPorts
 
 __all__ = ["DecompressorOps", "DecompressorOutputs", "Decompressor"]
 
@@ -38,13 +39,10 @@ class DecompressorOps:
 
 
 @dataclass(frozen=True)
-class DecompressorOutputs:
+class DecompressorOutputs(OutputPorts):
     """``values``: the rebuilt register, lanes x 32 bits."""
 
     values: int
-
-    def as_dict(self) -> dict[str, int]:
-        return {f.name: int(getattr(self, f.name)) for f in fields(self)}
 
 
 class Decompressor:

@@ -28,7 +28,9 @@ Source ``i`` uses bit ``i`` of ``src_en`` and ``src_d``, bits ``[4 i, 4 i + 4)``
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
+
+from golden.structures.ports import OutputPorts
 
 __all__ = ["EligibilityParams", "EligibilityOps", "EligibilityOutputs", "ScalarEligibility"]
 
@@ -68,14 +70,11 @@ class EligibilityOps:
 
 
 @dataclass(frozen=True)
-class EligibilityOutputs:
+class EligibilityOutputs(OutputPorts):
     """``scalar`` (§4.1) and ``div_scalar`` (§4.2); at most one is set."""
 
     scalar: int
     div_scalar: int
-
-    def as_dict(self) -> dict[str, int]:
-        return {f.name: int(getattr(self, f.name)) for f in fields(self)}
 
 
 class ScalarEligibility:

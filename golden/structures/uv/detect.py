@@ -33,11 +33,12 @@ unused ones must be kind 0 with ``src_uniform`` 0.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from enum import IntEnum
 
 from golden.errors import SimtlabError
 from golden.structures._check import fits, param_int
+from golden.structures.ports import OutputPorts
 
 __all__ = ["SrcKind", "DetectParams", "DetectOps", "DetectOutputs", "UniformDetect"]
 
@@ -93,16 +94,13 @@ class DetectOps:
 
 
 @dataclass(frozen=True)
-class DetectOutputs:
+class DetectOutputs(OutputPorts):
     """Every RTL output port."""
 
     full: int
     uniform: int
     cow: int
     n_reg_sources_uniform: int
-
-    def as_dict(self) -> dict[str, int]:
-        return {f.name: int(getattr(self, f.name)) for f in fields(self)}
 
 
 class UniformDetect:

@@ -68,10 +68,11 @@ does not guard this).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, replace
 
 from golden.errors import SimtlabError
 from golden.structures._check import below, fits, is_int, param_int, width_of
+from golden.structures.ports import OutputPorts
 
 __all__ = ["GRID_LIMIT_L_TBID_BITS", "PAPER_L_TBID_BITS", "WorkloadBuffer", "WorkloadBufferOps",
            "WorkloadBufferOutputs", "WorkloadBufferParams", "l_tbid_bits_for"]
@@ -157,7 +158,7 @@ class WorkloadBufferOps:
 
 
 @dataclass(frozen=True)
-class WorkloadBufferOutputs:
+class WorkloadBufferOutputs(OutputPorts):
     """Every RTL output port in one cycle."""
 
     valid: int
@@ -168,9 +169,6 @@ class WorkloadBufferOutputs:
     issue_last: int
     load_ok: int
     load_err: int
-
-    def as_dict(self) -> dict[str, int]:
-        return {f.name: int(getattr(self, f.name)) for f in fields(self)}
 
 
 class WorkloadBuffer:
