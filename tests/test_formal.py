@@ -14,7 +14,8 @@ from amaranth.sim import Simulator
 from rtl.common.cam import CAM
 from rtl.common.freelist import FreeList
 from rtl.common.properties import PropertyPlatform, with_properties
-from tb.formal.flow import FormalJob, ok, run_jobs, sby_command, write_report
+from tb.formal.flow import FormalJob, ok, run_jobs, sby_command
+from tb.formal.report import write_report
 from tb.formal.harness import Harness, ports
 from tb.formal.jobs import all_jobs
 

@@ -10,13 +10,12 @@ Each job runs two SymbiYosys tasks with the SMT solver Yices 2 (PyPI ``yices-sol
   the first ``depth`` cycles after reset) where induction is not practical;
 * ``cover``: ``mode cover`` to ``cover_depth`` cycles; every ``Cover`` must be reached.
 
-:func:`run_jobs` writes one row per property (structure, property, mode, depth, result,
-seconds) to ``formal.md`` and ``formal.json``.
+:func:`run_jobs` returns one row per property (structure, property, mode, depth, result,
+seconds); :mod:`tb.formal.report` writes them to ``formal.md`` and ``formal.json``.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import shutil
@@ -33,7 +32,7 @@ from amaranth.back import rtlil
 
 from rtl.common.properties import Property, PropertyPlatform
 
-__all__ = ["FormalJob", "Row", "TaskResult", "run_jobs", "write_report", "sby_command"]
+__all__ = ["FormalJob", "Row", "TaskResult", "run_jobs", "sby_command"]
 
 
 @dataclass(frozen=True)
@@ -267,37 +266,3 @@ def run_jobs(jobs: list[FormalJob], out: Path, workers: int = 2) -> list[Row]:
         rows = [row for f in futures for row in f.result()]
     inner.shutdown()
     return rows
-
-
-def write_report(rows: list[Row], out: Path, wall: float,
-                 jobs: list[FormalJob] | None = None) -> Path:
-    """``formal.md`` (per-structure summary, then one row per property) and ``formal.json``
-    in ``out``."""
-    from tb.formal.summary import summarise, summary_markdown
-    out.mkdir(parents=True, exist_ok=True)
-    lines = [
-        "# Formal verification of the RTL structures",
-        "",
-        "SymbiYosys (yowasp-sby) with Yices 2. mode prove = k-induction of that length "
-        "(proved for every reachable state); bmc = holds for that many cycles after reset; "
-        "cover = reachable within that many cycles (step shown). Seconds are the wall time "
-        "of the job's SymbiYosys task (all assertions of a job are checked together).",
-        "",
-        f"Total wall time {wall:.0f} s; {sum(ok(r) for r in rows)} of {len(rows)} rows succeed.",
-        "",
-        "## Per structure",
-        "",
-        summary_markdown(summarise(rows, jobs or [])),
-        "## Per property",
-        "",
-        "| structure | size | property | kind | mode | depth | result | s |",
-        "|---|---|---|---|---|---|---|---|",
-    ]
-    for r in rows:
-        lines.append(f"| {r.structure} | {r.size} | {r.prop} | {r.kind} | {r.mode} | "
-                     f"{r.depth} | {r.result} | {r.seconds} |")
-    path = out / "formal.md"
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    (out / "formal.json").write_text(json.dumps([asdict(r) for r in rows], indent=1) + "\n",
-                                     encoding="utf-8")
-    return path

@@ -12,7 +12,8 @@ import sys
 import time
 from pathlib import Path
 
-from tb.formal.flow import ok, run_jobs, write_report
+from tb.formal.flow import ok, run_jobs
+from tb.formal.report import write_report
 from tb.formal.jobs import all_jobs
 from tb.formal.summary import stated_rows, summarise, summary_markdown, unmet, update_doc
 
