@@ -1,7 +1,7 @@
 """The workload suite: discovery, lookup, one run, and output checking.
 
-* :func:`all_workloads` imports every module of ``golden/workloads/defs/`` and collects
-  its ``WORKLOAD`` and checks paper-specific versions (:func:`check_variant`);
+* :func:`all_workloads` (from :mod:`golden.workloads.suite`) collects every built-in
+  ``WORKLOAD`` and checks paper-specific versions (:func:`check_variant`);
 * :func:`variants_of` names the versions of a workload;
 * :func:`get` finds one by name (case-insensitive);
 * :func:`run_workload` makes seeded inputs, loads the kernel module on a device, runs the
@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import copy
 import importlib
-import pkgutil
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -28,68 +27,10 @@ import numpy as np
 from golden.cli_args import seed as seed_arg
 from golden.errors import SimtlabError
 from golden.workloads.base import Tolerance, Workload
-
-DEFS_PACKAGE = "golden.workloads.defs"
+from golden.workloads.suite import DEFS_PACKAGE, all_workloads, check_variant  # noqa: F401 (re-exported)
 
 #: how many differing elements a mismatch description lists
 _MAX_LISTED = 3
-
-
-def all_workloads() -> dict[str, Workload]:
-    """Every workload defined under ``golden/workloads/defs/``, keyed by its name, sorted.
-
-    A module whose name starts with ``_`` is a helper and is skipped; every other module
-    must define ``WORKLOAD``. Two workloads with the same name (case-insensitive) are an
-    error.
-    """
-    package = importlib.import_module(DEFS_PACKAGE)
-    found: dict[str, Workload] = {}
-    for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda m: m.name):
-        if info.name.startswith("_"):
-            continue
-        module = importlib.import_module(f"{DEFS_PACKAGE}.{info.name}")
-        workload = getattr(module, "WORKLOAD", None)
-        if not isinstance(workload, Workload):
-            raise SimtlabError(
-                f"workload module {module.__name__} must define WORKLOAD = Workload(...); "
-                f"found {type(workload).__name__}")
-        clash = [n for n in found if n.lower() == workload.name.lower()]
-        if clash:
-            raise SimtlabError(
-                f"workload name {workload.name!r} (module {module.__name__}) is already used")
-        found[workload.name] = workload
-    for workload in found.values():
-        check_variant(workload, found)
-    return dict(sorted(found.items()))
-
-
-def _papers(w: Workload) -> set[str]:
-    """The seeds ``w`` stands for: the first word of each ``stands_for`` entry."""
-    return {s.split(None, 1)[0] for s in w.stands_for if s.strip()}
-
-
-def check_variant(w: Workload, workloads: dict[str, Workload]) -> None:
-    """A paper-specific version (``w.variant_of``, see :mod:`golden.workloads.base`) must
-    name an existing base workload that is not itself a version, be called
-    ``<base>-<SUFFIX>``, and stand for no paper its base also stands for (each paper runs
-    one version of a benchmark)."""
-    base_name = w.variant_of
-    if base_name is None:
-        return
-    base = workloads.get(base_name)
-    if base is None:
-        raise SimtlabError(f"workload {w.name!r} is a version of {base_name!r}, "
-                           f"which is not a workload")
-    if base.variant_of is not None:
-        raise SimtlabError(f"workload {w.name!r} is a version of {base_name!r}, which is "
-                           f"itself a version of {base.variant_of!r}; name the base")
-    if not w.name.startswith(base_name + "-") or len(w.name) == len(base_name) + 1:
-        raise SimtlabError(f"workload {w.name!r} is a version of {base_name!r}; "
-                           f"call it {base_name}-<PAPER>")
-    both = sorted(_papers(w) & _papers(base))
-    if both:
-        raise SimtlabError(f"workload {w.name!r} and its base {base_name!r} both stand for "
-                           f"{', '.join(both)}; a paper's entry belongs to one of them")
 
 
 def variants_of(name: str) -> list[str]:

@@ -33,6 +33,7 @@ from golden.errors import ConfigError, SimtlabError
 from golden.fileio import write_output
 from golden.workloads.base import Tolerance, Workload
 from golden.workloads.kernel_spec import KernelSpec, load_spec, parse_dim3
+from golden.workloads.suite import all_workloads
 
 #: the one input size of a spec workload (its shapes are fixed by the spec)
 SPEC_SIZE = "spec"
@@ -308,8 +309,7 @@ def workload_dir_files(folder: str | Path) -> dict[str, tuple[Workload, Path]]:
     folder = Path(folder)
     if not folder.is_dir():
         raise ConfigError(f"--workloads {folder}: no such directory")
-    from golden.workloads import registry
-    builtin = {n.lower() for n in registry.all_workloads()}
+    builtin = {n.lower() for n in all_workloads()}
     found: dict[str, tuple[Workload, Path]] = {}
     for path in sorted(folder.iterdir()):
         w = workload_file(path)

@@ -29,6 +29,7 @@ from pathlib import Path
 
 from golden.errors import ConfigError
 from golden.workloads.base import Workload
+from golden.workloads.suite import all_workloads
 
 #: separates the name from the file in a reference
 SEP = "@"
@@ -82,7 +83,6 @@ def load(reference: str) -> Workload:
     """The workload a reference names, loaded from its file; a spec workload gets every
     report size (:data:`REPORT_SIZES`, all its one input). A file that is gone, defines
     another name, or a name a built-in has is a one-line :class:`ConfigError`."""
-    from golden.workloads import registry
     from golden.workloads.user_kernel import SPEC_SIZE, workload_file
 
     name, path = split(reference)
@@ -95,7 +95,7 @@ def load(reference: str) -> Workload:
     if w is None or w.name.lower() != name.lower():
         raise ConfigError(f"user workload {name}: {path} no longer defines it"
                           + (f" (it defines {w.name!r})" if w is not None else ""))
-    if any(n.lower() == name.lower() for n in registry.all_workloads()):
+    if any(n.lower() == name.lower() for n in all_workloads()):
         raise ConfigError(f"{path}: workload name {name!r} is already a built-in workload")
     if set(w.sizes) == {SPEC_SIZE}:
         w = dataclasses.replace(w, sizes={s: {} for s in (*REPORT_SIZES, SPEC_SIZE)})
