@@ -17,13 +17,22 @@ Inputs (``INPUTS``; every case keeps the workload's grid, steps and pyramid heig
 * ``smooth`` – floorplan power and a smooth temperature field (a float32 linear ramp
   323..343 K along the rows and columns; every cell distinct but neighbours close).
 
-Run: ``python -m golden.mechanisms.gscalar.hs_study [--size small] [--pcs N]``.
+Kernel variant (``--rodinia-double``, needs nvcc): Rodinia's own kernel writes ``2.0*temp``
+with a double literal, so the bracketed update is evaluated in double precision; ours
+writes ``2.0f``. The variant compiles a copy of ``hs.cu`` with the two literals as double
+(``nvcc -ptx -arch=sm_75`` into a temporary folder) and runs it in place of the committed
+PTX; its outputs are still checked against the float32 reference within HS's tolerance.
+
+Run: ``python -m golden.mechanisms.gscalar.hs_study [--size small] [--pcs N] [--rodinia-double]``.
 """
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
+import subprocess
+import tempfile
+from pathlib import Path
 
 import numpy as np
 
@@ -79,26 +88,43 @@ INPUTS = {"generated": _inputs_generated, "constant": _inputs_constant,
           "smooth": _inputs_smooth}
 
 
-def run_case(size: str = "small", inputs: str = "generated", seed: int = 0, **overrides):
+def rodinia_double_kernel(folder: Path) -> Path:
+    """Write ``hs.cu`` with Rodinia's double literal (``2.0 * t``) into ``folder`` and compile
+    its PTX there; returns the .cu path (the PTX is beside it)."""
+    from golden.workloads.build_ptx import NVCC_OPTIONS, require_nvcc
+    from golden.workloads.defs.hs import WORKLOAD
+    src = WORKLOAD.cu_path.read_text()
+    if src.count("2.0f * t") != 2:
+        raise RuntimeError("hs.cu no longer has the two `2.0f * t` terms this variant edits")
+    cu = Path(folder) / "hs.cu"
+    cu.write_text(src.replace("2.0f * t", "2.0 * t"))
+    subprocess.run([require_nvcc(), *NVCC_OPTIONS, "-o", "hs.ptx", "hs.cu"], cwd=folder, check=True)
+    return cu
+
+
+def run_case(size: str = "small", inputs: str = "generated", seed: int = 0,
+             kernel: Path | None = None, **overrides):
     """One HS run with the per-PC observer; ``overrides`` replace size parameters
-    (rows, cols, steps, pyramid_height). Returns (summary row, observer)."""
+    (rows, cols, steps, pyramid_height); ``kernel`` is another .cu path whose PTX lies beside
+    it (see :func:`rodinia_double_kernel`). Returns (summary row, observer)."""
     from golden.configs import load_config
     from golden.workloads import registry
     from golden.workloads.defs.hs import WORKLOAD
     params = dict(WORKLOAD.sizes[size], **overrides)
-    w = dataclasses.replace(WORKLOAD, make_inputs=INPUTS[inputs], sizes={size: params})
+    w = dataclasses.replace(WORKLOAD, make_inputs=INPUTS[inputs], sizes={size: params},
+                            **({"source": str(kernel)} if kernel else {}))
     obs = PerPCGScalarObserver(None, load_config(CONFIG).pipelines)
     run = registry.run_workload(w, size=size, seed=seed, device=ObservingDevice([obs]))
     s = summarise(obs.counts)
     c = obs.counts
-    row = {"inputs": inputs, **params, "outputs_match": not run.mismatches(),
+    row = {"kernel": "rodinia-double" if kernel else "committed", "inputs": inputs, **params, "outputs_match": not run.mismatches(),
            "warp_insts": c.warp_insts, "div": s["div"], "path_div": s["path_div"],
            "oracle_of_all": 100.0 * c.div_scalar_values / c.warp_insts,
            "e_div": s["e_div"], "e_total": s["e_total"]}
     return row, obs
 
 
-COLUMNS = ("inputs", "rows", "steps", "pyramid_height", "warp_insts", "div", "path_div",
+COLUMNS = ("kernel", "inputs", "rows", "steps", "pyramid_height", "warp_insts", "div", "path_div",
            "oracle_of_all", "e_div", "e_total", "outputs_match")
 
 
@@ -118,16 +144,20 @@ def main(argv=None) -> None:
     ap.add_argument("--inputs", default=",".join(INPUTS))
     ap.add_argument("--set", action="append", default=[], metavar="KEY=INT",
                     help="override a size parameter (rows, cols, steps, pyramid_height)")
+    ap.add_argument("--rodinia-double", action="store_true",
+                    help="run Rodinia's double-literal version of the kernel (needs nvcc)")
     a = ap.parse_args(argv)
     over = {}
     for kv in a.set:
         k, _, v = kv.partition("=")
         over[k] = int(v)
     rows = []
+    tmp = tempfile.TemporaryDirectory(prefix="hs_double_") if a.rodinia_double else None
+    kernel = rodinia_double_kernel(Path(tmp.name)) if tmp else None
     for name in a.inputs.split(","):
         if name not in INPUTS:
             ap.error(f"unknown input {name!r}; choose from {', '.join(INPUTS)}")
-        row, obs = run_case(a.size, name, **over)
+        row, obs = run_case(a.size, name, kernel=kernel, **over)
         rows.append(row)
         if a.pcs:
             print(f"## {name}: top {a.pcs} PCs by divergent warp instructions")
@@ -135,6 +165,8 @@ def main(argv=None) -> None:
                 print(f"{r['pc']:4d} {r['insts']:7d} div {r['div']:7d} path {r['path_div']:7d} "
                       f"oracle {r['oracle']:7d} e_div {r['e_div']:7d}  {r['ptx']}")
     print(render(rows))
+    if tmp:
+        tmp.cleanup()
 
 
 if __name__ == "__main__":
