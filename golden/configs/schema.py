@@ -151,8 +151,9 @@ class OpClassesConfig:
     ``-ptx_opcode_initiation_*``: ADD, MAX, MUL, MAD, DIV for int, fp32 and fp64, plus
     SHFL), and the pipeline each class runs on (``pipe``). ALU instructions outside these
     classes (mov, logic, shifts, setp, selp, cvt...) take ``pipelines.alu.latency``; SFU instructions take ``pipelines.sfu.latency``.
-    ``div`` covers div and rem; ``max`` covers min and max; ``mad`` covers mad, madc,
-    fma and mad24; ``mul`` covers mul, mul24 and mul.wide."""
+    ``div`` covers div and rem (rem only with ``pipelines.rem_class: div``); ``max``
+    covers min and max; ``mad`` covers mad, madc, fma and mad24; ``mul`` covers mul,
+    mul24 and mul.wide."""
 
     int_add: OpTiming = _p("integer add/sub (with carry)")
     int_max: OpTiming = _p("integer min/max")
@@ -208,6 +209,12 @@ class PipelinesConfig:
         "a unit is held for the initiation interval whatever its width); pipe = the "
         "executing pipeline's own ceil(warp_size / simd_width) (on a narrow SFU the "
         "interval is multiplied by its lane groups)", choices=("alu", "pipe"), default="pipe")
+    rem_class: str = _p(
+        "what times rem: div = the div op class of its type (op_classes.int_div...; "
+        "GPGPU-Sim 4.x: REM shares DIV's latency/initiation); none = no class, the "
+        "executing pipeline's own latency and interval like any unclassed instruction "
+        "(GPGPU-Sim 3.x: REM is not in set_opcode_and_latency's switch, latency = "
+        "initiation = 1)", choices=("div", "none"), default="div")
 
 
 # --------------------------------------------------------------------------- register file

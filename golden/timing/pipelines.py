@@ -16,7 +16,9 @@ GPGPU-Sim's core cycle) whichever pipeline executes the instruction: GPGPU-Sim h
 unit's dispatch register for the instruction's initiation interval in core cycles,
 whatever the unit. With ``pipe`` it counts the executing pipeline's own
 ``ceil(warp_size / simd_width)`` (the rule before; on a narrow SFU it multiplies).
-Every other instruction takes its pipeline's latency and interval.
+Every other instruction takes its pipeline's latency and interval, and so does ``rem``
+with ``pipelines.rem_class: none`` (GPGPU-Sim 3.x gives REM no latency class; with
+``div``, the default, it is timed by the div class of its type as in 4.x).
 
 Routing (:func:`pipe_of`), one rule for the timing model and every statistic that
 classes instructions by unit: memory opcodes on MEM, the transcendental opcodes
@@ -95,12 +97,14 @@ def op_timing(pipelines_cfg, pipe: int, opcode: str | None, types: tuple = (),
               warp_size: int = 32):
     """``(latency, interval, lane-group cycles)`` of one instruction on pipeline
     ``pipe``, or None when it takes the pipeline's defaults. Only ALU and SFU
-    instructions have classes. ``interval`` (cycles the unit is busy) is the class's
-    initiation interval times the lane-group time ``group`` of
+    instructions have classes (``rem`` only with ``pipelines.rem_class: div``).
+    ``interval`` (cycles the unit is busy) is the class's initiation interval times the lane-group time ``group`` of
     ``pipelines.class_initiation_unit`` (``alu``: ``ceil(warp_size / alu.simd_width)``
     on every pipeline; ``pipe``: the executing pipeline's ``ceil(warp_size /
     simd_width)``); ``writeback = entry + group - 1 + latency``."""
     if pipe == PIPE_MEM:
+        return None
+    if opcode == "rem" and pipelines_cfg.rem_class == "none":
         return None
     cls = op_class(opcode, types)
     if cls is None:

@@ -46,6 +46,35 @@ def test_op_timing_interval_in_alu_issue_cycles():
     assert op_timing(p, PIPE_SFU, "div", ("s32",)) == (145, 4 * 4, 4)
 
 
+def test_rem_timing_class_follows_the_configured_rem_class():
+    # gtx480 (+coarse, warpman): GPGPU-Sim 3.x has no REM latency class, so rem takes the
+    # ALU's own latency and interval (None) on the SP, like mov
+    for name in ("gtx480", "gtx480_coarse", "gtx480_warpman"):
+        g = load_config(name).pipelines
+        assert g.rem_class == "none"
+        assert pipe_of("rem", ("s32",), g) == PIPE_ALU
+        assert op_timing(g, PIPE_ALU, "rem", ("s32",)) is None
+        assert op_timing(g, PIPE_ALU, "rem", ("s32",)) == op_timing(g, PIPE_ALU, "mov", ("u32",))
+        # div keeps its class
+        assert op_timing(g, PIPE_SFU, "div", ("s32",))[0] == g.op_classes.int_div.latency
+    # rem_class: div on gtx480 times rem by int_div on the pipe rem_pipe names
+    g = load_config("gtx480", {"pipelines.rem_class": "div"}).pipelines
+    assert op_timing(g, PIPE_ALU, "rem", ("u32",)) == (290, 8 * 2, 2)
+    # GPGPU-Sim 4.x (pascal) and every other config: rem timed as div of its type
+    p = load_config("pascal").pipelines
+    assert p.rem_class == "div"
+    assert op_timing(p, pipe_of("rem", ("s32",), p), "rem", ("s32",)) == (145, 4 * 4, 4)
+    for name in ("gtx285", "quadro_fx5800", "gtx280_ilp"):
+        q = load_config(name).pipelines
+        assert q.rem_class == "div"
+        assert op_timing(q, PIPE_ALU, "rem", ("s32",)) == op_timing(q, PIPE_ALU, "div", ("s32",))
+    # the MM gtx480 validate case runs GPGPU-Sim 4's SM2_GTX480: rem as div, on the SFU
+    from golden.validate.correlation import load_cases
+    case = next(c for c in load_cases()[1] if c.config == "gtx480")
+    v = load_config("gtx480", dict(case.overrides)).pipelines
+    assert v.rem_class == "div" and pipe_of("rem", ("s32",), v) == PIPE_SFU
+
+
 @pytest.mark.parametrize("config, opcode, types, pipe", [
     # GPGPU-Sim 3.x (gtx480): integer mul/mad and every div on the SFU; rem, mul24 and
     # f32 mul/mad/fma on the SP
