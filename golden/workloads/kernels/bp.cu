@@ -19,7 +19,7 @@
 //   which would leave no SFU instruction at all. nvcc hoists the loop-invariant lg2.approx
 //   into the loop preheader and folds __powf's lg2(2) = 1, so each thread runs one
 //   lg2.approx plus one ex2.approx per level; the guard divides ty by the runtime stride
-//   (rem.s32, on the SFU pipeline in GPGPU-Sim-like configs with div_pipe: sfu), as in
+//   (rem.s32; rem_pipe/rem_class: GPGPU-Sim 4.x sfu/div, 3.x and gtx480 alu/none), as in
 //   Rodinia. The strides are exact (2^k of a small integer, log2 of a power of two), so
 //   the sums are those of the integer-stride tree.
 // bpnn_adjust_weights: momentum update of every weight from the hidden-unit deltas and
