@@ -153,10 +153,12 @@ SPEC12 = SPEC.replace("grid: 30", "grid: 1080").replace("7680", "276480")
 def test_warmed_estimate_inside_interval_and_close_where_cold_is_not(tmp_path):
     """Memory-bound saxpy of 12 waves on gtx480: the TB-sampled estimate with warming lies
     within 10% of the full run's cycles and its 95% interval holds them; the same sample
-    without warming misses by more than 25% (its detailed waves never see the dirty L2
-    the skipped waves leave). Measured when written: full 37,227, warm 38,573 (+3.6%),
-    cold 23,334 (-37.3%); with the detailed warm-up unit (``warmup_units=1``, units
-    0, 1, 4, 8, 11 detailed) warm 35,313 (-5.1%, interval [16,131, 80,043])."""
+    without warming misses by more than 15%, over twice the warm error (its detailed waves
+    never see the dirty L2 the skipped waves leave). Measured when written: full 37,227,
+    warm 38,573 (+3.6%), cold 23,334 (-37.3%); with the detailed warm-up unit
+    (``warmup_units=1``, units 0, 1, 4, 8, 11 detailed) warm 35,313 (-5.1%, interval
+    [16,131, 80,043]). With gtx480's integer mul/mad on the SFU (GPGPU-Sim 3.x routing,
+    2026-12-07): full 35,802, warm 35,462 (-0.95%, [21,733, 49,190]), cold 28,313 (-20.9%)."""
     from golden.runs.tb_sampled_run import run_tb_sampled_timing_workload
     from golden.runs.timing_workload import run_timing_workload
     from golden.workloads.user_kernel import kernel_workload, load_spec
@@ -171,6 +173,7 @@ def test_warmed_estimate_inside_interval_and_close_where_cold_is_not(tmp_path):
     iv = warm["sampling"]["intervals"]["cycles"]
     assert iv["estimable"] and iv["low"] <= full <= iv["high"], (iv, full)
     assert abs(iv["estimate"] - full) < 0.10 * full, (iv["estimate"], full)
-    assert abs(cold["cycles"] - full) > 0.25 * full, (cold["cycles"], full)
+    cold_err, warm_err = abs(cold["cycles"] - full), abs(iv["estimate"] - full)
+    assert cold_err > 0.15 * full and cold_err > 2 * warm_err, (cold["cycles"], iv["estimate"], full)
     assert warm["per_launch"][0]["tb_sampling"]["warming"]["l2_fills"] > 0
     assert cold["per_launch"][0]["tb_sampling"]["warming"] is None
