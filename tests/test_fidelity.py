@@ -12,6 +12,7 @@ import pytest
 from golden.errors import SimtlabError
 from golden.report import fidelity
 from golden.report.fidelity import (Cell, FidelityMarks, FidelityProbe, Row, build_row,
+                                    explained_line,
                                     match_benchmark, results_lookup, row_specs, summary_line,
                                     within)
 
@@ -173,12 +174,15 @@ def test_timing_measurement_from_cached_result_is_used():
     assert ipc.measured == pytest.approx(400.0) and ipc.ok is True
 
 
-def test_row_is_within_only_with_a_measured_property_and_no_failure():
+def test_row_is_within_only_when_every_property_is_measured_and_none_fails():
     ok = Cell("tb_shape", "8x8", "8x8", "exact", True, "T1")
     gone = Cell("baseline_ipc_uv", 1.0, None, "ratio", None, "T3", "not measured")
     bad = Cell("tbs_per_sm", 2, 1, "exact", False, "T5")
-    assert Row("A", "P", "A", [ok, gone]).within
-    assert not Row("B", "P", "B", [gone]).within
+    assert Row("A0", "P", "A0", [ok]).within
+    partly = Row("A", "P", "A", [ok, gone])
+    assert not partly.within and partly.partial
+    assert not Row("B", "P", "B", [gone]).within and not Row("B", "P", "B", [gone]).partial
+    assert "1 within where measured" in explained_line([partly])
     assert not Row("C", "P", "C", [ok, bad]).within
     assert summary_line([Row("A", "P", "A", [ok]), Row("C", "P", "C", [bad])]) == \
         "1 of 2 rows within tolerance"

@@ -21,8 +21,9 @@ paper-facts.md); the measured values are code (:data:`PROPERTIES`), taken from:
 Tolerances (:data:`TOLERANCE`): shapes and classes exact; percentages of a whole within
 ±5 points; other ratios (IPC, instruction and register counts, thread counts) within ±25%;
 published bounds ("at most 16 warps per SM") as bounds; the UV input is shown, not checked.
-A row is within tolerance when at least one of its properties was measured and none is
-out of tolerance. A fact may carry a stated reason why the stand-in cannot match it
+A row is within tolerance when every property it checks was measured and none is out of
+tolerance; a row with no failure but a property not measured yet is *within where measured*,
+shown and counted apart, never as within. A fact may carry a stated reason why the stand-in cannot match it
 (``explained`` in the facts file: e.g. a shape another paper's use of the same stand-in
 fixes, or a compiler's register allocation); a failing cell with a reason is shown as
 "explained", and a row whose failures are all explained is named as such -- it is still
@@ -467,8 +468,13 @@ class Row:
 
     @property
     def within(self) -> bool:
-        """No property out of tolerance and at least one checked."""
-        return not self.failing and any(c.ok for c in self.cells)
+        """Every checked property measured and none out of tolerance."""
+        return not self.failing and not self.unmeasured and any(c.ok for c in self.cells)
+
+    @property
+    def partial(self) -> bool:
+        """No property out of tolerance so far, but some not measured (not within)."""
+        return not self.failing and bool(self.unmeasured) and any(c.ok for c in self.cells)
 
     @property
     def explained(self) -> bool:
@@ -478,7 +484,8 @@ class Row:
 
     def to_dict(self) -> dict:
         return {"workload": self.workload, "paper": self.paper, "benchmark": self.benchmark,
-                "within_tolerance": self.within, "explained": self.explained, "note": self.note,
+                "within_tolerance": self.within, "within_where_measured": self.partial,
+                "explained": self.explained, "note": self.note,
                 "failing": [c.prop for c in self.failing],
                 "cells": [c.to_dict() for c in self.cells]}
 
@@ -592,8 +599,11 @@ def summary_line(rows: list[Row]) -> str:
 def explained_line(rows: list[Row]) -> str:
     """How many rows are out of tolerance, and how many of those with a stated reason."""
     out = [r for r in rows if r.failing]
+    partial = sum(r.partial for r in rows)
     return (f"{len(out)} rows out of tolerance: {sum(r.explained for r in out)} with a stated "
-            f"reason (explained, not counted within), {sum(not r.explained for r in out)} without")
+            f"reason (explained, not counted within), {sum(not r.explained for r in out)} without"
+            + (f"; {partial} within where measured but not fully measured (not counted within)"
+               if partial else ""))
 
 
 def render_rows(rows: list[Row], bare, size: str, seed: int) -> str:
@@ -619,7 +629,10 @@ def render_rows(rows: list[Row], bare, size: str, seed: int) -> str:
             verdict = ("within" if r.within else
                        ("OUT (explained): " if r.explained else "OUT: ")
                        + ", ".join(PROPERTIES[c.prop].label for c in r.failing)
-                       if r.failing else "not measured")
+                       if r.failing else
+                       "within where measured; not measured: "
+                       + ", ".join(PROPERTIES[c.prop].label for c in r.unmeasured)
+                       if r.partial else "not measured")
             md.append(f"| {r.workload} | {r.benchmark} | "
                       + " | ".join(_cell_text(by[p]) if p in by else "" for p in props)
                       + f" | {kinds} | {verdict} |")
@@ -654,6 +667,7 @@ def to_json(rows: list[Row], bare, size: str, seed: int) -> dict:
             "class_boundary_percent": CLASS_BOUNDARY, "rows": [r.to_dict() for r in rows],
             "no_published_property": [list(b) for b in bare],
             "within": sum(r.within for r in rows), "total": len(rows),
+            "within_where_measured": sum(r.partial for r in rows),
             "explained": sum(r.explained for r in rows),
             "summary": summary_line(rows)}
 
