@@ -177,7 +177,7 @@ def _compare_array(name: str, got: np.ndarray, want: np.ndarray, tol: Tolerance 
         if not bad.any():
             return None
         idx = np.argwhere(bad)
-        listed = ", ".join(f"{_where(i)}: got {got[tuple(i)]!r} want {want[tuple(i)]!r}"
+        listed = ", ".join(f"{_where(i)}: got {got[tuple(i)].item()!r} want {want[tuple(i)].item()!r}"
                            for i in idx[:_MAX_LISTED])
         finite = err[bad & np.isfinite(err)]
         worst = f"; max abs error {finite.max():.3g}" if finite.size else ""
@@ -187,7 +187,7 @@ def _compare_array(name: str, got: np.ndarray, want: np.ndarray, tol: Tolerance 
     if not bad.any():
         return None
     idx = np.argwhere(bad)
-    listed = ", ".join(f"{_where(i)}: got {got[tuple(i)]!r} want {want[tuple(i)]!r}"
+    listed = ", ".join(f"{_where(i)}: got {got[tuple(i)].item()!r} want {want[tuple(i)].item()!r}"
                        for i in idx[:_MAX_LISTED])
     return f"{name}: {len(idx)} of {want.size} elements differ (exact compare); {listed}"
 
