@@ -8,6 +8,9 @@
     simtlab darsie-limit [WORKLOAD ...] [--size small|default] [--seed N] [--json FILE]
         Limit study (Figs. 1-2): grid/TB/warp redundancy by value, the uniform/affine/
         unstructured split, and the compiler marking's skippable fraction and soundness.
+    simtlab darsie-pcs WORKLOAD [--size S] [--mechanism M] [--config C] [--top N] [--json FILE]
+        Per PC: TB-redundant instructions of the limit study beside those the mechanism
+        (default darsie) skipped in a timing run, and its refusals (golden.report.darsie_pc).
 """
 
 from __future__ import annotations
@@ -97,8 +100,27 @@ def cmd_darsie_limit(args) -> int:
     return 1 if notes or bad else 0
 
 
+def cmd_darsie_pcs(args) -> int:
+    from golden.report.darsie_pc import breakdown, render, to_dict
+    from golden.workloads import registry
+    w = registry.get(args.workload)
+    if args.size not in w.sizes:
+        raise SimtlabError(f"workload {w.name} has no size {args.size!r}; sizes: {', '.join(w.sizes)}")
+    if args.top < 0:
+        raise SimtlabError(f"--top must be >= 0, got {args.top}")
+    rows, tot = breakdown(w.name, size=args.size, seed=args.seed, config=args.config,
+                          mechanism=args.mechanism)
+    print(f"size {args.size}, seed {args.seed}, config {args.config}, mechanism {args.mechanism}\n")
+    print(render(w.name, rows, tot, top=args.top or len(rows)))
+    if args.json:
+        from golden.fileio import write_output
+        write_output(Path(args.json), json.dumps(to_dict(rows, tot), indent=1))
+    return 0
+
+
 def add_subcommands(sub) -> None:
-    """Register ``darsie-marks`` and ``darsie-limit`` on an argparse subparsers object."""
+    """Register ``darsie-marks``, ``darsie-limit`` and ``darsie-pcs`` on an argparse
+    subparsers object."""
     m = sub.add_parser("darsie-marks", help="PTX annotated with DARSIE's DR/CR/V marks (Fig. 6)")
     m.add_argument("workload")
     m.add_argument("--size", default="small", choices=("small", "default"),
@@ -115,3 +137,13 @@ def add_subcommands(sub) -> None:
     lim.add_argument("--seed", type=seed_arg, default=0)
     lim.add_argument("--json", type=output_file, help="also write the counts as JSON to this file")
     lim.set_defaults(fn=cmd_darsie_limit)
+    pcs = sub.add_parser("darsie-pcs", help="per PC: TB-redundant instructions (limit study) vs "
+                                            "those DARSIE skipped, with its refusals")
+    pcs.add_argument("workload")
+    pcs.add_argument("--size", default="small", choices=("small", "default", "paper"))
+    pcs.add_argument("--seed", type=seed_arg, default=0)
+    pcs.add_argument("--config", default="pascal", help="GPU configuration of the timing run")
+    pcs.add_argument("--mechanism", default="darsie", help="e.g. darsie:freelist=64,rename_entries=64")
+    pcs.add_argument("--top", type=int, default=25, help="PCs listed, most missed first (0: all)")
+    pcs.add_argument("--json", type=output_file, help="also write every row as JSON to this file")
+    pcs.set_defaults(fn=cmd_darsie_pcs)

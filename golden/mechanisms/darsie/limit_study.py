@@ -113,8 +113,26 @@ class RedundancyCounts:
 
 
 @dataclass
+class PerPCRedundancy:
+    """The limit study of one launch split by PC (index ``pc >> 3`` of the launch's
+    program; each array has one element per instruction slot). The fields mean what the
+    :class:`RedundancyCounts` fields of the same name mean, restricted to executions of
+    that PC; ``marked_dr`` says whether the PC is marked DR for the launch's TB shape (so
+    its executions count in ``RedundancyCounts.marked_dr``). Each array sums to the
+    launch's count of the same name."""
+
+    warp_instructions: np.ndarray
+    diverged: np.ndarray
+    tb: np.ndarray
+    tb_removable: np.ndarray
+    skippable: np.ndarray
+    marked_dr: np.ndarray
+
+
+@dataclass
 class LaunchRedundancy:
-    """Limit-study result of one launch: kernel, TB shape, counts, marking, violations."""
+    """Limit-study result of one launch: kernel, TB shape, counts, marking, violations,
+    and the counts per PC (:class:`PerPCRedundancy`)."""
 
     kernel: str
     grid: tuple[int, int, int]
@@ -122,6 +140,7 @@ class LaunchRedundancy:
     counts: RedundancyCounts
     marking: Marking
     violation_notes: list[str] = field(default_factory=list)
+    per_pc: PerPCRedundancy | None = None
 
 
 def _as_words(parts: list[np.ndarray], n: int) -> np.ndarray:
@@ -185,10 +204,11 @@ class RedundancyObserver:
     def on_launch_end(self, stats) -> None:
         launch = self._launch
         self._flush()
-        counts, notes = self._analyse()
+        counts, notes, per_pc = self._analyse()
         self.launches.append(LaunchRedundancy(kernel=launch.name, grid=tuple(launch.geo.grid),
                                               block=tuple(launch.geo.block), counts=counts,
-                                              marking=self._marking, violation_notes=notes))
+                                              marking=self._marking, violation_notes=notes,
+                                              per_pc=per_pc))
         self._reset()
 
     @property
@@ -304,10 +324,14 @@ class RedundancyObserver:
         self._pending_rows = 0
 
     # ------------------------------------------------------------------ end of launch
-    def _analyse(self) -> tuple[RedundancyCounts, list[str]]:
+    def _analyse(self) -> tuple[RedundancyCounts, list[str], PerPCRedundancy]:
         c = RedundancyCounts()
+        npc = len(self._dr_pc)
+        zeros = np.zeros(npc, dtype=np.int64)
+        per_pc = PerPCRedundancy(zeros, zeros.copy(), zeros.copy(), zeros.copy(), zeros.copy(),
+                                 self._dr_pc.copy())
         if not self._rows:
-            return c, []
+            return c, [], per_pc
         cols = list(zip(*self._rows))
         pc, k, tb, path, full, src_h, data_h, cls, src_uni = (np.concatenate(x) for x in cols)
         n = pc.size
@@ -327,6 +351,10 @@ class RedundancyObserver:
         c.tb_affine = int((tb_red & (cls == AFFINE)).sum())
         c.tb_unstructured = int((tb_red & (cls == UNSTRUCTURED)).sum())
         c.tb_removable = c.tb - _n_groups((pc, k, tb), tb_red)
+        per_pc.warp_instructions = np.bincount(pc, minlength=npc)
+        per_pc.diverged = np.bincount(pc[~full], minlength=npc)
+        per_pc.tb = np.bincount(pc[tb_red], minlength=npc)
+        per_pc.tb_removable = per_pc.tb - _group_pcs((pc, k, tb), tb_red, npc)
 
         dr = self._dr_pc[pc]
         c.marked_dr = int(dr.sum())
@@ -338,6 +366,8 @@ class RedundancyObserver:
             order, starts, sizes = _groups(keys)
             c.lockstep_groups = int(starts.size)
             c.skippable = int((sizes - 1).sum())
+            per_pc.skippable = np.bincount(keys[0][order][starts], weights=sizes - 1,
+                                           minlength=npc).astype(np.int64)
             dh = data_h[sel][order]
             lo = np.minimum.reduceat(dh, starts)
             hi = np.maximum.reduceat(dh, starts)
@@ -352,7 +382,7 @@ class RedundancyObserver:
                 notes.append(f"{mk.kernel} pc 0x{m.pc:x} (line {m.line}) '{m.text}' [{m.static.name}: "
                              f"{m.reason}]: TB {int(first_tb[g])}, execution {int(first_k[g])}: warps "
                              f"on the same path saw different operands or results")
-        return c, notes
+        return c, notes, per_pc
 
 
 def _pack(mask: np.ndarray) -> np.ndarray:
@@ -390,6 +420,14 @@ def _group_redundant(keys: tuple[np.ndarray, ...], full: np.ndarray, h: np.ndarr
     ok = same & (sizes >= 2)
     out[sel[order]] = np.repeat(ok, sizes)
     return out
+
+
+def _group_pcs(keys: tuple[np.ndarray, ...], sel: np.ndarray, npc: int) -> np.ndarray:
+    """Per PC (``keys[0]``): how many groups of ``keys`` the rows ``sel`` form."""
+    if not sel.any():
+        return np.zeros(npc, dtype=np.int64)
+    order, starts, _ = _groups(tuple(x[sel] for x in keys))
+    return np.bincount(keys[0][sel][order][starts], minlength=npc)
 
 
 def _n_groups(keys: tuple[np.ndarray, ...], sel: np.ndarray) -> int:
