@@ -140,9 +140,14 @@ def test_sensitivity_grid_runs_on_1d_workloads_after_the_2d_jobs():
     sens_1d = [i for i, j in enumerate(all_jobs) if j.workload in names_1d
                and j.mechanisms and j.mechanisms[0] in extra]
     assert names_1d and len(sens_1d) == len(names_1d) * len(extra)
-    # then only the RTL-energy runs of issue 69, appended after them
+    # then the RTL-energy runs of issue 69, then the 1D single changes toward DAC-IDEAL
     rtl = [i for i, j in enumerate(all_jobs) if ("energy.structures", "rtl") in j.overrides]
-    assert rtl == list(range(len(all_jobs) - len(rtl), len(all_jobs)))
+    toward = set(darsie.TOWARD_IDEAL_1D.values())
+    last = [i for i, j in enumerate(all_jobs) if j.mechanisms and j.mechanisms[0] in toward]
+    assert len(last) == len(names_1d) * len(toward)
+    assert all(all_jobs[i].workload in names_1d for i in last)
+    assert last == list(range(len(all_jobs) - len(last), len(all_jobs)))
+    assert rtl == list(range(last[0] - len(rtl), last[0]))
     assert sens_1d == list(range(rtl[0] - len(sens_1d), rtl[0]))
     assert len({j.key for j in all_jobs}) == len(all_jobs)
 
@@ -163,6 +168,10 @@ def test_1d_sensitivity_and_grid_render_per_workload_speedups():
     assert abs(g["DAC-IDEAL"]["geomean"] - 1000 / 666) < 1e-9
     assert g["256"]["freelist_short"] == 2 * len(names_1d) and g["256"]["syncs"] == 5 * len(names_1d)
     assert g["1 skip-table read port"]["geomean"] is None     # not run: no geomean
+    assert set(darsie.TOWARD_IDEAL_1D) <= set(g)               # the toward-ideal rows too
+    grid_md = md.split("one cost removed at a time")[1]
+    (unrun,) = [x for x in grid_md.splitlines() if x.startswith("| 1 skip-table read port (`")]
+    assert unrun.endswith("| – | – | – |")                     # no geomean, no counts
     (line,) = [x for x in md.split("one cost removed at a time")[1].splitlines()
                if x.startswith("| 256 (`")]
     assert "1.25" in line and line.endswith(f"| {2 * len(names_1d)} | {5 * len(names_1d)} |")
