@@ -92,7 +92,8 @@ extern "C" __global__ void performStreamCollide(const float* src,
     int cell = (blockIdx.y + 2) * plane + blockIdx.x * row + threadIdx.x;
     unsigned int flag = __float_as_uint(src[FLAGS * field + cell]);
 
-    // each branch gathers its own inputs, as Parboil's kernel does
+    // each branch gathers its own inputs, as Parboil's CPU lbm (from SPEC) does; Parboil's
+    // CUDA kernel gathers before the test (docs/lbm.md; nvcc 13 hoists these gathers anyway)
     if (flag & OBSTACLE) {
         D3Q19(PULL)
         D3Q19(BOUNCE)
