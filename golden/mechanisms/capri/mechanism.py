@@ -41,9 +41,11 @@ class Capri(Tbc):
 
     def __init__(self, params: CaptParams | None = None, check: bool = False,
                  recorder_factory=None, join_single_path: bool = True,
-                 keep_warps: bool = True):
+                 keep_warps: bool = True, compact: bool = True, refetch: bool = True,
+                 breakdown: bool = False):
         super().__init__(pass_unconditional=True, check=check, recorder_factory=recorder_factory,
-                         join_single_path=join_single_path, keep_warps=keep_warps)
+                         join_single_path=join_single_path, keep_warps=keep_warps,
+                         compact=compact, refetch=refetch, breakdown=breakdown)
         self.params = params or CaptParams()
         self._capts: dict = {}
 
@@ -78,23 +80,27 @@ class Capri(Tbc):
 
 
 def make_capri(config, entries: int = 32, policy: str = "1bL", check: bool = False,
-               join: bool = True, keep: bool = True) -> Capri:
+               join: bool = True, keep: bool = True, compact: bool = True,
+               refetch: bool = True, breakdown: bool = False) -> Capri:
     """``capri`` (32-entry CAPT, 1b-Latest); ``capri:entries=8,policy=2bit`` etc.
     ``join=false``: bypassed warps always stop at their path's RPC (the model before
     2026-11-28; see :attr:`Tbc.join_single_path`). ``keep=false``: warps give up their
     slots at every branch and are re-formed (the model before 2026-12-07; see
-    :attr:`Tbc.keep_warps`)."""
+    :attr:`Tbc.keep_warps`). ``compact``, ``refetch``, ``breakdown``: the re-formation
+    cost ablations and counters of :mod:`golden.mechanisms.capri.tbc`."""
     return Capri(CaptParams(entries=entries, policy=policy), check=check, join_single_path=join,
-                 keep_warps=keep)
+                 keep_warps=keep, compact=compact, refetch=refetch, breakdown=breakdown)
 
 
 def make_capri_1bs(config, entries: int = 32, check: bool = False, join: bool = True,
-                   keep: bool = True) -> Capri:
+                   keep: bool = True, compact: bool = True, refetch: bool = True,
+                   breakdown: bool = False) -> Capri:
     return Capri(CaptParams(entries=entries, policy="1bS"), check=check, join_single_path=join,
-                 keep_warps=keep)
+                 keep_warps=keep, compact=compact, refetch=refetch, breakdown=breakdown)
 
 
 def make_capri_2bit(config, entries: int = 32, check: bool = False, join: bool = True,
-                    keep: bool = True) -> Capri:
+                    keep: bool = True, compact: bool = True, refetch: bool = True,
+                    breakdown: bool = False) -> Capri:
     return Capri(CaptParams(entries=entries, policy="2bit"), check=check, join_single_path=join,
-                 keep_warps=keep)
+                 keep_warps=keep, compact=compact, refetch=refetch, breakdown=breakdown)

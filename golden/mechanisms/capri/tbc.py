@@ -49,6 +49,27 @@ tables in the paper). Simplifications (stated in the report): the WCU adds no la
 beyond the branch (new warps refetch, so they pay the I-cache and decode again); pending
 register writes are tracked per thread (:class:`~golden.timing.dynamic_warps.ThreadScoreboard`).
 Compaction order within a lane is the lowest static warp first (the priority encoders).
+
+Cost ablations of warp re-formation (issue 67 item 2; all off by default, which is the model
+above; each leaves kernel outputs bit-identical, since threads always run their own code):
+
+* ``compact=false`` -- the WCU's priority encoders are replaced by the *static grouping*:
+  the threads of a path are formed into one warp per static warp that has a thread on it
+  (the warps WPDOM would run), so the CTA-wide barrier and the re-formation are paid but
+  compaction gains nothing and shuffles no thread (no memory divergence from compaction);
+* ``refetch=false`` -- a formed warp starts with its I-buffer already filled at its
+  path's PC, ready at once (no I-cache access, no fetch slot): re-formation costs the
+  front end nothing (CAPRI §2 and Fung & Aamodt describe the WCU handing new masks and
+  PCs to the warp scheduler and name no refetch; our default makes a formed warp fetch
+  like a warp after a taken branch);
+* ``breakdown=true`` -- counts what re-formation costs (no timing change):
+  ``tbc.slot_releases`` (warps that gave up their slot and threads at a branch or RPC),
+  ``tbc.ibuf_flushed`` (instructions those warps' I-buffers held and lost),
+  ``tbc.formed_assigned`` (formed warps given a slot: each starts with an empty I-buffer
+  unless ``refetch=false``), ``tbc.slot_wait_cycles`` (cycles formed warps waited for a
+  free slot), ``tbc.first_issue_cycles`` (cycles from a formed warp's assignment to its
+  first issue: the refetch bubble plus scheduling). The CTA-wide barrier wait is
+  ``tbc.branch_wait_cycles`` (always counted).
 """
 
 from __future__ import annotations
@@ -252,6 +273,8 @@ class CompactionFormation(WarpFormation):
         #: check mode: every thread's next PC, to prove warps start where their threads are
         self.tpc = np.zeros(self.nwarps * 32, dtype=np.int64) if mech.check else None
         self.waiting: list = []      # formed warps waiting for a warp slot
+        #: breakdown mode: warp slot -> cycle it was given formed threads (first-issue delay)
+        self.formed_at: dict | None = {} if mech.breakdown else None
 
     # ------------------------------------------------------------------ policy
     def start(self) -> None:
@@ -263,6 +286,10 @@ class CompactionFormation(WarpFormation):
         d = w.dyn
         pc = d.pc
         x = self.entry_of[w]
+        if self.formed_at is not None:
+            t = self.formed_at.pop(w, None)
+            if t is not None:
+                self.sm.stats.count_mechanism("tbc.first_issue_cycles", self.sm.now - t)
         rec = self.execute(w)
         s = rec.slot
         op = s.inst.opcode
@@ -518,6 +545,9 @@ class CompactionFormation(WarpFormation):
         e = self.entry_of.pop(w, None)
         if e is not None:
             _detach(e, w)
+        if self.formed_at is not None and not w.done and w.dyn.mask:
+            self.sm.stats.count_mechanism("tbc.slot_releases")
+            self.sm.stats.count_mechanism("tbc.ibuf_flushed", w.ibuf.size)
         if not w.done:
             self.idle(w)
             if w not in self.free:
@@ -539,7 +569,13 @@ class CompactionFormation(WarpFormation):
         masks = warp_masks(rest, self.nwarps)
         stats = self.sm.stats
         new = []
-        if rest:
+        if rest and not self.mech.compact:
+            # ablation: one warp per static warp with threads on the path (no compaction)
+            new = [(LANE_IDS + 32 * k, m) for k, m in enumerate(masks) if m]
+            stats.count_mechanism("tbc.compactions")
+            stats.count_mechanism("tbc.warps_before", len(new))
+            stats.count_mechanism("tbc.warps_formed", len(new))
+        elif rest:
             res = self.wcu.compact(masks, (1 << self.nwarps) - 1)
             stats.count_mechanism("tbc.compactions")
             stats.count_mechanism("tbc.warps_before", sum(1 for m in masks if m))
@@ -553,7 +589,8 @@ class CompactionFormation(WarpFormation):
         new += [(sl, ln) for sl, ln in x.pieces if _live_lanes(sl, ln, x.mask)]
         x.pieces = []
         x.wcnt += len(new)
-        self.waiting += [(slots, lanes, x) for slots, lanes in new]
+        now = self.sm.now
+        self.waiting += [(slots, lanes, x, now) for slots, lanes in new]
         self._start_waiting()
         self.sm.wake_schedulers()
         self._maybe_resolve(x)
@@ -575,15 +612,35 @@ class CompactionFormation(WarpFormation):
             return
         self.free.sort(key=lambda w: w.widx)
         while self.free and self.waiting:
-            slots, lanes, x = self.waiting.pop(0)
+            slots, lanes, x, since = self.waiting.pop(0)
             w = self.free.pop(0)
             if self.tpc is not None:
                 self._check_start(slots, _live_lanes(slots, lanes, x.mask), x.pc)
             self.assign(w, slots, _live_lanes(slots, lanes, x.mask), x.pc)
+            if not self.mech.refetch:
+                self._prefill(w, x.pc)
+            if self.formed_at is not None:
+                stats = self.sm.stats
+                stats.count_mechanism("tbc.formed_assigned")
+                stats.count_mechanism("tbc.slot_wait_cycles", self.sm.now - since)
+                self.formed_at[w] = self.sm.now
             self.entry_of[w] = x
             x.attached.append(w)
             if not w.dyn.mask:       # every thread of it exited meanwhile
                 self._leave(w, x)
+
+
+    def _prefill(self, w, pc: int) -> None:
+        """Ablation ``refetch=false``: formed warp ``w``'s I-buffer holds the instructions
+        at ``pc`` on, issuable now (no I-cache access and no fetch slot spent)."""
+        ib = w.ibuf
+        now = self.sm.now
+        end = self.sm.n_prog
+        while ib.size < ib.capacity and pc < end:
+            ib.push(pc, now)
+            pc += 8
+        w.fetch_pc = pc
+        w.sched.dirty = True
 
 
 def _detach(x, w) -> None:
@@ -620,8 +677,16 @@ class Tbc(Mechanism):
 
     def __init__(self, pass_unconditional: bool = False, check: bool = False,
                  recorder_factory=None, join_single_path: bool = False,
-                 keep_warps: bool = True):
+                 keep_warps: bool = True, compact: bool = True, refetch: bool = True,
+                 breakdown: bool = False):
         self.pass_unconditional = pass_unconditional
+        #: ablation (module docstring): False forms one warp per static warp with threads
+        #: on the path instead of compacting (barrier and re-formation without compaction)
+        self.compact = compact
+        #: ablation: False gives formed warps a filled I-buffer at their PC (no refetch)
+        self.refetch = refetch
+        #: count the re-formation cost counters (``tbc.slot_releases`` ...; no timing change)
+        self.breakdown = breakdown
         #: warps that arrive at a branch wait there keeping their slots, threads and
         #: I-buffers, and go on as they are when the whole CTA took one way (seed 004 §2.2:
         #: the TOS changes, and the WCU forms new warps, only where the branch diverged);
@@ -661,11 +726,18 @@ class Tbc(Mechanism):
         """WCnt reached 0 at the branch at ``pc``; ``path`` is the new TOS path."""
 
 
-def make_tbc(config, check: bool = False, keep: bool = True) -> Tbc:
-    """TBC; ``keep=false``: every branch re-forms the CTA (see :attr:`Tbc.keep_warps`)."""
-    return Tbc(pass_unconditional=False, check=check, keep_warps=keep)
+def make_tbc(config, check: bool = False, keep: bool = True, compact: bool = True,
+             refetch: bool = True, breakdown: bool = False) -> Tbc:
+    """TBC; ``keep=false``: every branch re-forms the CTA (see :attr:`Tbc.keep_warps`);
+    ``compact``, ``refetch``, ``breakdown``: the re-formation cost ablations and counters
+    (module docstring)."""
+    return Tbc(pass_unconditional=False, check=check, keep_warps=keep, compact=compact,
+               refetch=refetch, breakdown=breakdown)
 
 
-def make_tbc_plus(config, check: bool = False, keep: bool = True) -> Tbc:
-    """TBC+; ``keep=false``: every branch re-forms the CTA (see :attr:`Tbc.keep_warps`)."""
-    return Tbc(pass_unconditional=True, check=check, keep_warps=keep)
+def make_tbc_plus(config, check: bool = False, keep: bool = True, compact: bool = True,
+                  refetch: bool = True, breakdown: bool = False) -> Tbc:
+    """TBC+; ``keep=false``: every branch re-forms the CTA (see :attr:`Tbc.keep_warps`);
+    ``compact``, ``refetch``, ``breakdown``: as :func:`make_tbc`."""
+    return Tbc(pass_unconditional=True, check=check, keep_warps=keep, compact=compact,
+               refetch=refetch, breakdown=breakdown)
