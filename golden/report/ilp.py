@@ -10,10 +10,14 @@ Sections, all on ``gtx280_ilp`` (Table 6: one instruction in flight per warp):
    to 1 (``pipelines.control_latency`` 1, the chapter's change to its simulator), the
    predictors ``ilp-bp-static`` (BTFN on the PTX ``bra``; ``static/folded``: PTX
    branch-over-jump pairs read as one negated branch), ``ilp-bp-gshare`` (1 k bits, one history register
-   per SM), ``ilp-bp-gshare-warp`` (one history per warp) and ``ilp-bp-perfect``; accuracy
-   over non-divergent conditional branches that were predicted, overall and per static
-   branch class (loop-end / loop-exit / data, :mod:`golden.mechanisms.ilp.branch_class`)
-   with the share of divergent branches in each.
+   per SM), ``ilp-bp-gshare-warp`` (one history per warp) and ``ilp-bp-perfect``; branches
+   that depend on a long-latency operation through their predicate's dependence chain are
+   not predicted (the chapter's rule; ``*/direct``: only a ``bra`` that itself waited on
+   memory, the rule before issue 67); accuracy over non-divergent conditional branches
+   that were predicted, overall and per static branch class (loop-end / loop-exit / data,
+   :mod:`golden.mechanisms.ilp.branch_class`) with the shares of divergent and
+   not-predicted branches in each, per workload, as the mean over workloads and pooled
+   over all branches.
 3. **Scoreboard size** (§4.4.4): BP+SC with 2 to 32 entries (``ilp-sc:entries=N``).
 4. **ILP vs TLP** (§4.4.4, Fig. 46): baseline and BP+SC with 4 k, 8 k, 12 k and 16 k
    registers per SM, normalised to the 16 k baseline.
@@ -47,7 +51,9 @@ PAPER = {"BP": 6.6, "SC": 11.4, "BP+SC": 13.4}
 #: branch-prediction study: BP+SC with branch latency 1 (§4.4.4), then each predictor
 BP_STUDY = (("ilp-sc",), BYPASS + (("pipelines.control_latency", 1),))
 PREDICTORS = {"static": "ilp-bp-static", "static/folded": "ilp-bp-static:layout=folded",
+              "static/direct": "ilp-bp-static:deps=direct",
               "gshare": "ilp-bp-gshare", "gshare/warp": "ilp-bp-gshare-warp",
+              "gshare/direct": "ilp-bp-gshare:deps=direct",
               "perfect": "ilp-bp-perfect"}
 #: the chapter's gains over BP+SC and accuracies (§4.4.4, Figs. 45, 47), %
 PAPER_BP = {"static": 2.7, "gshare": 3.1}
@@ -87,7 +93,12 @@ How our setup differs from the chapter's:
   branch still costs a fetch of its target. gshare predicts at fetch and is updated at
   issue; the chapter does not say whether its history register is shared by the SM's
   warps or kept per warp, so both are shown. "perfect" never waits for a branch but
-  still refetches when its static guess was wrong.
+  still refetches when its static guess was wrong. A branch whose guard predicate
+  depends, through registers, on a value its warp waited for from memory is not
+  predicted (the chapter's "branch dependent upon a long latency operation"); `*/direct`
+  shows the old rule (only a `bra` that itself waited on memory: almost none in PTX).
+  Branches are PTX (NVVM's layout, with `@p bra A; bra.uni B; A:` pairs and libdevice's
+  special-case tests), not the chapter's CUDA 3.x-era PTX, so the branch streams differ.
 * **RF sweep.** A kernel whose PTX needs more registers than an SM with the swept RF
   can give one TB runs with its registers clamped to what fits (as if compiled with
   `__launch_bounds__`; spill traffic is not modelled), marked †; the chapter instead
@@ -284,6 +295,16 @@ def class_accuracy(m: dict, cls: str) -> tuple[float | None, int, int]:
     return (ok / (ok + bad) if ok + bad else None), ok + bad, div
 
 
+def pooled_accuracy(runs: list[dict], cls: str | None = None) -> float | None:
+    """Accuracy pooled over the branches of several runs' mechanism counters (each
+    workload weighted by its branches, unlike the chapter's mean over workloads): over
+    class ``cls``, or over every conditional branch when None."""
+    key = (lambda o: f"bp.{o}") if cls is None else (lambda o: f"bp_class.{cls}.{o}")
+    ok = sum(m.get(key("correct"), 0) for m in runs)
+    bad = sum(m.get(key("mispredict"), 0) for m in runs)
+    return ok / (ok + bad) if ok + bad else None
+
+
 def _branch_classes(results, opts, names, md, data) -> None:
     """Accuracy per static branch class (golden/mechanisms/ilp/branch_class.py): loop-end
     (backward), loop-exit (forward out of a loop), data (other forward: if/else)."""
@@ -294,23 +315,31 @@ def _branch_classes(results, opts, names, md, data) -> None:
            "**loop-exit** = forward out of an enclosing loop, **data** = any other forward "
            "branch (if/else on data). Per class: uniform = non-divergent predicted branches "
            "(the accuracy's denominator), div = share of the class's branches that diverged "
-           "(never mispredicted, not in the accuracy); counts from the static run; accuracy "
-           "per predictor.", "",
+           "(never mispredicted, not in the accuracy), long = share not predicted because "
+           "they depend on a long-latency operation; counts from the static run; accuracy "
+           "per predictor. **mean** = over workloads (the chapter's average); **pooled** = "
+           "over all branches of all workloads.", "",
            "| workload | " + " | ".join(
-               f"{c}: uniform / div | " + " | ".join(f"{c} {p}" for p in preds)
+               f"{c}: uniform / div / long | " + " | ".join(f"{c} {p}" for p in preds)
                for c in BRANCH_CLASSES) + " |",
            "|---|" + ("--:|" * (1 + len(preds))) * len(BRANCH_CLASSES)]
     sums = {(c, p): [] for c in BRANCH_CLASSES for p in preds}
+    pooled_runs = {p: [] for p in preds}
     rows = []
     for w in names:
         runs = {p: results.get(_bp_job(w, opts, p).key) for p in preds}
         if not all(succeeded(r) for r in runs.values()):
             continue
         cells, row = [], {"workload": w}
+        for p in preds:
+            pooled_runs[p].append(runs[p]["timing"]["mechanism"])
         for c in BRANCH_CLASSES:
-            _, n, div = class_accuracy(runs["static"]["timing"]["mechanism"], c)
-            cells.append(f"{n:,} / {100 * div / (n + div):.0f}%" if n + div else "–")
-            row[c] = {"uniform": n, "divergent": div}
+            m_static = runs["static"]["timing"]["mechanism"]
+            _, n, div = class_accuracy(m_static, c)
+            lng = m_static.get(f"bp_class.{c}.not_predicted", 0)
+            tot = n + div + lng
+            cells.append(f"{n:,} / {100 * div / tot:.0f}% / {100 * lng / tot:.0f}%" if tot else "–")
+            row[c] = {"uniform": n, "divergent": div, "not_predicted": lng}
             for p in preds:
                 acc, _, _ = class_accuracy(runs[p]["timing"]["mechanism"], c)
                 row[c][p] = acc
@@ -323,8 +352,16 @@ def _branch_classes(results, opts, names, md, data) -> None:
     md.append("| **mean** | " + " | ".join(
         " | ".join([""] + ["–" if mean[f"{c}/{p}"] is None else f"**{100 * mean[f'{c}/{p}']:.1f}%**"
                            for p in preds]) for c in BRANCH_CLASSES) + " |")
-    md.append("")
-    data["per_class"] = {"rows": rows, "mean_accuracy": mean}
+    pooled = {f"{c}/{p}": pooled_accuracy(pooled_runs[p], c)
+              for c in BRANCH_CLASSES for p in preds}
+    md.append("| **pooled** | " + " | ".join(
+        " | ".join([""] + ["–" if pooled[f"{c}/{p}"] is None else f"**{100 * pooled[f'{c}/{p}']:.1f}%**"
+                           for p in preds]) for c in BRANCH_CLASSES) + " |")
+    overall = {p: pooled_accuracy(pooled_runs[p]) for p in preds}
+    md += ["", "Pooled over all conditional branches: " + ", ".join(
+        f"{p} {'–' if a is None else f'{100 * a:.1f}%'}" for p, a in overall.items()) + ".", ""]
+    data["per_class"] = {"rows": rows, "mean_accuracy": mean, "pooled_accuracy": pooled,
+                         "pooled_overall": overall}
 
 
 def _sc_sizes(results, opts, names, md, data) -> None:

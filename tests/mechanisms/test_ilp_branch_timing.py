@@ -37,7 +37,7 @@ def test_outputs_identical_and_perfect_never_mispredicts(shrink_small):
     workload = "SCAN"
     shrink_small.tiny(workload)
     base = run_job(TimingJob(workload, "gtx280", mechanisms=("ilp-sc",), overrides=STUDY))
-    for bp in BP:
+    for bp in BP + ("ilp-bp-static:deps=direct", "ilp-bp-gshare:deps=chain"):
         r = run_job(TimingJob(workload, "gtx280", mechanisms=("ilp-sc", bp), overrides=STUDY))
         assert r["outputs_match"] and r["output_digest"] == base["output_digest"], bp
         m = r["timing"]["mechanism"]

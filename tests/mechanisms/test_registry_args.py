@@ -98,7 +98,9 @@ def test_a_key_the_name_fixes_is_refused(text, key):
 def test_unknown_arguments_name_the_accepted_ones():
     _refused(["uv-token:reliabilty=off"], "unknown argument 'reliabilty'", "reliability=<bool>",
              "irb_entries=<int>")
-    _refused(["ilp-bp-gshare:x=1"], "ilp-bp-gshare takes no arguments")
+    _refused(["darsie-no-cf-sync:x=1"], "darsie-no-cf-sync takes no arguments",
+             cfg=load_config("pascal"))
+    _refused(["ilp-bp-gshare:x=1"], "unknown argument 'x'", "deps=<word>")
     _refused(["ilp-bp-static:x=1"], "unknown argument 'x'", "layout=<word>")
     _refused(["darsie:trace_dir=x"], "unknown argument 'trace_dir'", cfg=load_config("pascal"))
 

@@ -16,9 +16,19 @@ waiting for the branch to resolve. The chapter's rules:
   model (the chapter issues and nullifies them; the issue slots they would waste are not
   charged to other warps);
 * **branches that depend on a long-latency operation are not predicted** (the warp is
-  stalled anyway): a branch whose warp waited on a memory dependence before it issued
-  (``warp.mem_wait``) waits to resolve like the baseline, does not update the predictor
-  and is left out of the accuracy;
+  stalled anyway): such a branch waits to resolve like the baseline, does not update the
+  predictor and is left out of the accuracy. Which branches depend on one is ``deps``,
+  all following the guard predicate's register dependence chain: a register is marked
+  long-latency when the instruction writing it waited on a memory operand
+  (``warp.mem_wait``) or read a marked register, and unmarked when rewritten without one;
+  a branch whose guard is marked, or which itself waited on memory, is not predicted.
+  ``block`` (default) clears a warp's marks at each of its branches, so only a stall
+  since the warp's previous branch (its basic block) counts (the chapter's reason: the
+  stall "prevents the branch from entering the pipeline"; a trip count loaded before a
+  loop does not make the loop's branch unpredictable); ``chain`` never clears them (any value ever loaded);
+  ``direct`` (the rule before issue 67) asks only whether the ``bra`` itself waited on
+  memory, which a PTX ``bra`` (it reads a predicate written by ``setp``) almost never
+  does, so nearly every data-dependent branch was predicted and counted;
 * predictors: **static** backward-taken / forward-not-taken (BTFN, target compared with
   the PC: no table; on the PTX ``bra`` as written; ``ilp-bp-static:layout=folded`` reads
   a PTX branch-over-jump pair ``@p bra A; bra.uni B; A:`` as one ``@!p bra B``, see
@@ -56,6 +66,11 @@ __all__ = ["BranchPredictionMechanism", "PREDICTORS", "make_ilp_bp_static",
 
 #: predictor kinds
 PREDICTORS = ("static", "gshare", "perfect")
+#: which branches count as dependent on a long-latency operation (not predicted):
+#: ``block`` = through the guard predicate's register dependence chain within the basic
+#: block (default), ``chain`` = through it since the warp began, ``direct`` = only a
+#: ``bra`` that itself waited on a memory operand (the old rule)
+DEPS = ("block", "chain", "direct")
 #: how BTFN reads a PTX branch-over-jump pair (branch_class.py): ``ptx`` = the PTX ``bra``
 #: as written (default: the chapter's simulator also ran PTX), ``folded`` = as one
 #: ``@!p bra B`` falling through to ``A`` (a guess at ptxas's layout: unverified, no SASS
@@ -66,11 +81,12 @@ LAYOUTS = ("ptx", "folded")
 class _SMState:
     """One SM's predictor and the predictions of branches fetched but not yet issued."""
 
-    __slots__ = ("gshare", "pending")
+    __slots__ = ("gshare", "pending", "marked")
 
     def __init__(self, gshare):
         self.gshare = gshare
         self.pending: dict = {}     # (warp slot, pc) -> (predicted taken, table index)
+        self.marked: dict = {}      # warp slot -> register indices holding long-latency values
 
 
 class BranchPredictionMechanism(Mechanism):
@@ -89,14 +105,18 @@ class BranchPredictionMechanism(Mechanism):
     sampling_reason = "the predictors' history is kept per (launch, SM) and spans the TBs of an SM"
 
     def __init__(self, config, kind: str = "static", params: GshareParams | None = None,
-                 recorder_factory=None, layout: str = "ptx"):
+                 recorder_factory=None, layout: str = "ptx", deps: str = "block"):
         if kind not in PREDICTORS:
             raise ValueError(f"branch predictor must be one of {PREDICTORS}, not {kind!r}")
         if layout not in LAYOUTS:
             raise ConfigError(f"ilp-bp-{kind}: layout must be one of {', '.join(LAYOUTS)}, "
                               f"not {layout!r}")
+        if deps not in DEPS:
+            raise ConfigError(f"ilp-bp-{kind}: deps must be one of {', '.join(DEPS)}, "
+                              f"not {deps!r}")
         self.config = config
         self.layout = layout
+        self.deps = deps
         self.kind = kind
         self.params = params or GshareParams()
         self.recorder_factory = recorder_factory   # (sm_id, params) -> recorder | None
@@ -156,17 +176,51 @@ class BranchPredictionMechanism(Mechanism):
         return target if taken else None
 
     # ------------------------------------------------------------------ issue
+    def on_issue(self, sm, warp, pc, inst):
+        """``deps`` block/chain: mark the registers ``inst`` writes as long-latency values
+        when it waited on a memory operand or read a marked register; unmark them
+        otherwise."""
+        if self.deps != "direct" and self.kind != "perfect":
+            d = sm.decoded[pc >> 3]
+            if d.dsts:
+                marked = self._state(sm).marked.setdefault(warp.slot, set())
+                if warp.mem_wait or not marked.isdisjoint(d.srcs):
+                    marked.update(d.dsts)
+                else:
+                    marked.difference_update(d.dsts)
+        return None
+
+    def long_latency(self, sm, warp, pc) -> bool:
+        """Whether the conditional branch at ``pc`` depends on a long-latency operation
+        (``deps``; see module docstring)."""
+        if warp.mem_wait:
+            return True
+        if self.deps == "direct":
+            return False
+        marked = self._state(sm).marked.get(warp.slot)
+        return bool(marked) and not marked.isdisjoint(sm.decoded[pc >> 3].srcs)
+
+    def _end_block(self, sm, warp) -> None:
+        """``deps=block``: a branch ends the warp's basic block; forget its marks."""
+        if self.deps == "block":
+            marked = self._state(sm).marked.get(warp.slot)
+            if marked:
+                marked.clear()
+
     def speculate_branch(self, sm, warp, pc, record, fetched_next, next_pc):
         slot = sm.launch.program.slots[pc >> 3]
         if slot.inst.guard is None:
             sm.stats.count_mechanism("bp.unconditional")
+            self._end_block(sm, warp)
             return True
         st = self._state(sm)
         taken, idx = st.pending.pop((warp.slot, pc), (None, 0))
         if self.kind == "perfect":
             self._count(sm, pc, "divergent" if record.diverged else "correct")
             return True
-        if taken is None or warp.mem_wait:
+        waits = self.long_latency(sm, warp, pc)
+        self._end_block(sm, warp)
+        if taken is None or waits:
             # fetched before an earlier prediction was flushed, or waiting on a long-latency
             # operand: not predicted, the warp waits for the branch (chapter §4.4.3)
             self._count(sm, pc, "not_predicted")
@@ -199,22 +253,24 @@ class BranchPredictionMechanism(Mechanism):
         self.folded.clear()
 
 
-def make_ilp_bp_static(config, layout: str = "ptx") -> BranchPredictionMechanism:
+def make_ilp_bp_static(config, layout: str = "ptx", deps: str = "block") -> BranchPredictionMechanism:
     """``ilp-bp-static``: backward-taken / forward-not-taken on the PTX ``bra`` as written
-    (``ilp-bp-static:layout=folded``: branch-over-jump pairs read as one negated branch)."""
-    return BranchPredictionMechanism(config, "static", layout=layout)
+    (``ilp-bp-static:layout=folded``: branch-over-jump pairs read as one negated branch;
+    ``deps=direct``: the old long-latency rule)."""
+    return BranchPredictionMechanism(config, "static", layout=layout, deps=deps)
 
 
-def make_ilp_bp_gshare(config) -> BranchPredictionMechanism:
-    """``ilp-bp-gshare``: 1 k-bit gshare shared by the SM's warps."""
-    return BranchPredictionMechanism(config, "gshare")
+def make_ilp_bp_gshare(config, deps: str = "block") -> BranchPredictionMechanism:
+    """``ilp-bp-gshare``: 1 k-bit gshare shared by the SM's warps (``deps=direct``: the
+    old long-latency rule)."""
+    return BranchPredictionMechanism(config, "gshare", deps=deps)
 
 
-def make_ilp_bp_gshare_warp(config) -> BranchPredictionMechanism:
+def make_ilp_bp_gshare_warp(config, deps: str = "block") -> BranchPredictionMechanism:
     """``ilp-bp-gshare-warp``: 1 k-bit gshare table shared by the SM's warps, one
     history register per warp."""
     return BranchPredictionMechanism(
-        config, "gshare", GshareParams(histories=config.core.max_warps_per_sm))
+        config, "gshare", GshareParams(histories=config.core.max_warps_per_sm), deps=deps)
 
 
 def make_ilp_bp_perfect(config, layout: str = "ptx") -> BranchPredictionMechanism:
