@@ -95,6 +95,8 @@ SKIP_PARAMS = [
     SkipTableParams(tbs=2, entries=3, warps=32, pc_width=6),          # index 3 fits, no entry
     SkipTableParams(tbs=3, entries=2, warps=5, pc_width=4, sync_bit=False),  # paper's 82 bits
     SkipTableParams(tbs=4, entries=8, warps=32, pc_width=48),         # paper sizes, 4 banks
+    SkipTableParams(tbs=2, entries=32, warps=8, pc_width=6),          # full() past a C int's bits
+    SkipTableParams(tbs=1, entries=64, warps=4, pc_width=7),
 ]
 
 

@@ -12,6 +12,7 @@ cdef class _FastBank:
     cdef readonly list leader_wb
     cdef public object majority
     cdef readonly Py_ssize_t entries
+    cdef readonly object all_valid
     cpdef bint live(self, Py_ssize_t i)
 
 cdef class SkipTableFast:

@@ -36,6 +36,9 @@ class _FastBank:
         self.leader_wb = [False] * n
         self.majority = (1 << params.warps) - 1
         self.entries = n
+        # a Python int from the untyped params field: with ``entries`` typed as a C
+        # integer, ``1 << entries`` is a C int shift that wraps at 32 entries
+        self.all_valid = (1 << params.entries) - 1
 
     def live(self, i) -> bool:
         """Entry ``i`` exists and is valid."""
@@ -77,7 +80,7 @@ class SkipTableFast:
     def full(self, tb: int) -> bool:
         """Every entry of TB slot ``tb`` is valid (an alloc would evict)."""
         bank = self.bank(tb)
-        return bank.cam.valid == (1 << bank.entries) - 1
+        return bank.cam.valid == bank.all_valid
 
     def lru_order(self, tb: int) -> tuple[int, ...]:
         """Entry indices of TB slot ``tb`` from least to most recently used."""
