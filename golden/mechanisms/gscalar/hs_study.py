@@ -39,6 +39,7 @@ import numpy as np
 from golden.mechanisms.gscalar.analysis import CONFIG, summarise
 from golden.mechanisms.gscalar.observing import ObservingDevice
 from golden.mechanisms.gscalar.per_pc import PerPCGScalarObserver, pc_table
+from golden.report.present.cells import markdown_table
 
 F32 = np.float32
 
@@ -130,11 +131,7 @@ COLUMNS = ("kernel", "inputs", "rows", "steps", "pyramid_height", "warp_insts", 
 
 def render(rows: list[dict]) -> str:
     """Markdown table of :func:`run_case` rows (percentages of warp instructions)."""
-    def cell(v):
-        return f"{v:.1f}" if isinstance(v, float) else str(v)
-    out = ["| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
-    out += ["| " + " | ".join(cell(r[k]) for k in COLUMNS) + " |" for r in rows]
-    return "\n".join(out)
+    return markdown_table(rows, COLUMNS)
 
 
 def main(argv=None) -> None:

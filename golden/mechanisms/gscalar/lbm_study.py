@@ -45,6 +45,7 @@ from golden.mechanisms.gscalar.analysis import CONFIG, summarise
 from golden.mechanisms.gscalar.observing import ObservingDevice
 from golden.mechanisms.gscalar.per_pc import PerPCGScalarObserver, pc_table
 from golden.mechanisms.gscalar.observer import _pack
+from golden.report.present.cells import markdown_table
 
 #: folder of the study's kernel variants (each .cu with its committed .ptx beside it)
 VARIANT_DIR = Path(__file__).resolve().parent / "lbm_kernels"
@@ -92,11 +93,7 @@ COLUMNS = ("kernel", "partial", "lattice", "steps", "warp_insts", "div", "e_div"
 
 def render(rows: list[dict]) -> str:
     """Markdown table of :func:`run_case` rows (percentages of warp instructions)."""
-    def cell(v):
-        return f"{v:.1f}" if isinstance(v, float) else str(v)
-    out = ["| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
-    out += ["| " + " | ".join(cell(r[k]) for k in COLUMNS) + " |" for r in rows]
-    return "\n".join(out)
+    return markdown_table(rows, COLUMNS)
 
 
 def main(argv=None) -> None:

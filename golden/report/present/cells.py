@@ -16,3 +16,13 @@ def outputs_verdict(differ: bool, missing: int) -> tuple[str, bool | None]:
     if missing:
         return f"identical ({missing} missing)", None
     return "identical", True
+
+
+def markdown_table(rows: list[dict], columns: list[str] | tuple[str, ...], digits: int = 1) -> str:
+    """A markdown table of ``rows`` (dicts) over ``columns``: floats printed with ``digits``
+    decimals, everything else with ``str``; the header is the column names."""
+    def cell(v):
+        return f"{v:.{digits}f}" if isinstance(v, float) else str(v)
+    out = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
+    out += ["| " + " | ".join(cell(r[k]) for k in columns) + " |" for r in rows]
+    return "\n".join(out)
