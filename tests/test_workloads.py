@@ -105,6 +105,8 @@ STATED_BY_PAPER = {
            "so one TB does the work whatever the grid",
     "FFT-ILP": "ILP chapter §4.4: FFT runs 8 TBs of 64x1 per SM but has only 128 TBs, so "
                "the SMs starve for TBs",
+    "HT": "UV Table 3: HeartWall's input (512,1) is one frame, on which Rodinia's heartwall "
+          "tracks 51 points (one TB each)",
 }
 
 
