@@ -305,3 +305,15 @@ def test_partial_reports_say_missing_not_different():
     assert darsie._same_cell({f"same_{m}": True for m in darsie.MECHS}) == "yes"
     assert darsie._same_cell({f"same_{darsie.MECHS[0]}": True}) == f"yes (1 of {n} run)"
     assert darsie._same_cell({f"same_{darsie.MECHS[0]}": True, f"same_{darsie.MECHS[1]}": False}) == "NO"
+
+
+def test_warpman_simd_points_follow_the_configs_lane_count():
+    """§3.6.3's SIMD 8 / 16 are Table 4's 32 scaled to the config's own lanes."""
+    from golden.report import warpman
+    points = warpman.sensitivity()
+    assert dict(points["SIMD 8"][0]) == {"pipelines.alu.simd_width": 4, "pipelines.mem.simd_width": 4}
+    assert dict(points["SIMD 16"][0]) == {"pipelines.alu.simd_width": 8,
+                                          "pipelines.mem.simd_width": 8}
+    assert warpman.simd_lanes(32) == {"alu": 16, "mem": 16}
+    with pytest.raises(ValueError, match="cannot stand for"):
+        warpman.simd_lanes(1)

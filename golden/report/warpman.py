@@ -39,20 +39,47 @@ PAPER_UNUSED = {"all": 29.4, "register-limited": 13.6}
 #: §3.3: RTRU of TB 0 and the mean over TBs, %
 PAPER_RTRU = {"RAY": (49.7, 39.2), "ST": (70.1, 81.7)}
 
-#: design-space points (§3.6.3): name -> (overrides, variants run, paper gains %)
+#: design-space points (§3.6.3) other than SIMD width: name -> (overrides, variants run,
+#: paper gains %); :func:`sensitivity` adds the SIMD-width points
 SENSITIVITY = {
     "two-level": ((("core.scheduler", "two_level"),), ("temp+spatial", "dueling", "threshold"),
                   {"temp+spatial": 15.7, "dueling": 16.7, "threshold": 17.1}),
     "RF 16k": ((("core.registers_per_sm", 16384),), ("dueling",), {"dueling": 11.0}),
     "RF 64k": ((("core.registers_per_sm", 65536),), ("dueling",), {"dueling": 12.1}),
-    # Table 4's SIMD width 32 is a warp per 700 MHz GPGPU-Sim core cycle, which our
-    # 1.4 GHz gtx480_warpman models as 16 lanes (configs/gtx480_warpman.yaml): the
-    # chapter's widths 8 and 16 are 4 and 8 of our lanes
-    "SIMD 8": ((("pipelines.alu.simd_width", 4), ("pipelines.mem.simd_width", 4)),
-               ("dueling",), {"dueling": 19.5}),
-    "SIMD 16": ((("pipelines.alu.simd_width", 8), ("pipelines.mem.simd_width", 8)),
-                ("dueling",), {"dueling": 19.4}),
 }
+#: SIMD-width points (§3.6.3): chapter width -> paper gain %. Table 4's SIMD width 32 is a
+#: warp per 700 MHz GPGPU-Sim core cycle, which our 1.4 GHz gtx480_warpman models with its
+#: own lane count (configs/gtx480_warpman.yaml), so a chapter width w is that many lanes
+#: times w / 32 (:func:`sensitivity`)
+SIMD_POINTS = {8: 19.5, 16: 19.4}
+#: the chapter's baseline SIMD width (Table 4)
+TABLE4_SIMD = 32
+
+
+def simd_lanes(chapter_width: int, config: str = CONFIG) -> dict[str, int]:
+    """Lanes per ALU and memory pipeline of ``config`` standing for the chapter's SIMD width
+    ``chapter_width`` (Table 4's 32 = the config's own widths)."""
+    from golden.configs import load_config
+    pipes = load_config(config).pipelines
+    out = {}
+    for unit in ("alu", "mem"):
+        lanes, rem = divmod(getattr(pipes, unit).simd_width * chapter_width, TABLE4_SIMD)
+        if rem or not lanes:
+            raise ValueError(f"{config}: pipelines.{unit}.simd_width cannot stand for the "
+                             f"chapter's SIMD width {chapter_width}")
+        out[unit] = lanes
+    return out
+
+
+def sensitivity(config: str = CONFIG) -> dict:
+    """Design-space points (§3.6.3): name -> (overrides, variants run, paper gains %)."""
+    points = dict(SENSITIVITY)
+    for width, gain in SIMD_POINTS.items():
+        lanes = simd_lanes(width, config)
+        points[f"SIMD {width}"] = ((("pipelines.alu.simd_width", lanes["alu"]),
+                                    ("pipelines.mem.simd_width", lanes["mem"])),
+                                   ("dueling",), {"dueling": gain})
+    return points
 
 DIFFERENCES = """\
 How our setup differs from the chapter's:
@@ -63,9 +90,10 @@ How our setup differs from the chapter's:
   MM and CT run their WarpMan versions (MM-WARPMAN, CONV-WARPMAN; docs/workloads.md)
   with Table 5's TB shapes (the SDK's 16x16 and 16x12) and register budgets.
   Size and seed are in the header.
-* **Registers per thread** come from a liveness estimate of the PTX (our model has no
-  ptxas), so registers per TB -- what decides how many TBs fit and how much of the RF
-  spatial reclamation can use -- differ from Table 5's.
+* **Registers per thread** are ptxas's (CUDA 13, `-arch=sm_75`, committed beside each
+  kernel's PTX; docs/registers.md), not the sm_1x/sm_2x binaries GPGPU-Sim ran, so
+  registers per TB -- what decides how many TBs fit and how much of the RF spatial
+  reclamation can use -- differ from Table 5's.
 * **Simulator.** Our timing model on PTX instead of GPGPU-Sim 3.2.0 on PTX/SASS; energy is
   the project's GPUWattch-like model (static = SM leakage over the run's cycles + chip
   constant), not GPUWattch itself.
@@ -108,7 +136,7 @@ def jobs(opts: ReportOptions) -> list[TimingJob]:
         out.append(FidelityProbe(w, opts.size, opts.seed))  # the † of stand-ins out of tolerance
         out.append(_job(w, opts))
         out += [_job(w, opts, v) for v in VARIANTS]
-        for ov, variants, _ in SENSITIVITY.values():
+        for ov, variants, _ in sensitivity().values():
             out.append(_job(w, opts, None, ov))
             out += [_job(w, opts, v, ov) for v in variants]
     return out
@@ -333,7 +361,7 @@ def _sensitivity(results, opts, names, md, data) -> None:
            "geometric mean of speedups over our workloads, chapter's in brackets.", "",
            "| point | " + " | ".join(VARIANTS) + " |", "|---|" + "--:|" * len(VARIANTS)]
     out = {}
-    for name, (ov, variants, paper) in SENSITIVITY.items():
+    for name, (ov, variants, paper) in sensitivity().items():
         cells, res = [], {}
         for v in VARIANTS:
             if v not in variants:
