@@ -1,7 +1,8 @@
 """``simtlab validate``: correlation table against GPGPU-Sim plus the microbenchmarks.
 
 ``simtlab validate --sampling``: sampled against full timing on the current model
-(:mod:`golden.validate.sampling_table`).
+(:mod:`golden.validate.sampling_table`); with ``--archive [DIR]`` against every archived
+full timing result valid today (:mod:`golden.validate.sampling_archive`).
 
 Writes ``<out>/validate.md`` and ``<out>/validate.json`` (atomically) and prints the
 Markdown; with correlation cases also the scatter of ours against the reference
@@ -38,6 +39,8 @@ def add_subcommand(sub) -> None:
     v.add_argument("--out", type=output_dir, default="build/results")
     from golden.validate.sampling_table import add_arguments as add_sampling_arguments
     add_sampling_arguments(v)   # --sampling --only --size --mechanism --sample-seed --config
+    from golden.validate.sampling_archive import add_arguments as add_archive_arguments
+    add_archive_arguments(v)    # --archive [DIR] --limit --cache-dir --cached-only
     v.set_defaults(fn=cmd_validate)
 
 
@@ -47,6 +50,16 @@ def cmd_validate(args) -> int:
     from golden.jobs.executors import run_jobs
     from golden.validate import correlation, microbench
 
+    archive_only = [o for o, v in (("--limit", args.limit), ("--cached-only", args.cached_only))
+                    if v]
+    if archive_only and args.archive is None:
+        raise SimtlabError(f"{', '.join(archive_only)} needs --sampling --archive")
+    if args.archive is not None:
+        if not args.sampling:
+            raise SimtlabError("--archive needs --sampling (simtlab validate --sampling "
+                               "--archive [DIR])")
+        from golden.validate.sampling_archive import cmd_archive
+        return cmd_archive(args)
     if args.sampling:
         from golden.validate.sampling_table import cmd_sampling
         return cmd_sampling(args)

@@ -192,18 +192,22 @@ def add_arguments(v) -> None:
                    help="run full and sampled timing of --only (default: multi-launch "
                         "workloads) on the current model; write <out>/sampling.md and .json")
     v.add_argument("--only", nargs="+", metavar="WORKLOAD", help="with --sampling: workloads")
-    v.add_argument("--size", choices=("small", "default", "paper"), default="small",
-                   help="with --sampling: input size (default small)")
+    v.add_argument("--size", choices=("small", "default", "paper"), default=None,
+                   help="with --sampling: input size (default small; with --archive: only "
+                        "archived runs of this size)")
     v.add_argument("--mechanism", action="append", metavar="NAME",
                    help="with --sampling: also run each workload with NAME and compare the "
                         "speed-up baseline/NAME full vs sampled (repeatable)")
     v.add_argument("--sample-seed", type=seed_arg, default=0, metavar="S",
                    help="with --sampling: the sample's seed (default 0)")
-    v.add_argument("--config", default="pascal",
-                   help="with --sampling: GPU configuration (default pascal)")
-    v.add_argument("--sample-level", choices=("launch", "tb"), default="launch",
+    v.add_argument("--config", default=None,
+                   help="with --sampling: GPU configuration (default pascal; with --archive: "
+                        "only archived runs on this configuration)")
+    v.add_argument("--sample-level", choices=("launch", "tb"), default=None,
                    help="with --sampling: 'launch' (default) samples launches; 'tb' samples "
-                        "occupancy waves of thread blocks inside each launch")
+                        "occupancy waves of thread blocks inside each launch (the default "
+                        "with --archive, where mechanisms needing whole launches fall back "
+                        "to 'launch' as in simtlab report --sample tb)")
 
 
 def cmd_sampling(args) -> int:
@@ -214,6 +218,9 @@ def cmd_sampling(args) -> int:
     from golden.errors import SimtlabError
     from golden.fileio import write_output
     from golden.workloads import registry
+    args.size = args.size or "small"
+    args.config = args.config or "pascal"
+    args.sample_level = args.sample_level or "launch"
     names = args.only or list(DEFAULT_TB if getattr(args, "sample_level", "launch") == "tb"
                               else DEFAULT_PAPER if args.size == "paper" else DEFAULT_SMALL)
     for n in names:
