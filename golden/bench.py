@@ -10,6 +10,8 @@ figure recorded in ``golden/bench_reference.yaml`` (the speed before the issue-1
 same machine kind), so a speed change reads directly as a factor. The last rows
 (:func:`bench_views`, ``--skip-views`` omits them) give the cost of the per-run views of
 issue 72: the same run with the per-PC profiler and with the timeline on, against off.
+Then every registered mechanism against its baseline, same workload and config, same run
+(:mod:`golden.bench_mechanisms`, issue 68 item 4; ``--skip-mechanisms`` omits them).
 """
 
 from __future__ import annotations
@@ -212,7 +214,17 @@ def main(argv=None) -> int:
                     help="skip the plain-Python rerun of the first timing row")
     ap.add_argument("--skip-views", action="store_true",
                     help="skip the overhead rows of the per-PC profile and the timeline")
+    ap.add_argument("--skip-mechanisms", action="store_true",
+                    help="skip the speed rows of every mechanism (golden/bench_mechanisms.py)")
+    ap.add_argument("--mech-size", default="small", choices=("small", "default"))
+    ap.add_argument("--mech-workloads", default="MM",
+                    help="comma-separated workloads of the mechanism-speed rows (default MM)")
+    ap.add_argument("--mech-repeats", type=int, default=2)
     args = ap.parse_args(argv)
+    mech_workloads = tuple(w.strip() for w in args.mech_workloads.split(",") if w.strip())
+    unknown = [w for w in mech_workloads if w not in registry.all_workloads()]
+    if unknown or not mech_workloads:
+        ap.error(f"--mech-workloads: unknown workload(s) {', '.join(unknown) or '(none given)'}")
     from golden import native
     core = native.status()
     print(f"timing core: {core.reason}")
@@ -257,6 +269,11 @@ def main(argv=None) -> int:
                       f"{r['cpu_rate']:>11,.0f} {r['vs_off']:>6.2f}x"
                       + ("" if r["same_cycles"] else "  CYCLES DIFFER")
                       + ("" if r["outputs_match"] else "  OUTPUTS DIFFER"))
+    if not args.skip_mechanisms:
+        from golden.bench_mechanisms import bench_mechanisms, print_rows
+        workloads = mech_workloads
+        print_rows(bench_mechanisms(workloads, args.mech_size, max(1, args.mech_repeats)),
+                   args.mech_size, max(1, args.mech_repeats))
     return 0
 
 
