@@ -181,3 +181,27 @@ def test_bad_archive_one_line_error(archive, tmp_path, capsys, argv, message):
     err = capsys.readouterr().err
     assert rc != 0 and message in err and "Traceback" not in err
     assert len(err.strip().splitlines()) == 1
+
+
+def _row(key, size, error, exact=False, inside=True, tot=100, det=10):
+    return {"key": key, "size": size, "error_pct": error, "exact": exact, "estimable": not exact,
+            "inside": None if exact else inside, "total_warp_instructions": tot,
+            "detailed_warp_instructions": tot if exact else det, "cpu_full": 2.0,
+            "cpu_sampled": 1.0, "energy_error_pct": None, "outputs_identical": True,
+            "outputs_match": True}
+
+
+def test_summary_counts_sampled_rows_checks_exact_ones_and_counts_in_full_whole():
+    from golden.validate.sampling_archive import summary
+    rows = [_row("a", "paper", -1.0), _row("b", "paper", 3.0, inside=False),
+            _row("c", "paper", 0.5), _row("d", "paper", 0.0, exact=True),
+            _row("e", "small", 0.2, exact=True)]
+    in_full = [{"key": "f", "size": "paper", "warp_instructions": 100}]
+    s = summary(rows, [], in_full)
+    assert s["cycles"]["n"] == 3 and s["cycles"]["median_abs_error_pct"] == 1.0
+    assert s["cycles"]["max_abs_error_pct"] == 3.0
+    assert s["cycles"]["coverage"] == pytest.approx(2 / 3)
+    assert s["exact_rows"] == 2 and s["exact_rows_differing"] == 1     # e: 0.2% off
+    # paper: a, b, c 10 of 100 each, d whole (100), f in full (100): 500 / 230
+    assert s["paper_detailed_inst_reduction"] == pytest.approx(500 / 230)
+    assert s["paper_rows"] == 5

@@ -457,8 +457,9 @@ def add_arguments(v) -> None:
 
 def cmd_archive(args) -> int:
     """``simtlab validate --sampling --archive [DIR]``: the table, printed and written to
-    ``<out>/sampling-archive.md`` and ``.json``. Exit 1 when a sampled run failed or its
-    outputs differ; missing the targets is reported, not an error."""
+    ``<out>/sampling-archive.md`` and ``.json``. Exit 1 when a sampled run failed, its
+    outputs differ (from numpy or from the archived run's) or a run simulated whole
+    differs from its archived cycles; missing the targets is reported, not an error."""
     from golden.fileio import write_output
     from golden.jobs.cache import ResultCache
     from golden.jobs.executors import run_jobs
@@ -515,4 +516,5 @@ def cmd_archive(args) -> int:
          "unpaired": unpaired, "in_full": in_full, "failed": failed, "missing": missing},
         indent=1, default=str))
     print(text)
-    return 1 if failed or not s["outputs_match"] or not s["outputs_identical"] else 0
+    return 1 if (failed or not s["outputs_match"] or not s["outputs_identical"]
+                 or s["exact_rows_differing"]) else 0
