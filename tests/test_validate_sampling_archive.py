@@ -92,6 +92,7 @@ def test_rows_errors_and_coverage_against_the_archived_runs(archive, launch_tabl
     assert s["n"] == 2 and s["median_abs_error_pct"] == pytest.approx(sum(errs) / 2)
     assert s["max_abs_error_pct"] == pytest.approx(errs[-1])
     assert s["coverage"] == sum(r["inside"] for r in rows.values()) / 2
+    assert doc["summary"]["cycles_by_level"]["launch"] == s
 
 
 def test_refused_mechanism_listed_in_full_with_reason(launch_table):
@@ -184,7 +185,7 @@ def test_bad_archive_one_line_error(archive, tmp_path, capsys, argv, message):
 
 
 def _row(key, size, error, exact=False, inside=True, tot=100, det=10):
-    return {"key": key, "size": size, "error_pct": error, "exact": exact, "estimable": not exact,
+    return {"key": key, "size": size, "level": "tb", "error_pct": error, "exact": exact, "estimable": not exact,
             "inside": None if exact else inside, "total_warp_instructions": tot,
             "detailed_warp_instructions": tot if exact else det, "cpu_full": 2.0,
             "cpu_sampled": 1.0, "energy_error_pct": None, "outputs_identical": True,

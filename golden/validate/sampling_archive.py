@@ -44,8 +44,8 @@ from golden.errors import SimtlabError
 from golden.jobs.job import TimingJob
 from golden.validate.sampling_table import percentile
 
-__all__ = ["TARGETS", "ArchivedRun", "archived_runs", "compare", "format_markdown",
-           "in_full_row", "pair_rows", "select", "summary", "cmd_archive"]
+__all__ = ["TARGETS", "ArchivedRun", "archived_runs", "baseline_of", "compare", "format_markdown",
+           "in_full_row", "pair_rows", "select", "summary", "target_lines", "cmd_archive"]
 
 #: issue 68's targets for ``simtlab validate --sampling`` (targets, not measurements):
 #: median and 95th-percentile |error| of cycles and speed-ups in %, coverage of the stated
@@ -284,6 +284,8 @@ def summary(rows: list, pairs: list, in_full: list) -> dict:
     return {"rows": len(rows), "in_full": len(in_full), "exact_rows": len(exact),
             "exact_rows_differing": sum(1 for r in exact if r["error_pct"] != 0),
             "cycles": _distribution(sampled),
+            "cycles_by_level": {lv: _distribution([r for r in sampled if r["level"] == lv])
+                                for lv in sorted({r["level"] for r in sampled})},
             "speedups": _distribution([q for q in pairs if not q["exact"]]),
             "pairs": len(pairs), "pairs_exact": sum(1 for q in pairs if q["exact"]),
             "energy": {"n": len(energy),
@@ -376,7 +378,11 @@ def format_markdown(head: dict, rows: list, in_full: list, pairs: list, unpaired
           "where sampling skipped something; targets are issue 68's, measured values are "
           "this table's.", ""]
     md += target_lines(s)
-    md += ["", f"Cycles: max |error| {_p(s['cycles']['max_abs_error_pct'])}. Speed-ups: "
+    by_level = "; ".join(f"{lv} sampling: {d['n']} runs, median |error| "
+                         f"{_p(d['median_abs_error_pct'])}, coverage {_cov(d)}"
+                         for lv, d in s["cycles_by_level"].items())
+    md += ["", f"Cycles: max |error| {_p(s['cycles']['max_abs_error_pct'])}"
+               + (f" ({by_level})" if by_level else "") + ". Speed-ups: "
                f"{s['pairs']} pairs ({s['pairs_exact']} exact), max |error| "
                f"{_p(s['speedups']['max_abs_error_pct'])}; {len(unpaired)} mechanism run(s) "
                f"without their baseline in the selection. Total energy: "
