@@ -44,8 +44,9 @@ from golden.errors import SimtlabError
 from golden.jobs.job import TimingJob
 from golden.validate.sampling_table import percentile
 
-__all__ = ["TARGETS", "ArchivedRun", "archived_runs", "baseline_of", "compare", "format_markdown",
-           "in_full_row", "pair_rows", "select", "summary", "target_lines", "cmd_archive"]
+__all__ = ["TARGETS", "ArchivedRun", "archived_runs", "baseline_of", "compare",
+           "format_markdown", "in_full_row", "pair_rows", "select", "summary", "target_lines",
+           "cmd_archive"]
 
 #: issue 68's targets for ``simtlab validate --sampling`` (targets, not measurements):
 #: median and 95th-percentile |error| of cycles and speed-ups in %, coverage of the stated
