@@ -185,7 +185,8 @@ def test_bad_archive_one_line_error(archive, tmp_path, capsys, argv, message):
 
 
 def _row(key, size, error, exact=False, inside=True, tot=100, det=10):
-    return {"key": key, "size": size, "level": "tb", "error_pct": error, "exact": exact, "estimable": not exact,
+    return {"key": key, "size": size, "level": "tb", "error_pct": error, "exact": exact,
+            "estimable": not exact,
             "inside": None if exact else inside, "total_warp_instructions": tot,
             "detailed_warp_instructions": tot if exact else det, "cpu_full": 2.0,
             "cpu_sampled": 1.0, "energy_error_pct": None, "outputs_identical": True,
