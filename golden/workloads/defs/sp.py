@@ -1,9 +1,15 @@
-"""SP: batched scalar products, double-precision accumulation and a shared-memory tree.
+"""SP: batched scalar products by the CUDA SDK scalarProd algorithm, in double.
 
-Kernel ``scalar_prod`` in ``kernels/sp.cu`` (CUDA SDK scalarProd structure): the grid
-strides over vector pairs, each thread of a TB accumulates a strided partial dot product
-in double, and the TB reduces its 256 partials with the ``if (tid < s)`` halving loop.
-Exercises f64 arithmetic, f32->f64 conversion and double-word shared memory.
+Kernel ``scalar_prod`` in ``kernels/sp.cu``, the algorithm of the SDK's scalarProd (UV
+Table 3's ScalarProduct, the ILP chapter's SCP), written from its description: the grid
+strides over vector pairs; a pair is first reduced by ``ACCUM_N`` = 1,024 partial
+accumulators in shared memory, accumulator ``k`` summing the products at positions ``k``,
+``k + ACCUM_N``, ... and each thread serving accumulators ``tid``, ``tid + 256``, ...;
+then a tree halves the accumulators (barrier, then ``accum[k] += accum[k + stride]`` for
+every ``k < stride``, the threads striding over ``k``) until thread 0 writes
+``accum[0]``. The SDK accumulates in float; we keep double (products of float32 inputs
+are exact, so only the order of the sum differs from numpy). Exercises f64 arithmetic,
+f32->f64 conversion and double-word shared memory (8 KB per TB).
 """
 
 from __future__ import annotations
@@ -41,7 +47,7 @@ def reference(inputs, params):
 
 WORKLOAD = Workload(
     name="SP",
-    description="batched dot products: strided double accumulation + shared-memory tree reduction",
+    description="batched dot products (SDK scalarProd): 1,024 strided double accumulators + shared-memory tree",
     source="sp.cu",
     tb_dims=(TB, 1, 1),
     stands_for=("UV (dissertation ch. 2) Table 3: ScalarProduct (SP)",
