@@ -67,7 +67,7 @@ def test_list_occupancy_shows_limiters_and_waves(tmp_path, capsys):
     assert mm["tbs_min"] == 4 and abs(rows["MM", "small"]["main_waves"] - 4 / 30) < 1e-9
     assert "16<" in out                       # the clamp is shown as "after<before"
     assert len(rows["SR1", "paper"]["kernels"]) == 5 and "(all)" in out
-    assert rows["MM", "paper"]["main_waves"] >= 2      # MM is reported on gtx285 (UV)
+    assert rows["MM", "paper"]["main_waves"] >= 2      # MM paper: 121 TBs, 4 waves here
 
 
 def test_list_occupancy_unknown_config_is_a_clean_error(capsys):

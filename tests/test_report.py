@@ -207,17 +207,17 @@ def test_uv_report_renders_designs_sweeps_and_reliability():
 
 def test_uv_report_shows_srf_with_and_without_param_constants(shrink_small):
     from golden.report import uv
-    shrink_small.tiny("MM")
+    shrink_small.tiny("MM-UV")
     opts = ReportOptions(size="small")
-    picked = [uv._job("MM", opts), uv._job("MM", opts, "uv-srf"),
-              uv._job("MM", opts, uv.PTX_REGISTERS)]
+    picked = [uv._job("MM-UV", opts), uv._job("MM-UV", opts, "uv-srf"),
+              uv._job("MM-UV", opts, uv.PTX_REGISTERS)]
     assert {j.key for j in picked} <= {j.key for j in uv.jobs(opts)}
     results = {j.key: run_job(j) for j in picked}
     md, data = uv.render(results, opts)
     (row,) = data["param_constants"]["rows"]
     assert row["outputs_identical"]
     assert row["const"]["srf_full"] <= row["ptx"]["srf_full"]
-    assert "## SRF: PTX registers vs parameter constants" in md and "| MM |" in md
+    assert "## SRF: PTX registers vs parameter constants" in md and "| MM-UV |" in md
 
 
 def test_warpman_report_renders_characterisation_variants_and_sensitivity(shrink_small):

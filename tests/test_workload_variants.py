@@ -1,7 +1,7 @@
 """Paper-specific versions of a workload (``Workload.variant_of``, golden/workloads/base.py):
-the registry's checks, ``simtlab list``, which version each paper's report runs, the three
+the registry's checks, ``simtlab list``, which version each paper's report runs, the four
 versions of issue 66 (MM-WARPMAN and CONV-WARPMAN for WarpMan Table 5, FFT-ILP for the ILP
-chapter) against numpy and against their papers' published properties (functional columns
+chapter, MM-UV for UV Table 3) against numpy and against their papers' published properties (functional columns
 of the fidelity table), and their ptxas register files."""
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from golden.timing.ptxas_file import read_ptxas_file
 from golden.workloads import registry
 
 VERSIONS = {"MM-WARPMAN": ("MM", "WarpMan"), "CONV-WARPMAN": ("CONV", "WarpMan"),
-            "FFT-ILP": ("FFT", "ILP")}
+            "FFT-ILP": ("FFT", "ILP"), "MM-UV": ("MM", "UV")}
 
 
 # ----------------------------------------------------------------------- registry
@@ -34,7 +34,7 @@ def test_each_paper_runs_one_version_of_a_benchmark():
     """The paper of a version reports the version, every other paper the base."""
     for name, (base, paper) in VERSIONS.items():
         assert name in standing_for(paper) and base not in standing_for(paper)
-    assert {"MM", "CONV", "FFT"} <= set(standing_for("UV"))
+    assert {"MM-UV", "CONV", "FFT"} <= set(standing_for("UV"))
     assert {"MM", "CONV"} <= set(standing_for("DARSIE"))
     assert "FFT" in standing_for("CAPRI") and "FFT-ILP" not in standing_for("CAPRI")
 
@@ -65,6 +65,7 @@ def test_list_shows_the_version_and_its_base(capsys):
     assert "[version of MM] WarpMan" in lines["MM-WARPMAN"]
     assert "[version of CONV] WarpMan" in lines["CONV-WARPMAN"]
     assert "[version of FFT] ILP" in lines["FFT-ILP"]
+    assert "[version of MM] UV" in lines["MM-UV"]
     assert "version of" not in lines["MM"] and "WarpMan" not in lines["MM"]
 
 
@@ -119,7 +120,8 @@ def test_ptxas_allocates_the_budget_without_spills(stem):
 # ----------------------------------------------------------------------- fidelity
 #: size each version's functional columns are checked at (FFT-ILP runs the chapter's 128
 #: TBs at default and paper size)
-FIDELITY_SIZE = {"MM-WARPMAN": "small", "CONV-WARPMAN": "small", "FFT-ILP": "default"}
+FIDELITY_SIZE = {"MM-WARPMAN": "small", "CONV-WARPMAN": "small", "FFT-ILP": "default",
+                 "MM-UV": "paper"}
 
 
 #: published facts the paper contradicts itself on, with what the version measures: CT's

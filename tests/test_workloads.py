@@ -107,6 +107,8 @@ STATED_BY_PAPER = {
                "the SMs starve for TBs",
     "HT": "UV Table 3: HeartWall's input (512,1) is one frame, on which Rodinia's heartwall "
           "tracks 51 points (one TB each)",
+    "MM-UV": "UV Table 3: MM's input (128,80) is the SDK matrixMul's own C of 80 x 128, "
+             "40 TBs of 16x16",
 }
 
 

@@ -4,7 +4,7 @@ Kernel ``matrix_mul`` in ``kernels/mm.cu``: one 32x32 block per 32x32 tile of C,
 memory tiles of A and B, a barrier before and after the 32 fused multiply-adds of each
 tile step. The shared-memory loads of the tiles are the unstructured redundancy DARSIE's
 §6.1 discusses for MM. WarpMan's MM (Table 5: 16x16 tiles) is the version MM-WARPMAN
-(``mm_warpman.py``).
+(``mm_warpman.py``), UV's (Table 3: the SDK sample's own input) MM-UV (``mm_uv.py``).
 """
 
 from __future__ import annotations
@@ -54,14 +54,13 @@ WORKLOAD = Workload(
     source="mm.cu",
     tb_dims=(TILE, TILE, 1),
     stands_for=("DARSIE Table 1: MM MatrixMul [CUDA SDK], TB (32,32)",
-                "UV (dissertation ch. 2) Table 3: Matrix multiply (MM)",
                 "ILP (dissertation ch. 4) workloads: MM",
                 "G-Scalar Table 2: sgemm (MM)"),
     sizes={"small": {"hA": 64, "wA": 64, "wB": 64},
            "default": {"hA": 256, "wA": 128, "wB": 256},
            # paper: C is 352 x 352 = 11 x 11 = 121 TBs: 2.16 waves on pascal_1080ti (2 TBs/SM),
            # 8.07 on gtx480, 4.03 on gtx285; inner dimension 64 as small (cost per TB grows with
-           # it). UV Table 3's (128,80) gives fewer than 10 TBs.
+           # it). UV Table 3's (128,80) is the version MM-UV (16x16 tiles).
            "paper": {"hA": 352, "wA": 64, "wB": 352}},
     make_inputs=make_inputs,
     launch=launch,
