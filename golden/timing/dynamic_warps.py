@@ -70,18 +70,49 @@ class ThreadScoreboard:
     """Dependence tracking of one dynamic warp: a register is blocked while a write to it
     is pending for any of the warp's own threads (in any RF row), so re-forming warps
     while results are in flight keeps every true dependence and adds none. ``reserve``
-    returns the write's token, which the SM hands back to ``release`` at writeback."""
+    returns the write's token, which the SM hands back to ``release`` at writeback.
 
-    __slots__ = ("pending", "rows")
+    :meth:`blocked` answers from a per-register summary of the pending writes (``summary``,
+    shared by the TB's trackers like ``pending``: ``reg -> (lanes of any pending write per
+    RF row, lanes of a pending memory write per RF row)``), kept up to date by
+    :meth:`reserve` and dropped by :meth:`release`; :meth:`blocked_reference` is the plain
+    walk over every pending token it replaces (tests/mechanisms/test_tbc.py checks one
+    against the other)."""
+
+    __slots__ = ("pending", "rows", "summary")
     tracks_all = False
 
-    def __init__(self, pending: dict, rows: dict):
+    def __init__(self, pending: dict, rows: dict, summary: dict):
         #: the TB's pending writes: ``reg -> list of [rows, is_mem]`` tokens, ``rows``
         #: mapping a static warp (RF row) to the lanes the write covers
         self.pending = pending
         self.rows = rows          # static warp -> lanes of this warp's threads in that row
+        self.summary = summary    # reg -> (row -> lanes of any write, row -> lanes of mem writes)
 
     def blocked(self, d) -> int:
+        """0 = free, 1 = a pending write to a register of ``d`` covers one of this warp's
+        threads, 2 = such a write is a load (the same answer as :meth:`blocked_reference`)."""
+        p = self.pending
+        summ = self.summary
+        mine = self.rows
+        hit = 0
+        for r in d.hazard:
+            lst = p.get(r)
+            if not lst:
+                continue
+            s = summ.get(r)
+            if s is None:
+                s = summ[r] = _summarise(lst)
+            written, loads = s
+            for row, lanes in mine.items():
+                if lanes & loads.get(row, 0):
+                    return 2
+                if lanes & written.get(row, 0):
+                    hit = 1
+        return hit
+
+    def blocked_reference(self, d) -> int:
+        """:meth:`blocked` by walking every pending token of every register of ``d``."""
         p = self.pending
         mine = self.rows
         hit = 0
@@ -102,16 +133,26 @@ class ThreadScoreboard:
         rows = {row: lanes & mask for row, lanes in self.rows.items() if lanes & mask}
         tok = [rows, is_mem]
         p = self.pending
+        summ = self.summary
         for r in regs:
             p.setdefault(r, []).append(tok)
+            s = summ.get(r)
+            if s is not None:      # a new write only adds lanes: update the summary in place
+                written, loads = s
+                for row, lanes in rows.items():
+                    written[row] = written.get(row, 0) | lanes
+                    if is_mem:
+                        loads[row] = loads.get(row, 0) | lanes
         return tok
 
     def release(self, regs) -> None:
         p = self.pending
+        summ = self.summary
         tok = regs.token
         for r in regs:
             lst = p.get(r)
             if lst is not None:
+                summ.pop(r, None)  # lanes may leave: rebuilt at the next blocked()
                 for i, t in enumerate(lst):
                     if t is tok:
                         del lst[i]
@@ -121,6 +162,19 @@ class ThreadScoreboard:
 
     def empty(self) -> bool:
         return not self.pending
+
+
+def _summarise(tokens) -> tuple[dict, dict]:
+    """``(lanes of any write per RF row, lanes of a memory write per RF row)`` of the
+    pending-write tokens of one register (:class:`ThreadScoreboard`)."""
+    written: dict = {}
+    loads: dict = {}
+    for rows, is_mem in tokens:
+        for row, lanes in rows.items():
+            written[row] = written.get(row, 0) | lanes
+            if is_mem:
+                loads[row] = loads.get(row, 0) | lanes
+    return written, loads
 
 
 class WarpFormation:
@@ -139,6 +193,8 @@ class WarpFormation:
         self.wave = tb.wave
         #: pending register writes of the TB's threads (per thread, see ThreadScoreboard)
         self.pending: dict = {}
+        #: their per-register summary (ThreadScoreboard.summary)
+        self.summary: dict = {}
 
     # ------------------------------------------------------------------ interface
     def start(self) -> None:  # pragma: no cover - abstract
@@ -160,7 +216,7 @@ class WarpFormation:
         for low, t in lane_threads(slots, mask):
             rows[t >> 5] = rows.get(t >> 5, 0) | low
         w.dyn = DynWarp(slots, mask, pc, self)
-        w.sb = ThreadScoreboard(self.pending, rows)
+        w.sb = ThreadScoreboard(self.pending, rows, self.summary)
         w.ibuf.flush()
         w.fetch_pc = pc
         w.sched.dirty = True
@@ -170,7 +226,7 @@ class WarpFormation:
         """Warp slot ``w`` holds no thread until the next :meth:`assign`."""
         pc = w.dyn.pc if w.dyn is not None else 0
         w.dyn = DynWarp(LANE_IDS, 0, pc, self)
-        w.sb = ThreadScoreboard(self.pending, {})
+        w.sb = ThreadScoreboard(self.pending, {}, self.summary)
         w.hold = True
         w.ibuf.flush()
 
