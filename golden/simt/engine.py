@@ -878,6 +878,11 @@ class FunctionalLaunch:
             stats.barriers += 1
             at_bar = True
         elif act:
+            if self.use_fastpath and self.mem_tap is None and self._home_step(w, s, pc, slots,
+                                                                                  active, path, act):
+                return StepRecord(pc=pc, slot=s, mask=mask, mem=self._last_mem, diverged=False,
+                                  finished=False, at_barrier=False, active_mask=act, taken=0,
+                                  exited=0)
             g = np.unique(slots[active] // 32)
             try:
                 self._execute(w, s, lanes, active, path, g)
@@ -893,6 +898,39 @@ class FunctionalLaunch:
         return StepRecord(pc=pc, slot=s, mask=mask, mem=self._last_mem, diverged=diverged,
                           finished=False, at_barrier=at_bar, active_mask=act, taken=taken,
                           exited=exited)
+
+    def _home_step(self, w: Wave, s: Slot, pc: int, slots: np.ndarray, active: np.ndarray,
+                   path: np.ndarray, act: int) -> bool:
+        """:meth:`step_threads`' common case through the per-lane kernels of static warps:
+        when every thread on ``path`` belongs to one home warp (a dynamic warp that is a
+        static warp, possibly with lanes off), an ALU instruction, a load or a store with a
+        compiled kernel (:meth:`_alu_fast`, :meth:`_load_fast`, :meth:`_store_fast`) runs
+        on that warp's lane slice, exactly as :meth:`_step_one` runs it. Returns False,
+        having changed nothing, otherwise (the generic path then runs it). The plain
+        reference is ``use_fastpath = False`` (tests/simt/test_fastpath.py compares whole
+        TBC / CAPRI runs with and without)."""
+        home = slots[path] >> 5
+        warp = int(home[0])
+        if int(home[-1]) != warp or (home.size > 2 and not (home == warp).all()):
+            return False
+        lanes = slice(warp * 32, warp * 32 + 32)
+        plan = self._plans.get(pc, _NO_PLAN)
+        if plan is _NO_PLAN:
+            plan = self._plans[pc] = _alu_plan(self.program, s, self._compiled)
+        if plan is not None:
+            nat = plan.native
+            return nat is not None and self._alu_fast(w, nat, warp * 32, act)
+        lp = self._load_plans.get(pc, _NO_PLAN)
+        if lp is _NO_PLAN:
+            lp = self._load_plans[pc] = _load_plan(self.program, s)
+        if lp is not None:
+            return bool(lp.native) and self._load_fast(w, lp, lanes, active, act)
+        if s.inst.opcode != "st":
+            return False
+        sp = self._store_plans.get(pc, _NO_PLAN)
+        if sp is _NO_PLAN:
+            sp = self._store_plans[pc] = _store_plan(self.program, s)
+        return sp is not None and self._store_fast(w, sp, lanes, active, act)
 
     # ------------------------------------------------------------------ deferred registers
     def _defer(self, w: Wave, warp: int, pc: int, mask: int) -> None:

@@ -62,7 +62,10 @@ def test_gather_matches_numpy_indexing(size, sub, base_off):
                     "when golden.simt.fastpath is compiled (make native)")
 @pytest.mark.parametrize("workload,config,mechs", [("MM", "pascal", ()), ("HS", "pascal", ()),
                                                    ("BFS", "pascal", ()), ("CP", "pascal", ("darsie",)),
-                                                   ("SP", "gtx285", ())])
+                                                   ("SP", "gtx285", ()),
+                                                   # dynamic warps (step_threads' _home_step)
+                                                   ("MM", "fx5800", ("capri",)),
+                                                   ("BFS", "fx5800", ("tbc-plus",))])
 def test_whole_runs_identical_with_and_without_the_kernels(monkeypatch, workload, config, mechs,
                                                            shrink_small):
     from golden.jobs.rekey import first_differences, simulation_part
