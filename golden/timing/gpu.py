@@ -273,7 +273,8 @@ class KernelRun:
                 and sm.used_threads + self.threads <= core.max_threads_per_sm
                 and sm.used_warps + self.wpt <= core.max_warps_per_sm
                 and sm.used_regs + self.regs <= core.registers_per_sm
-                and sm.used_shared + self.shared <= core.shared_mem_per_sm)
+                and sm.used_shared + self.shared <= core.shared_mem_per_sm
+                and (not sm.slot_interleave or sm.entries_fit(0, self.wpt) == self.wpt))
 
     def _fits(self, sm: SM) -> bool:
         core = self._core
@@ -281,7 +282,8 @@ class KernelRun:
                 and sm.used_threads + self.threads <= core.max_threads_per_sm
                 and sm.used_warps + self.wpt <= core.max_warps_per_sm
                 and sm.used_regs + self.regs <= core.registers_per_sm
-                and sm.used_shared + self.shared <= core.shared_mem_per_sm)
+                and sm.used_shared + self.shared <= core.shared_mem_per_sm
+                and (not sm.slot_interleave or sm.entries_fit(0, self.wpt) == self.wpt))
 
     def _partial_fit(self, sm: SM) -> int:
         """Warps of the next TB that ``sm`` can make resident now in a partial dispatch
@@ -295,7 +297,8 @@ class KernelRun:
         rpw = self.regs // self.wpt
         n = min(self.wpt, core.max_warps_per_sm - sm.used_warps, len(sm.free_slots),
                 (core.registers_per_sm - sm.used_regs) // rpw if rpw else self.wpt,
-                (core.max_threads_per_sm - sm.used_threads) // 32)
+                (core.max_threads_per_sm - sm.used_threads) // 32,
+                sm.entries_fit(0, self.wpt))
         return max(n, 0)
 
     def dispatch(self, now: int) -> None:

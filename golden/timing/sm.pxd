@@ -75,6 +75,7 @@ cdef class SM:
     cdef public object tracker
     cdef public long n_slots
     cdef public object free_slots
+    cdef public bint slot_interleave
     cdef public object warps
     cdef public object tbs
     cdef public long _fetch_ptr

@@ -287,6 +287,11 @@ class SM:
         self.tracker = TRACKERS[config.pipelines.dependence_tracking]
         self.n_slots = core.max_warps_per_sm
         self.free_slots = list(range(core.max_warps_per_sm))
+        #: place warp w of a TB only in a scheduler entry of scheduler w mod
+        #: num_schedulers (each TB's warps interleaved over the schedulers, as GPGPU-Sim's
+        #: per-CTA warp ids give); False: the lowest free entry (set by mechanisms that
+        #: reuse single warps' entries, e.g. WarpMan)
+        self.slot_interleave = False
         self.warps: list = []          # resident warps, in dispatch order
         self.tbs: list = []
         self._fetch_ptr = 0
@@ -351,7 +356,19 @@ class SM:
     def _start_warp(self, tb: ResidentTB, widx: int) -> None:
         """Give warp ``widx`` of ``tb`` a scheduler entry and registers: it becomes resident."""
         wave = tb.wave
-        slot = self.free_slots.pop(0)
+        fs = self.free_slots
+        slot = -1
+        if self.slot_interleave:
+            n_sched = len(self.schedulers)
+            for i in range(len(fs)):
+                if fs[i] % n_sched == widx % n_sched:
+                    slot = fs.pop(i)
+                    break
+            if slot < 0:
+                raise ConfigError(f"SM {self.id}: no free entry of scheduler "
+                                  f"{widx % n_sched} for warp {widx} of TB {tb.tb_id}")
+        else:
+            slot = fs.pop(0)
         w = WarpSlot(tb, widx, slot, tb.tb_id * wave.nwarps + widx, self.ibuf_entries,
                      self._age, self.tracker)
         self._age += 1
@@ -374,13 +391,36 @@ class SM:
         for m in self.warp_observers:
             m.on_warp_start(self, w)
 
-    def warp_fits(self, regs_per_warp: int, threads: int = 32) -> bool:
-        """True when one more warp (``regs_per_warp`` registers, ``threads`` threads) gets
-        a scheduler entry, registers and threads on this SM now."""
+    def warp_fits(self, regs_per_warp: int, threads: int = 32, widx: int = -1) -> bool:
+        """True when one more warp (``regs_per_warp`` registers, ``threads`` threads; with
+        ``slot_interleave``, warp ``widx`` of its TB) gets a scheduler entry, registers and
+        threads on this SM now."""
         core = self.cfg.core
         return (self.used_warps < core.max_warps_per_sm and bool(self.free_slots)
                 and self.used_regs + regs_per_warp <= core.registers_per_sm
-                and self.used_threads + threads <= core.max_threads_per_sm)
+                and self.used_threads + threads <= core.max_threads_per_sm
+                and (not self.slot_interleave or widx < 0
+                     or self.entries_fit(widx, 1) == 1))
+
+    def entries_fit(self, first_widx: int, count: int) -> int:
+        """How many of warps ``first_widx`` .. ``first_widx + count - 1`` of a TB, in warp-id
+        order, get a free entry of their own scheduler (warp w: scheduler w mod
+        num_schedulers); all of them without ``slot_interleave`` (any free entry serves,
+        counted elsewhere)."""
+        if not self.slot_interleave:
+            return count
+        n_sched = len(self.schedulers)
+        free = [0] * n_sched
+        for s in self.free_slots:
+            free[s % n_sched] += 1
+        k = 0
+        for i in range(count):
+            j = (first_widx + i) % n_sched
+            if free[j] == 0:
+                break
+            free[j] -= 1
+            k += 1
+        return k
 
     def activate_pending(self) -> int:
         """Make the partial TB's unissued warps resident, in warp-id order, while they fit
@@ -390,7 +430,8 @@ class SM:
         if tb is None:
             return 0
         n = 0
-        while tb.pending and self.warp_fits(tb.regs_per_warp, tb.warp_threads(tb.pending[0])):
+        while tb.pending and self.warp_fits(tb.regs_per_warp, tb.warp_threads(tb.pending[0]),
+                                            tb.pending[0]):
             self._start_warp(tb, tb.pending.popleft())
             n += 1
         if not tb.pending:

@@ -34,6 +34,16 @@ Counters (``warpman.*``): ``partial_tbs`` (partial dispatches), ``partial_refuse
 in the workload buffer), ``reclaimed_warps``, ``duel_follow_spatial`` /
 ``duel_follow_tb`` (follower decisions).
 
+Scheduler entries (``slot_policy``): warp ``w`` of a TB takes an entry of warp scheduler
+``w mod num_schedulers`` ("interleave", default), whole or partial TB, also when it reuses
+the entry of a single finished warp; the TB-level and warp-level checks count a warp as
+fitting only if its scheduler has a free entry. §3.4 says WarpMan "does not affect the
+warp scheduling policy except that it provides more candidates", and GPGPU-Sim's per-CTA
+warp ids interleave every TB's warps over the schedulers. ``slot_policy=lowest`` keeps the
+earlier model (the lowest free entry, as the baseline SM takes): warps of one scheduler
+tend to finish together, so reused entries could put all of a new TB's warps on one
+scheduler (PF under "temp": 153 of 424 TBs, baseline 4; docs/results/warpman.md).
+
 Simplifications: the threshold gates new partial TBs only (a partial TB's buffered warps
 are still issued as warps finish); the chapter's multi-kernel rule (freed slots reused
 by the same kernel only) holds because concurrent kernels run on disjoint SMs here.
@@ -51,6 +61,9 @@ from golden.timing.hooks import Mechanism
 
 #: the spatial-reclamation policies
 SPATIAL = ("off", "on", "duel", "threshold")
+#: where a warp gets its scheduler entry: "interleave" (warp w of a TB only in an entry of
+#: scheduler w mod num_schedulers) or "lowest" (ablation: the lowest free entry)
+SLOT_POLICIES = ("interleave", "lowest")
 
 
 @dataclass(frozen=True)
@@ -66,6 +79,8 @@ class WarpManParams:
     set-dueling's saturating policy selector, as in the technique the chapter cites) or
     ``"cumulative"`` (ablation: instruction counts since the launch started).
     duel_psel_bits: the selector's width (10, the cited technique's; not tuned).
+    slot_policy: ``"interleave"`` (warp w of a TB only in an entry of scheduler w mod
+    num_schedulers) or ``"lowest"`` (ablation, the earlier model: the lowest free entry).
     check: compare the golden structures with the timing model at every event.
     """
 
@@ -76,6 +91,7 @@ class WarpManParams:
     duel_leader_tb: int = 1
     duel_rule: str = "psel"
     duel_psel_bits: int = PSEL_BITS
+    slot_policy: str = "interleave"
     check: bool = True
 
     def __post_init__(self):
@@ -86,6 +102,9 @@ class WarpManParams:
             raise ConfigError(f"warpman: threshold_warps must be a positive integer, "
                               f"not {self.threshold_warps!r}")
         check_rule(self.duel_rule, self.duel_psel_bits, "warpman", "duel_")
+        if self.slot_policy not in SLOT_POLICIES:
+            raise ConfigError(f"warpman: slot_policy must be one of {SLOT_POLICIES}, "
+                              f"not {self.slot_policy!r}")
 
 
 class WarpManMechanism(Mechanism):
@@ -120,6 +139,8 @@ class WarpManMechanism(Mechanism):
     # ---------------------------------------------------------------- per-SM state
     def launch_begin(self, launch, sms) -> None:
         self._sms = {}
+        for sm in sms:
+            sm.slot_interleave = self.params.slot_policy == "interleave"
         if self.duel is not None:
             self.duel.reset()
 
@@ -212,7 +233,8 @@ class _SMState:
         occ = sm.occupancy
         # free scheduler entries, as many as the SM's free threads allow
         free_warps = min(core.max_warps_per_sm - sm.used_warps,
-                         (core.max_threads_per_sm - sm.used_threads) // core.warp_size)
+                         (core.max_threads_per_sm - sm.used_threads) // core.warp_size,
+                         sm.entries_fit(0, occ.warps_per_tb))
         out = self.dc.check(
             free_warps=free_warps,
             free_tbs=core.max_tbs_per_sm - len(sm.tbs),
