@@ -516,3 +516,30 @@ def test_timing_eligibility_equals_functional_analysis_bp(shrink_small):
     assert (c["scalar_alu"], c["scalar_sfu"], c["scalar_mem"], c["half"], c["div_scalar"]) == \
         (o.elig_alu, o.elig_sfu, o.elig_mem, o.elig_half, o.elig_div)
     assert c["half"] > 0 and c["div_scalar"] > 0
+
+
+def test_full_warp_common_bytes_equals_the_three_comparisons():
+    """G-Scalar-half's one-pass compressor comparison (timing.full_warp_common_bytes)
+    against the whole-warp and per-half common_msb_bytes it replaces."""
+    import numpy as np
+
+    from golden.mechanisms.gscalar.timing import (full_warp_common_bytes,
+                                                  full_warp_common_bytes_reference)
+    rng = np.random.default_rng(5)
+    seen = set()
+    for _ in range(4000):
+        base = rng.integers(0, 1 << 32, dtype=np.uint64).astype(np.uint32)
+        x = np.full(32, base, dtype=np.uint32)
+        if rng.random() < 0.5:   # the upper half uniform, apart from the lower in some bytes
+            x[16:] ^= np.uint32(int(rng.integers(0, 1 << 32)) & ((1 << int(rng.integers(0, 33))) - 1))
+        for lo, hi in ((0, 16), (16, 32), (0, 32)):
+            if rng.random() < 0.5:   # perturb some lanes of a half (or the warp) in low bytes
+                bits = int(rng.integers(0, 33))
+                n = int(rng.integers(1, hi - lo + 1))
+                lanes = rng.choice(np.arange(lo, hi), size=n, replace=False)
+                x[lanes] ^= rng.integers(0, 1 << 32, size=n, dtype=np.uint64).astype(
+                    np.uint32) & np.uint32((1 << bits) - 1)
+        got = full_warp_common_bytes(x)
+        assert got == full_warp_common_bytes_reference(x)
+        seen.add((got[0], *got[1]))
+    assert len(seen) > 20   # every mix of whole-warp and half encodings was exercised

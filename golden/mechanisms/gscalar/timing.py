@@ -286,6 +286,28 @@ def common_msb_bytes(x: np.ndarray) -> int:
     return 0
 
 
+def _msb_of_diff(d: int) -> int:
+    """Common most-significant bytes of lanes whose pairwise differences OR to ``d``."""
+    return 4 if d == 0 else 3 if d < 0x100 else 2 if d < 0x10000 else 1 if d < 0x1000000 else 0
+
+
+def full_warp_common_bytes(x: np.ndarray) -> tuple[int, list]:
+    """``(common bytes of all 32 lanes, [common bytes of lanes 0-15, of lanes 16-31])`` of
+    the uint32 lane values ``x`` of a full warp, with one XOR and one reduction: the
+    highest bit where any two lanes differ is the highest bit of either half's spread or
+    of ``x[0] ^ x[16]``. Same result as :func:`full_warp_common_bytes_reference` (three
+    :func:`common_msb_bytes`; tests/mechanisms/test_gscalar_timing.py compares them)."""
+    y = x.reshape(2, HALF_LANES)
+    d0, d1 = np.bitwise_or.reduce(y ^ y[:, :1], axis=1).tolist()
+    return (_msb_of_diff(d0 | d1 | (int(x[0]) ^ int(x[HALF_LANES]))),
+            [_msb_of_diff(d0), _msb_of_diff(d1)])
+
+
+def full_warp_common_bytes_reference(x: np.ndarray) -> tuple[int, list]:
+    """:func:`full_warp_common_bytes` as the compressor compares: the whole warp, then each half."""
+    return common_msb_bytes(x), [common_msb_bytes(x[:HALF_LANES]), common_msb_bytes(x[HALF_LANES:])]
+
+
 def parts32(values: np.ndarray) -> list:
     """The physical 32-bit registers (uint32 lane arrays) holding one register's lanes:
     two (low, high word) for a 64-bit register, one otherwise (narrow values and
@@ -705,7 +727,7 @@ class GScalarMechanism(Mechanism):
                     c["rf_read_arrays"] += w * (_ARRAYS if d else _PER_BYTE * (4 - int(T.nc[g, col])))
                     c["rf_read_meta"] += w
                 elif rf == "gscalar_half":
-                    c["rf_read_arrays"] += w * (_ARRAYS if d else _ARRAYS - int(T.ncg[g, col].sum()))
+                    c["rf_read_arrays"] += w * (_ARRAYS if d else _ARRAYS - sum(T.ncg[g, col].tolist()))
                     c["rf_read_meta"] += w
                 elif not d and T.nc[g, col] == 4:       # scalar_rf: value in the scalar RF
                     c["srf_reads"] += w
@@ -740,16 +762,20 @@ class GScalarMechanism(Mechanism):
                 c["compressions"] += len(cols)
             for col, vals in zip(cols, parts):
                 x = vals if act is None else vals[act]
-                nc = common_msb_bytes(x)
+                if half and act is None:   # full warp (nondiv): both halves in one pass
+                    nc, ncg = full_warp_common_bytes(x)
+                else:
+                    nc = common_msb_bytes(x)
                 prev_nc, prev_d = int(T.nc[g, col]), bool(T.d[g, col])
                 if half:
-                    prev_ncg = T.ncg[g, col].copy()
-                    ncg = [0, 0]
-                    if nondiv:
-                        for h in (0, 1):
-                            hv = vals[h * HALF_LANES:(h + 1) * HALF_LANES]
-                            ncg[h] = common_msb_bytes(hv if act is None else
-                                                      hv[act[h * HALF_LANES:(h + 1) * HALF_LANES]])
+                    prev_ncg = T.ncg[g, col].tolist()
+                    if act is not None:   # (act is None: ncg above)
+                        ncg = [0, 0]
+                        if nondiv:
+                            for h in (0, 1):
+                                hv = vals[h * HALF_LANES:(h + 1) * HALF_LANES]
+                                ncg[h] = common_msb_bytes(hv[act[h * HALF_LANES:
+                                                                 (h + 1) * HALF_LANES]])
                     T.ncg[g, col] = ncg
                 T.nc[g, col] = nc
                 T.d[g, col] = not nondiv
@@ -772,13 +798,13 @@ class GScalarMechanism(Mechanism):
                 elif half:
                     c["rf_write_arrays"] += w * (_ARRAYS - sum(ncg) if nondiv else _ARRAYS)
                     c["rf_write_meta"] += w
-                    if not nondiv and not prev_d and int(prev_ncg.max()) > 0 and dead:
+                    if not nondiv and not prev_d and max(prev_ncg) > 0 and dead:
                         c["moves_dead"] += w
-                    elif not nondiv and not prev_d and int(prev_ncg.max()) > 0:
+                    elif not nondiv and not prev_d and max(prev_ncg) > 0:
                         c["special_moves"] += w
                         c["decompressions"] += 1
                         c["compressions"] += 1
-                        c["move_read_arrays"] += w * (_ARRAYS - int(prev_ncg.sum()))
+                        c["move_read_arrays"] += w * (_ARRAYS - sum(prev_ncg))
                         c["move_write_arrays"] += w * _ARRAYS
                         c["move_meta"] += 2 * w
                 else:                                                # scalar_rf
