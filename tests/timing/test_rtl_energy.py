@@ -249,9 +249,9 @@ def test_darsie_rtl_charges_cover_every_priced_method():
 def test_uv_report_shows_the_energy_with_paper_and_rtl_structure_energies(shrink_small):
     from golden.report import uv
     from golden.report.runner import ReportOptions, run_job
-    shrink_small.tiny("MM")
+    shrink_small.tiny("MM-UV")
     opts = ReportOptions(size="small")
-    picked = [uv._job("MM", opts), uv._job("MM", opts, "uv-token"), uv._job("MM", opts, "uv-srf")]
+    picked = [uv._job("MM-UV", opts, v) for v in (None, "uv-token", "uv-srf")]
     results = {j.key: run_job(j) for j in picked}
     md, data = uv.render(results, opts)
     assert "| variant | speedup | paper | total energy | RTL-measured |" in md
