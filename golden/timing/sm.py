@@ -287,10 +287,11 @@ class SM:
         self.tracker = TRACKERS[config.pipelines.dependence_tracking]
         self.n_slots = core.max_warps_per_sm
         self.free_slots = list(range(core.max_warps_per_sm))
-        #: place warp w of a TB only in a scheduler entry of scheduler w mod
-        #: num_schedulers (each TB's warps interleaved over the schedulers, as GPGPU-Sim's
-        #: per-CTA warp ids give); False: the lowest free entry (set by mechanisms that
-        #: reuse single warps' entries, e.g. WarpMan)
+        #: True (set by mechanisms that free single warps' entries, e.g. WarpMan): warp w
+        #: of a TB only takes an entry of scheduler w mod num_schedulers, so each TB's
+        #: warps stay interleaved over the schedulers as GPGPU-Sim's per-CTA warp ids
+        #: give. False (default): the lowest free entry, which whole-TB release already
+        #: keeps interleaved.
         self.slot_interleave = False
         self.warps: list = []          # resident warps, in dispatch order
         self.tbs: list = []
