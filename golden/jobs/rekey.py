@@ -57,7 +57,8 @@ NOT_SIMULATION = frozenset({"wall_seconds", "cpu_seconds", "from_cache", "simula
                             "rekeyed", "derived_from", "checksum"})
 
 __all__ = ["RekeyGroup", "RekeyPlan", "choose_witnesses", "plan_rekey", "rekey",
-           "simulation_part", "first_differences"]
+           "simulation_part", "first_differences",
+           "digests_at_commit"]
 
 
 def simulation_part(result: dict, host_fields: tuple = ()) -> dict:
@@ -216,14 +217,20 @@ def plan_rekey(directory: Path | str, per_group: int = 1,
                finder: DependencyFinder | None = None,
                configs: list[str] | None = None,
                rerun_below: float = RERUN_BELOW_CPU_S,
-               shared_only: bool = False) -> RekeyPlan:
+               shared_only: bool = False,
+               digest_at=None) -> RekeyPlan:
     """Group the stale results of ``directory`` (every report job kind) and choose each
     group's witnesses (every member when ``per_group`` is 0, or when the whole group took
     less than ``rerun_below`` CPU-seconds). ``configs`` keeps only the results of those
     GPU configs (the others, and jobs without a config, count as ``other`` and are left
     alone). ``shared_only`` keeps only the groups whose changed files are all shared source:
     a result whose own workload files changed (its PTX, module or register file) changed
-    for real and is left to a report to simulate again (counted in ``other``)."""
+    for real and is left to a report to simulate again (counted in ``other``).
+    ``digest_at`` (a function from a dependency key to that file's digest in an earlier
+    source tree, None when the file was not there; :func:`digests_at_commit`) keeps only
+    the results that were valid in that tree: every file that changed for them since
+    they were stored had the digest they recorded there, so exactly the edits made since
+    then made them stale (the others count as ``other``)."""
     directory, finder = Path(directory), finder or default_finder()
     cache = ResultCache(directory, archive=[], finder=finder)
     plan = RekeyPlan(directory)
@@ -249,6 +256,9 @@ def plan_rekey(directory: Path | str, per_group: int = 1,
         if shared_only and own_changed:
             plan.other += 1
             continue
+        if digest_at is not None and any(digest_at(k) != entry["deps"].get(k) for k in changed):
+            plan.other += 1
+            continue
         gkey = (job.key, changed) if own_changed else (label, changed)
         g = groups.get(gkey)
         if g is None:
@@ -259,6 +269,43 @@ def plan_rekey(directory: Path | str, per_group: int = 1,
         g.witnesses = g.members[:] if everyone else choose_witnesses(g.members, per_group)
     plan.groups = sorted(groups.values(), key=lambda g: g.label)
     return plan
+
+
+def digests_at_commit(commit: str, finder: DependencyFinder | None = None):
+    """A ``digest_at`` function for :func:`plan_rekey`: the digest each dependency file
+    (a key relative to the package, as the dependency maps store it) had at git
+    ``commit``; None for a file the commit does not have. Raises SimtlabError when
+    ``commit`` is not a commit of the repository the package lives in."""
+    import hashlib
+    import subprocess
+
+    from golden.errors import SimtlabError
+
+    finder = finder or default_finder()
+    root = Path(finder.root)
+
+    def git(*args, binary=False):
+        return subprocess.run(["git", "-C", str(root), *args], capture_output=True,
+                              text=not binary)
+
+    top = git("rev-parse", "--show-toplevel")
+    if top.returncode != 0:
+        raise SimtlabError(f"--valid-at: {root} is not inside a git checkout")
+    sha = git("rev-parse", "--verify", "--quiet", f"{commit}^{{commit}}")
+    if sha.returncode != 0:
+        raise SimtlabError(f"--valid-at: {commit!r} is not a commit of {top.stdout.strip()}")
+    sha = sha.stdout.strip()
+    prefix = root.resolve().relative_to(Path(top.stdout.strip()).resolve()).as_posix()
+    memo: dict[str, str | None] = {}
+
+    def digest_at(key: str) -> str | None:
+        if key not in memo:
+            out = git("show", f"{sha}:{prefix}/{key}" if prefix != "." else f"{sha}:{key}",
+                      binary=True)
+            memo[key] = (hashlib.sha256(out.stdout).hexdigest()[:20]
+                         if out.returncode == 0 else None)
+        return memo[key]
+    return digest_at
 
 
 def rekey(plan: RekeyPlan, workers: int = 1, progress: bool = True,

@@ -131,6 +131,9 @@ def add_subcommand(sub) -> None:
                    help="rekey: only results whose changed files are all shared source (a "
                         "result whose own workload's PTX, module or register file changed is "
                         "left for a report to simulate again)")
+    c.add_argument("--valid-at", default=None, metavar="COMMIT",
+                   help="rekey: only results that were valid at git COMMIT (what the "
+                        "commits since then made stale; older staleness is left alone)")
     c.add_argument("-j", "--jobs", type=jobs_arg, default=os.cpu_count() or 1,
                    help="rekey: worker processes for the witnesses")
     c.add_argument("--witness-cache", default=str(DEFAULT_WITNESSES), metavar="DIR",
@@ -493,13 +496,14 @@ def cmd_cache(args) -> int:
 
 
 def _rekey(args) -> int:
-    from golden.jobs.rekey import plan_rekey, rekey
+    from golden.jobs.rekey import digests_at_commit, plan_rekey, rekey
     if args.per_group < 1 and not args.all:
         raise SimtlabError("--per-group must be at least 1 (or use --all)")
     if not Path(args.dir).is_dir():
         raise SimtlabError(f"cache rekey: no directory {args.dir}")
     plan = plan_rekey(args.dir, per_group=0 if args.all else args.per_group,
-                      configs=args.config, shared_only=args.shared_only)
+                      configs=args.config, shared_only=args.shared_only,
+                      digest_at=digests_at_commit(args.valid_at) if args.valid_at else None)
     print(f"{args.dir}: {plan.valid} valid, {plan.stale} stale result(s) in "
           f"{len(plan.groups)} group(s)"
           + (f", {plan.other} other result(s) left alone" if plan.other else ""))

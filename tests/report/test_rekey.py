@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from golden.jobs.cache import ResultCache, cache_info
-from golden.jobs.rekey import first_differences, plan_rekey, rekey, simulation_part
+from golden.jobs.rekey import digests_at_commit, first_differences, plan_rekey, rekey, \
+    simulation_part
 from golden.report.runner import TimingJob, run_job
 
 
@@ -137,6 +140,38 @@ def test_rekey_can_be_limited_to_some_configs(tmp_path):
     only = plan_rekey(d, configs=["gtx480"])
     assert only.stale == 1 and only.other == 1
     assert [g.members[0].job.config for g in only.groups] == ["gtx480"]
+
+
+def test_valid_at_keeps_only_results_that_an_earlier_tree_still_held(tmp_path):
+    d = tmp_path / "arch"
+    cache = ResultCache(d, archive=[])
+    _store(cache, run_job(TimingJob("VA", "gtx285")), {"timing/sm.py": "0" * 20})
+    _store(cache, run_job(TimingJob("VA", "gtx480")), {"timing/sm.py": "1" * 20})
+    earlier = {"timing/sm.py": "0" * 20}       # sm.py as the earlier tree had it
+    plan = plan_rekey(d, digest_at=earlier.get)
+    assert plan.stale == 1 and plan.other == 1
+    assert [g.members[0].job.config for g in plan.groups] == ["gtx285"]
+
+
+def test_digests_at_commit_reads_the_files_a_commit_has(tmp_path):
+    import subprocess
+
+    from golden.errors import SimtlabError
+    from golden.jobs.deps import default_finder
+
+    finder = default_finder()
+    head = subprocess.run(["git", "-C", str(finder.root), "rev-parse", "HEAD"],
+                          capture_output=True, text=True)
+    if head.returncode != 0:
+        pytest.skip("not a git checkout")
+    at = digests_at_commit("HEAD", finder)
+    clean = subprocess.run(["git", "-C", str(finder.root), "diff", "--quiet", "HEAD", "--",
+                            "jobs/rekey.py"]).returncode == 0
+    if clean:
+        assert at("jobs/rekey.py") == finder.digest(finder.root / "jobs/rekey.py")
+    assert at("no/such/file.py") is None
+    with pytest.raises(SimtlabError, match="not a commit"):
+        digests_at_commit("no-such-commit-name", finder)
 
 
 def test_an_interrupted_rekey_resumes_from_its_witness_cache(tmp_path, monkeypatch):
