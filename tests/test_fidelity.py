@@ -238,3 +238,15 @@ def test_warpman_report_marks_stand_ins_out_of_tolerance():
     text = "\n".join(md)
     assert "| MM-WARPMAN† |" in text
     assert "MM-WARPMAN (limited by)" in text
+
+
+def test_wpdom_simd_utilisation_from_the_probe_equals_the_wpdom_timing_run():
+    # the CAPRI Table 2 row reads the functional probe: the WPDOM timing run issues the
+    # same warp instructions with the same active threads (a deterministic kernel)
+    from golden.report.capri import CONFIG
+    from golden.report.runner import TimingJob, run_job
+    probe = FidelityProbe("MUM", "small", 0).compute()
+    timing = run_job(TimingJob("MUM", CONFIG, size="small", seed=0))["timing"]
+    assert (probe["warp_instructions"], probe["thread_instructions"]) == \
+        (timing["instructions_issued"], timing["thread_instructions"])
+    assert fidelity.PROPERTIES["simd_utilisation"].source == "probe"
