@@ -317,3 +317,21 @@ def test_warpman_simd_points_follow_the_configs_lane_count():
     assert warpman.simd_lanes(32) == {"alu": 16, "mem": 16}
     with pytest.raises(ValueError, match="cannot stand for"):
         warpman.simd_lanes(1)
+
+
+def test_hetero_single_kernel_spans_gpu_h_from_its_steered_side():
+    # alone on GPU-H a kernel uses every SM; its steered side's SMs come first, so TB 0
+    # (NQU's dominant TB) lands where the static policy sends the kernel
+    from golden.report import hetero
+    from golden.runs.concurrent import Partition
+    g = hetero.GPUS["H"]
+    for side, first in (("ILP", g.ilp), ("TLP", g.tlp)):
+        (part,), _ = hetero.ConcurrentJob(("NQU",), "H", "small", 0)._partitions([side])
+        assert isinstance(part, Partition) and part.sms == tuple(range(first))
+        assert bool(part.mechanisms) == (side == "ILP")
+        (other,) = part.also
+        assert other.sms == tuple(range(first, g.tlp + g.ilp))
+        assert bool(other.mechanisms) == (side == "TLP")
+    # confined, it keeps to its side, numbered as in a mix (TLP SMs first)
+    (part,), _ = hetero.ConcurrentJob(("NQU",), "H", "small", 0, confine=True)._partitions(["ILP"])
+    assert part.sms == tuple(range(g.tlp, g.tlp + g.ilp)) and not part.also

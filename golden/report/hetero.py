@@ -172,9 +172,16 @@ class ConcurrentJob:
         tlp_cfg = load_config(BASE, dict(_overrides(self.gpu, False)))
         ilp_cfg = load_config(BASE, dict(_overrides(self.gpu, True)))
         if tlp_n and ilp_n:
-            tlp, ilp = split_sms(tlp_n + ilp_n, tlp_n, ilp_n)
             if len(sides) == 1 and not self.confine:   # alone: every SM of both sides
+                # the steered side's SMs come first, so the launch's first TBs (TB 0 is
+                # first) go where the static policy sends the kernel, then spill over
+                if sides[0] == "ILP":
+                    ilp, tlp = split_sms(tlp_n + ilp_n, ilp_n, tlp_n)
+                    return [Partition(ilp, ilp_cfg, ILP_MECHANISMS,
+                                      also=(Partition(tlp, tlp_cfg),))], tlp_cfg
+                tlp, ilp = split_sms(tlp_n + ilp_n, tlp_n, ilp_n)
                 return [Partition(tlp, tlp_cfg, (), also=(Partition(ilp, ilp_cfg, ILP_MECHANISMS),))], tlp_cfg
+            tlp, ilp = split_sms(tlp_n + ilp_n, tlp_n, ilp_n)
             return [Partition(ilp, ilp_cfg, ILP_MECHANISMS) if s == "ILP" else Partition(tlp, tlp_cfg)
                     for s in sides], tlp_cfg
         every = tuple(range(tlp_n + ilp_n))
