@@ -92,8 +92,9 @@ WORKLOAD = Workload(
            # ispass2009 LPS, laplace3d.cu: NX = NY = NZ = 100, REPEAT = 1, 32 x 4 blocks;
            # NX = 100 leaves 28 of 32 lanes of the last column of blocks inactive). CAPRI
            # does not state its input, so NY follows the two-wave rule (4 x 120 = 480 TBs,
-           # 2.0 waves of 8 TBs/SM on 30 SMs; the original's 100 rows give 0.56) and NZ is
-           # 20 for the time budget (functional SIMD utilisation 73.4%; 72.4% at NZ = 100)
+           # 2.67 waves of 6 TBs/SM, register-limited, on quadro_fx5800's 30 SMs; the
+           # original's 100 rows give 0.56) and NZ is 20 for the time budget (functional
+           # SIMD utilisation 73.4%; 72.4% at NZ = 100)
            "paper": {"nx": 100, "ny": 480, "nz": 20, "sweeps": 1}},
     make_inputs=make_inputs,
     launch=launch,
