@@ -198,12 +198,18 @@ RERUN_BELOW_CPU_S = 120.0
 def _label(job) -> str:
     """What a group of results has in common besides the workload: the configuration, the
     mechanisms with their arguments and the overrides of a timing job; the kind and the
-    other fields of any other job (``ConcurrentJob/gpu=H``)."""
+    other fields of any other job (``ConcurrentJob/gpu=H``), and for a job of several
+    kernels how many it runs (``kernels=2``): a kernel alone and a mix of two take
+    different paths through a model (a lone kernel may span SMs a mix splits), so one
+    cannot vouch for the other."""
     if isinstance(job, TimingJob):
         return f"{job.config}/{'+'.join(job.mechanisms) or 'baseline'}" + "".join(
             f",{k}={v}" for k, v in job.overrides)
     rest = [f"{f.name}={getattr(job, f.name)}" for f in dataclasses.fields(job)
             if f.name not in ("workload", "kernels", "size", "seed")]
+    kernels = getattr(job, "kernels", None)
+    if kernels is not None:
+        rest.append(f"kernels={len(kernels)}")
     return "/".join([type(job).__name__, *rest])
 
 

@@ -274,3 +274,14 @@ def test_host_fields_of_a_job_kind_are_not_compared(tmp_path):
     cache.put(wrong, {**cache.dependencies(job), "simt/engine.py": "0" * 20})
     n, problems = rekey(plan_rekey(d), runner=_in_process)
     assert n == 0 and len(problems) == 1 and "row." in problems[0]
+
+
+def test_a_lone_kernel_and_a_mix_are_never_one_group():
+    # a mix's witness cannot vouch for a kernel alone (a lone kernel on GPU-H spans both
+    # sides, a mix splits them): the group label counts the kernels
+    from golden.jobs.rekey import _label
+    from golden.report.hetero import ConcurrentJob
+    alone = _label(ConcurrentJob(("NQU",), "H", "paper", 0))
+    mix = _label(ConcurrentJob(("NQU", "MM"), "H", "paper", 0))
+    assert alone != mix and alone.endswith("kernels=1") and mix.endswith("kernels=2")
+    assert mix == _label(ConcurrentJob(("STO", "DT"), "H", "paper", 0))
