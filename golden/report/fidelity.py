@@ -222,9 +222,13 @@ WARPMAN_IPC_CLOCK_MHZ = 700.0
 def _ipc_per_clock(config: str, clock_mhz: float) -> Callable[[dict], float]:
     """Thread instructions per ``clock_mhz`` cycle of a run on ``config`` (the clock a
     paper's IPC counts, when it is not the config's own)."""
+    scale: list = []          # the config's clock over clock_mhz, read once on first use
+
     def measure(r: dict) -> float:
-        from golden.configs import load_config
-        return _thread_ipc(r) * load_config(config).core.clock_mhz / clock_mhz
+        if not scale:
+            from golden.configs import load_config
+            scale.append(load_config(config).core.clock_mhz / clock_mhz)
+        return _thread_ipc(r) * scale[0]
     return measure
 
 
