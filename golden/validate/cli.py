@@ -50,12 +50,11 @@ def cmd_validate(args) -> int:
     from golden.jobs.executors import run_jobs
     from golden.validate import correlation, microbench
 
-    archive = getattr(args, "archive", None)    # callers may pass a Namespace without
-    archive_only = [o for o, v in (("--limit", getattr(args, "limit", None)),   # the archive flags
-                                   ("--cached-only", getattr(args, "cached_only", False))) if v]
-    if archive_only and archive is None:
+    archive_only = [o for o, v in (("--limit", args.limit), ("--cached-only", args.cached_only))
+                    if v]
+    if archive_only and args.archive is None:
         raise SimtlabError(f"{', '.join(archive_only)} needs --sampling --archive")
-    if archive is not None:
+    if args.archive is not None:
         if not args.sampling:
             raise SimtlabError("--archive needs --sampling (simtlab validate --sampling "
                                "--archive [DIR])")

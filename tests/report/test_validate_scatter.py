@@ -67,7 +67,8 @@ def test_validate_writes_the_scatter_beside_its_json(tmp_path, monkeypatch, caps
     monkeypatch.setattr(correlation, "rows", lambda tol, cases, results: table)
     monkeypatch.setattr(correlation, "format_rows", lambda tol, t: "| fake |")
     args = Namespace(sampling=False, cases=None, no_correlation=False, no_micro=True,
-                     micro_config=None, jobs=1, out=str(tmp_path))
+                     micro_config=None, jobs=1, out=str(tmp_path),
+                     archive=None, limit=None, cached_only=False)
     rc = cli.cmd_validate(args)
     assert rc == 1                                  # the fake table has a case outside
     assert json.loads((tmp_path / "validate.json").read_text())["correlation"] == table
