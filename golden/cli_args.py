@@ -12,8 +12,9 @@ __all__ = ["SIZES", "add_timing_run_arguments", "seed", "jobs", "output_file", "
 
 #: input sizes every workload defines (golden/workloads/defs): ``small`` for tests and the
 #: main job, ``default`` larger, ``paper`` at least two full waves of TBs on every GPU the
-#: workload is reported on (``simtlab list --occupancy CONFIG``)
-SIZES = ("small", "default", "paper")
+#: workload is reported on (``simtlab list --occupancy CONFIG``); ``published`` the input the
+#: workload's paper names, where it names one, else ``paper`` (golden/workloads/published.yaml)
+SIZES = ("small", "default", "paper", "published")
 
 
 def seed(text: str) -> int:

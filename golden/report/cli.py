@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 
 from golden.fileio import write_output
-from golden.cli_args import jobs as jobs_arg, output_dir, seed as seed_arg
+from golden.cli_args import SIZES, jobs as jobs_arg, output_dir, seed as seed_arg
 from golden.errors import SimtlabError
 from golden.report import REPORTS, available_reports
 from golden.jobs.cache import DEFAULT_ARCHIVE, DEFAULT_ROOT, DEFAULT_WITNESSES, ResultCache
@@ -34,9 +34,11 @@ from golden.report.runner import ReportOptions
 def add_subcommand(sub) -> None:
     r = sub.add_parser("report", help="run reports (baseline, darsie, gscalar or all) -> build/results")
     r.add_argument("names", nargs="+", metavar="REPORT", help=f"one of {', '.join(REPORTS)} or all")
-    r.add_argument("--size", default="paper", choices=("small", "default", "paper"),
+    r.add_argument("--size", default="paper", choices=SIZES,
                    help="workload input size (default: paper = at least two full waves of "
-                        "TBs on each reported config; small: a quick run for tests)")
+                        "TBs on each reported config; small: a quick run for tests; "
+                        "published: the input a workload's paper names, else paper; best "
+                        "with --sample)")
     r.add_argument("--full", action="store_true", help="same as --size default (long)")
     r.add_argument("--all-configs", action="store_true",
                    help="every workload, not only each seed's stand-ins: baseline on every "
@@ -114,7 +116,7 @@ def add_subcommand(sub) -> None:
     c.add_argument("--to", default=str(DEFAULT_ARCHIVE),
                    help="archive: directory the valid results are copied to (default: "
                         "%(default)s, committed with the repository)")
-    c.add_argument("--size", default="paper", choices=("small", "default", "paper", "all"),
+    c.add_argument("--size", default="paper", choices=(*SIZES, "all"),
                    help="archive: only results of this input size (default: %(default)s)")
     c.add_argument("--dir", default=str(DEFAULT_ARCHIVE),
                    help="rekey: directory whose stale results are re-keyed (default: "
@@ -160,12 +162,22 @@ def cmd_report(args) -> int:
                          workloads=_user_workloads(args.workloads, names, avail,
                                                    explicit="all" not in args.names))
     all_jobs = [j for n in names for j in avail[n].jobs(opts)]
+    sized = None
+    if opts.size == "published":    # a run at paper where that is the published input
+        from golden.jobs.published import published_plan
+        sized = published_plan(all_jobs)
+        all_jobs = sized.jobs
+
+    def jobs_of(n):
+        """Report ``n``'s jobs as they run (at paper where that is the published input)."""
+        return sized.map(avail[n].jobs(opts)) if sized else avail[n].jobs(opts)
+
     sampled = _sample_plan(args, all_jobs)
     for a in args.archive or ():
         if not Path(a).is_dir():
             raise SimtlabError(f"--archive {a}: no such directory")
     if args.plan:
-        return _plan(names, avail, opts, ResultCache(args.cache_dir, archive=args.archive),
+        return _plan(names, jobs_of, opts, ResultCache(args.cache_dir, archive=args.archive),
                      sampled)
     t0 = time.perf_counter()
     n_unique = len({j.key for j in all_jobs})
@@ -186,13 +198,18 @@ def cmd_report(args) -> int:
     if sampled:
         from golden.report.present.estimates import with_bounds, with_estimates
         results = with_estimates(sampled.view(results))
+    if sized:
+        results = sized.view(results)
     for n in names:
         md, data = avail[n].render(results, opts)
         data = {"report": n, "wall_seconds_all_reports": wall, "all_configs": opts.all_configs,
                 "model_fingerprint": cache.fingerprint if cache is not None else None, **data}
         if sampled:
-            md = _sampling_note(sampled, avail[n].jobs(opts)) + md
-            data = with_bounds({**data, "sampling": _sampling_doc(sampled, avail[n].jobs(opts))})
+            md = _sampling_note(sampled, jobs_of(n)) + md
+            data = with_bounds({**data, "sampling": _sampling_doc(sampled, jobs_of(n))})
+        if sized:
+            md = sized.note() + md
+            data = {**data, "published": {"own_input": sized.own, "at_paper": sized.at_paper}}
         text = json.dumps(data, indent=1, default=str)
         write_output(out / f"{n}.md", md)
         write_output(out / f"{n}.json", text)
@@ -214,7 +231,7 @@ def cmd_report(args) -> int:
     write_output(out / "speedups.md", "\n".join(docs) + footer)
     print(footer)
     print(f"wrote {out}/speedups.md and {', '.join(f'{n}.md/.json' for n in names)}", file=sys.stderr)
-    jobs_of = {n: [j for j in avail[n].jobs(opts)] for n in names}
+    jobs_by_report = {n: jobs_of(n) for n in names}
     if args.profiles:
         from golden.report.profile_pages import headline_views, write_profiles
         views_of = {n: headline_views(n, avail[n], opts) for n in names}
@@ -222,7 +239,7 @@ def cmd_report(args) -> int:
                        fingerprint=cache.fingerprint if cache is not None else None,
                        log=lambda m: print(m, file=sys.stderr))
     from golden.report.present import publish
-    page = publish(out, datas, {n: md for n, md in zip(names, docs)}, results, jobs_of,
+    page = publish(out, datas, {n: md for n, md in zip(names, docs)}, results, jobs_by_report,
                    size=opts.size, seed=opts.seed, figures=not args.no_figures,
                    fingerprint=cache.fingerprint if cache is not None else None)
     print(f"wrote {page}", file=sys.stderr)
@@ -342,14 +359,15 @@ def _user_workloads(folder: str | None, names: list[str], avail: dict,
     return str(Path(folder).resolve())
 
 
-def _plan(names, avail, opts, cache, sampled=None) -> int:
+def _plan(names, report_jobs, opts, cache, sampled=None) -> int:
     """``simtlab report --plan``: reusable vs to-run simulations per report (no simulation);
-    with ``--sample``, the sampled jobs (``sampled``, a SamplePlan) instead of the full runs."""
+    ``report_jobs(name)`` gives a report's jobs as they run; with ``--sample``, the sampled
+    jobs (``sampled``, a SamplePlan) instead of the full runs."""
     from golden.jobs.passive import observer_for
     print(f"size {opts.size}, seed {opts.seed}; reusable = in {cache.root} or "
           f"{', '.join(map(str, cache.archive)) or 'no archive'} with unchanged dependencies")
     print(f"{'report':<10} {'simulations':>12} {'reusable':>9} {'to run':>7}")
-    jobs_of = {n: list({j.key: j for j in avail[n].jobs(opts)}.values()) for n in names}
+    jobs_of = {n: list({j.key: j for j in report_jobs(n)}.values()) for n in names}
     if sampled:
         by_key = {j.key: j for j in sampled.jobs}
         jobs_of = {n: list({(k := sampled.alias.get(j.key, j.key)): by_key[k]
@@ -402,8 +420,8 @@ def _report_json_problem(data) -> str | None:
     ``seed`` a non-negative integer, ``all_configs`` true/false), or None."""
     if not isinstance(data, dict):
         return f"a JSON {type(data).__name__}, not an object"
-    if data.get("size", "small") not in ("small", "default", "paper"):
-        return f"size {data.get('size')!r} is not small, default or paper"
+    if data.get("size", "small") not in SIZES:
+        return f"size {data.get('size')!r} is not one of {', '.join(SIZES)}"
     seed = data.get("seed", 0)
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         return f"seed {seed!r} is not a non-negative integer"

@@ -187,12 +187,12 @@ def run_table(workloads, size: str, seed: int, config: str, mechanisms: list,
 
 def add_arguments(v) -> None:
     """The ``--sampling`` options of ``simtlab validate``."""
-    from golden.cli_args import seed as seed_arg
+    from golden.cli_args import SIZES, seed as seed_arg
     v.add_argument("--sampling", action="store_true",
                    help="run full and sampled timing of --only (default: multi-launch "
                         "workloads) on the current model; write <out>/sampling.md and .json")
     v.add_argument("--only", nargs="+", metavar="WORKLOAD", help="with --sampling: workloads")
-    v.add_argument("--size", choices=("small", "default", "paper"), default=None,
+    v.add_argument("--size", choices=SIZES, default=None,
                    help="with --sampling: input size (default small; with --archive: only "
                         "archived runs of this size)")
     v.add_argument("--mechanism", action="append", metavar="NAME",

@@ -54,6 +54,16 @@ def get(name: str) -> Workload:
     raise SimtlabError(f"unknown workload {name!r}; known workloads: {', '.join(workloads)}")
 
 
+def resolve_size(w: Workload | str, size: str) -> str:
+    """The size a run of ``w`` at ``size`` uses: ``published`` is ``paper`` for a workload
+    without a ``published`` size of its own (no paper names its input, or the paper size
+    is that input: :mod:`golden.workloads.published`); every other size is itself."""
+    if size != "published":
+        return size
+    w = get(w) if isinstance(w, str) else w
+    return size if size in w.sizes or "paper" not in w.sizes else "paper"
+
+
 @dataclass(frozen=True)
 class LaunchRecord:
     """One kernel launch a workload made: kernel name, grid and block as 3-tuples."""
@@ -134,6 +144,7 @@ def run_workload(w: Workload | str, size: str = "small", seed: int = 0,
     """
     if isinstance(w, str):
         w = get(w)
+    size = resolve_size(w, size)
     if size not in w.sizes:
         raise SimtlabError(
             f"workload {w.name} has no size {size!r}; sizes: {', '.join(w.sizes)}")

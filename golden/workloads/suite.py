@@ -16,6 +16,7 @@ import pkgutil
 
 from golden.errors import SimtlabError
 from golden.workloads.base import Workload
+from golden.workloads.published import with_published
 
 DEFS_PACKAGE = "golden.workloads.defs"
 
@@ -25,7 +26,8 @@ def all_workloads() -> dict[str, Workload]:
 
     A module whose name starts with ``_`` is a helper and is skipped; every other module
     must define ``WORKLOAD``. Two workloads with the same name (case-insensitive) are an
-    error.
+    error. A workload whose paper names its input gets a ``published`` size
+    (:mod:`golden.workloads.published`).
     """
     package = importlib.import_module(DEFS_PACKAGE)
     found: dict[str, Workload] = {}
@@ -45,7 +47,7 @@ def all_workloads() -> dict[str, Workload]:
         found[workload.name] = workload
     for workload in found.values():
         check_variant(workload, found)
-    return dict(sorted(found.items()))
+    return with_published(dict(sorted(found.items())))
 
 
 def _papers(w: Workload) -> set[str]:
