@@ -34,6 +34,7 @@ tolerance for that report's paper (a ``†`` and a footnote naming the failing p
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from dataclasses import dataclass, field
@@ -219,17 +220,17 @@ def _thread_ipc(r: dict) -> float:
 WARPMAN_IPC_CLOCK_MHZ = 700.0
 
 
+@functools.lru_cache(maxsize=None)
+def _clock_mhz(config: str) -> float:
+    """The core clock of ``config`` (read once per config)."""
+    from golden.configs import load_config
+    return load_config(config).core.clock_mhz
+
+
 def _ipc_per_clock(config: str, clock_mhz: float) -> Callable[[dict], float]:
     """Thread instructions per ``clock_mhz`` cycle of a run on ``config`` (the clock a
     paper's IPC counts, when it is not the config's own)."""
-    scale: list = []          # the config's clock over clock_mhz, read once on first use
-
-    def measure(r: dict) -> float:
-        if not scale:
-            from golden.configs import load_config
-            scale.append(load_config(config).core.clock_mhz / clock_mhz)
-        return _thread_ipc(r) * scale[0]
-    return measure
+    return lambda r: _thread_ipc(r) * _clock_mhz(config) / clock_mhz
 
 
 def _mech(r: dict) -> dict:

@@ -171,23 +171,24 @@ class ConcurrentJob:
         tlp_n, ilp_n = g.tlp, g.ilp
         tlp_cfg = load_config(BASE, dict(_overrides(self.gpu, False)))
         ilp_cfg = load_config(BASE, dict(_overrides(self.gpu, True)))
+
+        def side(name: str, sms, also=()) -> Partition:
+            """The partition of SMs ``sms`` of side ``name`` (``ILP`` or ``TLP``)."""
+            return (Partition(sms, ilp_cfg, ILP_MECHANISMS, also=also) if name == "ILP"
+                    else Partition(sms, tlp_cfg, (), also=also))
+
         if tlp_n and ilp_n:
+            tlp, ilp = split_sms(tlp_n + ilp_n, tlp_n, ilp_n)
             if len(sides) == 1 and not self.confine:   # alone: every SM of both sides
                 # the steered side's SMs come first, so the launch's first TBs (TB 0 is
                 # first) go where the static policy sends the kernel, then spill over
                 if sides[0] == "ILP":
                     ilp, tlp = split_sms(tlp_n + ilp_n, ilp_n, tlp_n)
-                    return [Partition(ilp, ilp_cfg, ILP_MECHANISMS,
-                                      also=(Partition(tlp, tlp_cfg),))], tlp_cfg
-                tlp, ilp = split_sms(tlp_n + ilp_n, tlp_n, ilp_n)
-                return [Partition(tlp, tlp_cfg, (), also=(Partition(ilp, ilp_cfg, ILP_MECHANISMS),))], tlp_cfg
-            tlp, ilp = split_sms(tlp_n + ilp_n, tlp_n, ilp_n)
-            return [Partition(ilp, ilp_cfg, ILP_MECHANISMS) if s == "ILP" else Partition(tlp, tlp_cfg)
-                    for s in sides], tlp_cfg
+                    return [side("ILP", ilp, also=(side("TLP", tlp),))], tlp_cfg
+                return [side("TLP", tlp, also=(side("ILP", ilp),))], tlp_cfg
+            return [side(s, ilp if s == "ILP" else tlp) for s in sides], tlp_cfg
         every = tuple(range(tlp_n + ilp_n))
-        ilp = ilp_n > 0
-        return [Partition(every, ilp_cfg if ilp else tlp_cfg, ILP_MECHANISMS if ilp else ())
-                for _ in sides], tlp_cfg
+        return [side("ILP" if ilp_n else "TLP", every) for _ in sides], tlp_cfg
 
     def run(self) -> dict:
         from golden.runs.concurrent import run_concurrent
