@@ -3,7 +3,7 @@
     simtlab list                               workloads (and their seed stand-ins)
     simtlab list --occupancy CONFIG [--size S] [--only W...] [--json FILE]
                                                TBs per SM, limiter and waves of every launch
-    simtlab run WORKLOAD [--size small|default|paper] [--seed N] [--json FILE]
+    simtlab run WORKLOAD [--size small|default|paper|published] [--seed N] [--json FILE]
                 [--mode functional|timing] [--config NAME] [--mechanism NAME]
     simtlab characterise [--size small|default|paper] [-j N] [--out build/results]
     simtlab characterise --against-papers [--size S (default paper)] [--only W...] [--simulate]
@@ -11,7 +11,7 @@
     simtlab gscalar-stats [WORKLOAD...] [--size small|default|paper] [-j N] [--json FILE]
     simtlab darsie-marks WORKLOAD [--size small|default] [--kernel NAME] [--block X,Y,Z] [--reasons]
     simtlab darsie-limit [WORKLOAD...] [--size small|default] [--json FILE]
-    simtlab report baseline|darsie|gscalar|all [--size small|default|paper] [--full] [-j N] [--out DIR]
+    simtlab report baseline|darsie|gscalar|all [--size small|default|paper|published] [--full] [-j N] [--out DIR]
     simtlab locality WORKLOAD [--config NAME] [--size S] [--windows 1..1024] [--neighbourhoods 128..4096]
                 [--unit line|sector] [--loads-only] [--merged] [--fetch-group G] [--json FILE]
 
