@@ -35,7 +35,7 @@ from dataclasses import asdict, dataclass, field
 from golden.errors import SimtlabError
 from golden.jobs.job import TimingJob, output_digest
 
-__all__ = ["LEVELS", "SampledTimingJob", "SamplePlan", "refusal", "sample_jobs"]
+__all__ = ["LEVELS", "STORED", "SampledTimingJob", "SamplePlan", "refusal", "sample_jobs"]
 
 #: sampling levels: ``launch`` = a sample of each group of similar launches, ``tb`` = a
 #: sample of the occupancy waves of thread blocks inside each launch
@@ -168,8 +168,14 @@ class SamplePlan:
         return sorted(names)
 
 
-def sample_jobs(jobs, level: str, sample_seed: int = 0) -> SamplePlan:
-    """The :class:`SamplePlan` of ``jobs`` at ``level`` (module docstring)."""
+#: the reason a timing job runs (is read) in full when its full result is already stored
+STORED = "its full run is already stored (exact)"
+
+
+def sample_jobs(jobs, level: str, sample_seed: int = 0, stored=None) -> SamplePlan:
+    """The :class:`SamplePlan` of ``jobs`` at ``level`` (module docstring). ``stored(job)``
+    (optional) tells whether a timing job's full result is already in the result cache or
+    archive: such a job is kept as it is (exact, nothing to simulate) instead of sampled."""
     if level not in LEVELS:
         raise SimtlabError(f"--sample: level must be one of {', '.join(LEVELS)}, not {level!r}")
     out, alias, in_full, at_launch, seen = [], {}, {}, {}, {}
@@ -179,6 +185,11 @@ def sample_jobs(jobs, level: str, sample_seed: int = 0) -> SamplePlan:
             out.append(j)
             continue
         if j.key in seen:
+            continue
+        if stored is not None and stored(j):
+            in_full[j.key] = STORED
+            seen[j.key] = j
+            out.append(j)
             continue
         mk = (j.config, tuple(j.mechanisms), tuple(j.overrides))
         if mk not in memo:

@@ -172,19 +172,21 @@ def cmd_report(args) -> int:
         """Report ``n``'s jobs as they run (at paper where that is the published input)."""
         return sized.map(avail[n].jobs(opts)) if sized else avail[n].jobs(opts)
 
-    sampled = _sample_plan(args, all_jobs)
     for a in args.archive or ():
         if not Path(a).is_dir():
             raise SimtlabError(f"--archive {a}: no such directory")
+    cache = None if args.no_cache else ResultCache(args.cache_dir, archive=args.archive)
+    sampled = _sample_plan(args, all_jobs, cache)
     if args.plan:
-        return _plan(names, jobs_of, opts, ResultCache(args.cache_dir, archive=args.archive),
+        if sized:
+            print(sized.note().strip("> \n"))
+        return _plan(names, jobs_of, opts, cache or ResultCache(args.cache_dir, archive=args.archive),
                      sampled)
     t0 = time.perf_counter()
     n_unique = len({j.key for j in all_jobs})
     print(f"simtlab report {' '.join(names)}: {n_unique} simulations, size {opts.size}, "
           + ("cached results only" if args.cached_only else f"{opts.jobs} worker(s)"),
           file=sys.stderr)
-    cache = None if args.no_cache else ResultCache(args.cache_dir, archive=args.archive)
     results = run_jobs(sampled.jobs if sampled else all_jobs, workers=opts.jobs, cache=cache,
                        executor=args.executor, scheduler=args.scheduler,
                        cached_only=args.cached_only, order=args.order)
@@ -272,10 +274,11 @@ def _takes(module, stands_for) -> bool:
     return hasattr(module, "STANDS_FOR") and selects(module.STANDS_FOR, stands_for)
 
 
-def _sample_plan(args, all_jobs):
+def _sample_plan(args, all_jobs, cache=None):
     """The :class:`~golden.jobs.sampled.SamplePlan` of ``--sample`` (None without it); a
     one-line error for a sampling option given where it does not apply; one line on
-    stderr per reason some simulations run in full."""
+    stderr per reason some simulations run in full. A timing job whose full result
+    ``cache`` (or its archive) already holds is read, not sampled."""
     if args.sample_seed is not None and not args.sample:
         raise SimtlabError("--sample-seed needs --sample")
     if not args.sample:
@@ -284,7 +287,11 @@ def _sample_plan(args, all_jobs):
         raise SimtlabError("--profiles and --sample do not go together: the profiles time "
                            "every instruction of the headline runs (run them without --sample)")
     from golden.jobs.sampled import sample_jobs
-    plan = sample_jobs(all_jobs, args.sample, args.sample_seed or 0)
+    stored = None
+    if cache is not None:
+        def stored(j):
+            return cache.get(j, cache.dependencies(j)) is not None
+    plan = sample_jobs(all_jobs, args.sample, args.sample_seed or 0, stored)
     for line in plan.refused_lines():
         print(f"simtlab: note: {line}", file=sys.stderr)
     return plan

@@ -285,3 +285,11 @@ def test_figures_of_a_sampled_report_see_its_intervals(monkeypatch, tmp_path):
     draw_figures(tmp_path, "tiny", doc, None)             # not a sampled report: as it was
     assert isinstance(seen[0]["rows"][0]["g"], Estimate)
     assert type(seen[1]["rows"][0]["g"]) is float
+
+
+def test_a_sampled_report_reads_a_stored_full_run_instead_of_sampling_it():
+    from golden.jobs.sampled import STORED
+    plan = sample_jobs([BASE, GSCALAR], "launch", stored=lambda j: j == BASE)
+    assert plan.jobs[0] is BASE and plan.in_full == {BASE.key: STORED}
+    assert plan.level_of(BASE.key) == "full" and plan.level_of(GSCALAR.key) == "launch"
+    assert any(STORED in line for line in plan.refused_lines())
