@@ -250,3 +250,15 @@ def test_wpdom_simd_utilisation_from_the_probe_equals_the_wpdom_timing_run():
     assert (probe["warp_instructions"], probe["thread_instructions"]) == \
         (timing["instructions_issued"], timing["thread_instructions"])
     assert fidelity.PROPERTIES["simd_utilisation"].source == "probe"
+
+
+def test_against_papers_at_published_measures_the_named_input(tmp_path, capsys):
+    from golden.cli import main
+    rc = main(["characterise", "--against-papers", "--size", "published", "--only", "BFS",
+               "-j", "1", "--no-cache", "--out", str(tmp_path)])
+    capsys.readouterr()
+    assert rc == 0
+    data = json.loads((tmp_path / "fidelity.json").read_text())
+    cell = next(c for r in data["rows"] if r["paper"] == "UV" for c in r["cells"]
+                if c["property"] == "input")
+    assert "n_nodes=4096" in str(cell["measured"])
