@@ -65,16 +65,18 @@ def shrink_small(monkeypatch):
             raise KeyError(f"{name}: small size has no parameter(s) {sorted(unknown)}")
         sizes = dict(w.sizes)
         sizes["small"] = {**w.sizes["small"], **params}
-        # the module that defines WORKLOAD (its functions may live in a shared helper module)
+        # the module that defines WORKLOAD (its functions may live in a shared helper module);
+        # found by name: the registry's object may be a copy (the published size added)
         module = next((m for m in (importlib.import_module(f"{registry.DEFS_PACKAGE}.{i.name}")
                                    for i in pkgutil.iter_modules(
                                        importlib.import_module(registry.DEFS_PACKAGE).__path__)
                                    if not i.name.startswith("_"))
-                       if getattr(m, "WORKLOAD", None) is w), None)
+                       if getattr(getattr(m, "WORKLOAD", None), "name", None) == w.name), None)
         assert module is not None, f"{name}: defining module not found"
-        shrunk = dataclasses.replace(w, sizes=sizes)
-        monkeypatch.setattr(module, "WORKLOAD", shrunk)
-        return shrunk
+        own = module.WORKLOAD
+        monkeypatch.setattr(module, "WORKLOAD", dataclasses.replace(
+            own, sizes={**own.sizes, "small": sizes["small"]}))
+        return registry.get(name)
 
     def tiny(*names: str) -> None:
         """``shrink_small.tiny("BFS", "HS")``: each named workload (those in :data:`TINY`;

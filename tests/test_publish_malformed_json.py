@@ -11,7 +11,7 @@ from golden.cli import main
 @pytest.mark.parametrize("text, says", [
     ('{"report": "baseline", "size": 3', "not valid JSON"),
     ("[1, 2]", "a JSON list, not an object"),
-    ('{"size": "huge"}', "size 'huge' is not small, default or paper"),
+    ('{"size": "huge"}', "size 'huge' is not one of small, default, paper, published"),
     ('{"size": "small", "seed": -1}', "seed -1 is not a non-negative integer"),
     ('{"size": "small", "all_configs": "yes"}', "all_configs 'yes' is not true or false"),
 ])
