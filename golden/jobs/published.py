@@ -33,9 +33,6 @@ class PublishedPlan:
     own: list = field(default_factory=list)
     at_paper: list = field(default_factory=list)
 
-    def key_of(self, key: str) -> str:
-        return self.alias.get(key, key)
-
     def map(self, jobs) -> list:
         """``jobs`` with each aliased job replaced by the one that answers it."""
         by_key = {j.key: j for j in self.jobs}
