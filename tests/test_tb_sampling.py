@@ -16,13 +16,15 @@ from golden.runs.tb_sampled_run import (
 from golden.runs.timing_workload import run_timing_workload
 from golden.timing.hooks import Mechanism
 from golden.timing.tb_sampling import (
-    TBSamplingPlan, choose_units, make_units, steady_estimate, sum_estimates,
+    TBSamplingPlan, choose_units, make_units, middle_population, steady_estimate,
+    sum_estimates,
 )
 from golden.timing.timing_device import TimingDevice
 from golden.workloads import registry
 
 #: saxpy over 1,400 TBs of 256 threads: 7 units of one occupancy wave (224 TBs) on pascal,
-#: the first, its warm-up unit (1), the last and 2 of the 4 remaining middle ones detailed
+#: the first, its warm-up unit (1), the cool-down unit (5), the last and 2 of the 3
+#: remaining middle ones detailed
 DATA = Path(__file__).parent / "data"
 PLAN = TBSamplingPlan(seed=0)
 
@@ -88,8 +90,8 @@ def test_sum_of_estimates_adds_values_and_variances():
 def test_units_and_systematic_sample():
     assert make_units(10, 4) == [(0, 4), (4, 8), (8, 10)]
     assert choose_units(4, TBSamplingPlan()) == [0, 1, 2, 3]           # too few: whole
-    a = choose_units(42, TBSamplingPlan(seed=3), salt=1)
-    assert a == choose_units(42, TBSamplingPlan(seed=3), salt=1)      # seeded
+    a = choose_units(42, TBSamplingPlan(seed=3, cooldown_units=0), salt=1)
+    assert a == choose_units(42, TBSamplingPlan(seed=3, cooldown_units=0), salt=1)  # seeded
     assert a[:2] == [0, 1] and a[-1] == 41 and len(a) == 3 + 4          # ceil(0.1 * 39)
     assert a == sorted(set(a))
     gaps = [y - x for x, y in zip(a[2:-1], a[3:-1])]
@@ -102,14 +104,39 @@ def test_warmup_units_always_detailed_and_kept_out_of_the_sample():
     """The units after the ramp unit (``warmup_units``) are always detailed; the systematic
     sample is drawn from the units after them only; ``warmup_units=0`` is the old sample."""
     for seed in range(6):
-        old = choose_units(42, TBSamplingPlan(seed=seed, warmup_units=0), salt=2)
+        old = choose_units(42, TBSamplingPlan(seed=seed, warmup_units=0, cooldown_units=0),
+                           salt=2)
         assert old[0] == 0 and old[-1] == 41 and len(old) == 2 + 4     # ceil(0.1 * 40)
-        two = choose_units(42, TBSamplingPlan(seed=seed, warmup_units=2), salt=2)
+        two = choose_units(42, TBSamplingPlan(seed=seed, warmup_units=2, cooldown_units=0),
+                           salt=2)
         assert two[:3] == [0, 1, 2] and two[-1] == 41
         assert all(3 <= u <= 40 for u in two[3:-1]) and len(two) == 3 + 1 + 4
     # the whole-launch threshold grows with the warm-up: 5 units, 3 warm-up units
-    assert choose_units(5, TBSamplingPlan(warmup_units=3)) == [0, 1, 2, 3, 4]
-    assert choose_units(6, TBSamplingPlan(warmup_units=3, min_middle=1))[:4] == [0, 1, 2, 3]
+    assert choose_units(5, TBSamplingPlan(warmup_units=3, cooldown_units=0)) == [0, 1, 2, 3, 4]
+    assert choose_units(6, TBSamplingPlan(warmup_units=3, cooldown_units=0,
+                                          min_middle=1))[:4] == [0, 1, 2, 3]
+
+
+def test_cooldown_units_always_detailed_and_kept_out_of_the_sample():
+    """The units before the last (``cooldown_units``, default 1) are always detailed: their
+    TBs are the ones still running when the last TBs are dispatched, so they set the
+    drain. The systematic sample is drawn from the units between the warm-up and them;
+    ``cooldown_units=0`` is the sample before they existed."""
+    assert TBSamplingPlan().cooldown_units == 1
+    for seed in range(6):
+        a = choose_units(42, TBSamplingPlan(seed=seed), salt=2)
+        assert a[:2] == [0, 1] and a[-2:] == [40, 41]
+        assert all(2 <= u <= 39 for u in a[2:-2]) and len(a) == 4 + 4  # ceil(0.1 * 38)
+        three = choose_units(42, TBSamplingPlan(seed=seed, cooldown_units=3), salt=2)
+        assert three[-4:] == [38, 39, 40, 41] and all(2 <= u <= 37 for u in three[2:-4])
+    assert middle_population(42, TBSamplingPlan()) == 38
+    assert middle_population(42, TBSamplingPlan(cooldown_units=0)) == 39
+    # the whole-launch threshold counts the cool-down: 5 units with 1 warm-up, 1 cool-down
+    # units leave 1 middle unit; 4 units are simulated whole
+    assert choose_units(4, TBSamplingPlan(min_units=3)) == [0, 1, 2, 3]
+    assert choose_units(5, TBSamplingPlan(min_units=3)) == [0, 1, 2, 3, 4]
+    with pytest.raises(SimtlabError):
+        TBSamplingPlan(cooldown_units=-1)
 
 
 def test_plan_rejects_bad_values():
@@ -146,7 +173,7 @@ def test_tb_sampled_record_and_interval(full_sx, sampled_sx):
     assert set(sampled_sx["timing"]) == set(full_sx["timing"])
     s = sampled_sx["sampling"]
     assert s["unit"] == "thread-block" and s["launches_sampled"] == 1
-    assert 0 < s["detailed_warp_instruction_fraction"] < 0.75          # 5 of 7 waves
+    assert 0 < s["detailed_warp_instruction_fraction"] < 0.9           # 6 of 7 waves
     iv = s["intervals"]["cycles"]
     assert iv["estimable"] and not iv["exact"]
     err = abs(iv["estimate"] - full_sx["cycles"])
@@ -158,15 +185,18 @@ def test_tb_sampled_record_and_interval(full_sx, sampled_sx):
     assert sampled_sx["outputs_match"]
 
 
-def test_warmup_unit_counted_exactly_not_as_an_interval(sampled_sx):
-    """Unit 1 (the warm-up) is detailed but gives no steady-state interval: the intervals
-    run from the first sampled middle unit to the last unit, and the population is the
-    middle units after the warm-up (7 - 3 = 4)."""
+def test_warmup_and_cooldown_units_counted_exactly_not_as_intervals(sampled_sx):
+    """Unit 1 (the warm-up) and unit 5 (the cool-down) are detailed but give no
+    steady-state interval: the intervals run from each sampled middle unit to the next
+    detailed boundary, the last one ending where the cool-down unit starts; the
+    population is the middle units between them (7 - 4 = 3)."""
     info = sampled_sx["per_launch"][0]["tb_sampling"]
     det = info["detailed_units"]
-    assert det[:2] == [0, 1] and det[-1] == 6 and info["warmup_units"] == [1]
-    assert info["steady_intervals"] == len(det) - 3
-    assert sampled_sx["sampling"]["plan"]["warmup_units"] == 1
+    assert det[:2] == [0, 1] and det[-2:] == [5, 6] and info["warmup_units"] == [1]
+    assert info["cooldown_units"] == [5]
+    assert info["steady_intervals"] == len(det) - 4 == 2
+    plan = sampled_sx["sampling"]["plan"]
+    assert plan["warmup_units"] == 1 and plan["cooldown_units"] == 1
 
 
 def test_same_seed_same_tb_estimate(sampled_sx, workload, size):

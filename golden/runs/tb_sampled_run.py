@@ -239,10 +239,13 @@ def launch_estimates(kr: TBSampledKernelRun, final: dict, energy_of) -> tuple[di
     ``energy_of(flat) -> joules``."""
     units = kr.units
     n_units = len(units)
-    # the warm-up units (1 .. warmup_units) are detailed and counted exactly in the sampled
-    # run's totals; they are not part of the sample the ratio is estimated from
-    middle = [b for b in kr.boundaries if kr.plan.warmup_units < b[0] < n_units - 1]
-    tail = [b for b in kr.boundaries if b[0] == n_units - 1]
+    # the warm-up units (1 .. warmup_units) and the cool-down units before the last are
+    # detailed and counted exactly in the sampled run's totals; they are not part of the
+    # sample the ratio is estimated from. The last interval ends where the end block (the
+    # cool-down units and the last unit) starts.
+    end_block = n_units - 1 - kr.plan.cooldown_units
+    middle = [b for b in kr.boundaries if kr.plan.warmup_units < b[0] < end_block]
+    tail = [b for b in kr.boundaries if b[0] == end_block]
     seq = middle + tail
     xs = kr.skipped_instructions
     keys = set(final)
@@ -270,6 +273,9 @@ def launch_estimates(kr: TBSampledKernelRun, final: dict, energy_of) -> tuple[di
             "units_total": n_units, "units_detailed": len(kr.detailed_units),
             "warmup_units": [u for u in kr.detailed_units
                              if 0 < u <= kr.plan.warmup_units and u < n_units - 1]
+            if xs else [],
+            "cooldown_units": [u for u in kr.detailed_units
+                               if end_block <= u < n_units - 1 and u > kr.plan.warmup_units]
             if xs else [],
             "detailed_units": kr.detailed_units, "skipped_tbs": kr.skipped_tbs,
             "skipped_warp_instructions": xs, "steady_intervals": len(pairs),
@@ -331,7 +337,7 @@ def run_tb_sampled_timing_workload(name: str, size: str, seed: int, config_name:
         per_launch.append(d)
     sampling = {
         "method": "thread-block sampling: systematic sample of occupancy-wave units per "
-                  "launch (first, warm-up and last units always detailed and counted "
+                  "launch (first, warm-up, cool-down and last units always detailed and counted "
                   "exactly), skipped units run functionally; steady-state ratio estimator "
                   "on warp instructions over the sampled middle units",
         "plan": plan.to_dict(), "unit": "thread-block",
