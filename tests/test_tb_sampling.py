@@ -16,8 +16,8 @@ from golden.runs.tb_sampled_run import (
 from golden.runs.timing_workload import run_timing_workload
 from golden.timing.hooks import Mechanism
 from golden.timing.tb_sampling import (
-    TBSamplingPlan, choose_units, make_units, middle_population, steady_estimate,
-    sum_estimates,
+    END_TERM_DF, TBSamplingPlan, choose_units, end_block_term, make_units, middle_population,
+    steady_estimate, sum_estimates, t975,
 )
 from golden.timing.timing_device import TimingDevice
 from golden.workloads import registry
@@ -74,6 +74,30 @@ def test_steady_estimate_exact_and_not_estimable():
     one = steady_estimate(50.0, [(10.0, 5.0)], 10.0, population=3)
     assert one.low is None and one.value == 70.0 and "single" in one.note
     assert steady_estimate(50.0, [], 10.0, population=3).low is None
+
+
+def test_end_block_term_by_hand():
+    """The end block's type-B term: variance + E^2/3, Welch-Satterthwaite degrees of
+    freedom, the value unchanged, the lower end never below the sampled run."""
+    a = steady_estimate(100.0, [(10.0, 5.0), (30.0, 10.0)], 30.0, population=4)
+    e = end_block_term(a, excess=-6.0, floor=100.0)
+    var = a.std_error ** 2 + 36.0 / 3
+    assert e.value == a.value and math.isclose(e.std_error, math.sqrt(var))
+    df = var ** 2 / ((36.0 / 3) ** 2 / END_TERM_DF + a.std_error ** 4 / a.df)
+    assert math.isclose(e.df, df)
+    assert e.std_error > a.std_error and e.low >= 100.0 and "type-B" in e.note
+    assert math.isclose(e.high - e.value, t975(df) * math.sqrt(var))
+    # a collapsed steady-state interval (zero variance) widens to the term alone
+    flat = steady_estimate(100.0, [(10.0, 5.0), (20.0, 10.0)], 30.0, population=4)
+    assert flat.low == flat.high == 160.0
+    w = end_block_term(flat, excess=3.0, floor=100.0)
+    assert math.isclose(w.std_error, math.sqrt(3.0)) and math.isclose(w.df, END_TERM_DF)
+    assert math.isclose(w.high - 160.0, 2.306 * math.sqrt(3.0), rel_tol=1e-3)
+    # exact, not estimable or no excess: unchanged
+    ex = steady_estimate(50.0, [], 0, population=3)
+    one = steady_estimate(50.0, [(10.0, 5.0)], 10.0, population=3)
+    assert end_block_term(ex, 5.0, 50.0) is ex and end_block_term(one, 5.0, 50.0) is one
+    assert end_block_term(a, 0.0, 100.0) is a
 
 
 def test_sum_of_estimates_adds_values_and_variances():
@@ -195,6 +219,9 @@ def test_warmup_and_cooldown_units_counted_exactly_not_as_intervals(sampled_sx):
     assert det[:2] == [0, 1] and det[-2:] == [5, 6] and info["warmup_units"] == [1]
     assert info["cooldown_units"] == [5]
     assert info["steady_intervals"] == len(det) - 4 == 2
+    end = info["end_block"]
+    assert end["first_unit"] == 5 and end["cycles"] > 0 and end["warp_instructions"] > 0
+    assert "type-B" in info["cycles"]["note"]
     plan = sampled_sx["sampling"]["plan"]
     assert plan["warmup_units"] == 1 and plan["cooldown_units"] == 1
 

@@ -42,8 +42,8 @@ from golden.timing.gpu import GPU, KernelRun
 from golden.timing.hooks import SAMPLING_UNITS
 from golden.timing.stats import TimingStats
 from golden.timing.tb_sampling import (
-    TBSamplingPlan, choose_units, make_units, middle_population, steady_estimate,
-    sum_estimates,
+    TBSamplingPlan, choose_units, end_block_term, make_units, middle_population,
+    steady_estimate, sum_estimates,
 )
 from golden.timing.timing_device import TimingDevice
 from golden.workloads import registry
@@ -55,8 +55,9 @@ LIMITS = ("thread-block sampling: with warming the skipped TBs' accesses update 
           "tags and DRAM open rows but not MSHRs, queues or bank timing, in the functional "
           "executor's order (without warming they update nothing); the interval assumes "
           "the sampled steady-state intervals are a simple random sample of the middle "
-          "units; launches with fewer than min_units units (occupancy waves) are simulated "
-          "whole")
+          "units; the cycles' interval adds a type-B term of half-width |excess| for the "
+          "end block (cool-down and last units), whose drain depends on the sample; "
+          "launches with fewer than min_units units (occupancy waves) are simulated whole")
 
 
 def check_tb_sampleable(mechanisms) -> dict:
@@ -265,6 +266,17 @@ def launch_estimates(kr: TBSampledKernelRun, final: dict, energy_of) -> tuple[di
         return steady_estimate(total, iv, xs, middle_population(n_units, kr.plan))
 
     estimates = {"cycles": est("cycles", final["cycles"], lambda b: b[3]["cycles"])}
+    # the end block (cool-down units and the last unit): counted exactly, but its drain
+    # depends on the sample; its excess over the steady ratio is the type-B term's width
+    end = None
+    if xs and dx_total > 0 and tail:
+        r = (seq[-1][3]["cycles"] - seq[0][3]["cycles"]) / dx_total
+        c_end = final["cycles"] - tail[0][3]["cycles"]
+        x_end = kr._detailed_instructions() - tail[0][2]
+        end = {"first_unit": tail[0][0], "cycles": c_end, "warp_instructions": x_end,
+               "excess_cycles": c_end - r * x_end}
+        estimates["cycles"] = end_block_term(estimates["cycles"], end["excess_cycles"],
+                                             floor=final["cycles"])
     for c in MAIN_COUNTERS:
         estimates[c] = est(c, final.get(c, 0), lambda b, c=c: b[3].get(c, 0))
     energies = {id(b): energy_of(b[3]) for b in seq}
@@ -280,7 +292,7 @@ def launch_estimates(kr: TBSampledKernelRun, final: dict, energy_of) -> tuple[di
             "detailed_units": kr.detailed_units, "skipped_tbs": kr.skipped_tbs,
             "skipped_warp_instructions": xs, "steady_intervals": len(pairs),
             "warming": dict(kr.warmer.counts) if kr.warmer is not None else None,
-            "sampled_run_cycles": final["cycles"],
+            "sampled_run_cycles": final["cycles"], "end_block": end,
             "cycles": estimates["cycles"].to_dict()}
     return est_flat, estimates, info
 
