@@ -65,8 +65,8 @@ of SMARTS (Wunderlich et al., ISCA 2003); the estimator below is this project's 
   (a rectangular distribution of half-width ``|E|``: ``u_B = |E| / sqrt(3)``, judged
   reliable to 25%, so ``nu_B = 8`` degrees of freedom); ``u_B^2`` is added to the
   ratio estimator's variance and the degrees of freedom combine by Welch-Satterthwaite.
-  On RAY at ``published`` on pascal the end block's excess was 7,079 cycles in the full
-  run and 17,209 / 12,128 / 5,096 cycles in sampled runs without a cool-down unit, with
+  On RAY at ``published`` on pascal the end block's excess was 7,085 cycles in the full
+  run and 17,209 / 12,127 / 5,105 cycles in sampled runs without a cool-down unit, with
   one and with two: the steady-state intervals agreed to 0.01%, so without this term the
   interval claimed +-0.01% around a +3.9% error.
 * What the interval does not cover: what warming leaves out (MSHR, queue and DRAM-bank
