@@ -222,6 +222,9 @@ def test_warmup_and_cooldown_units_counted_exactly_not_as_intervals(sampled_sx):
     end = info["end_block"]
     assert end["first_unit"] == 5 and end["cycles"] > 0 and end["warp_instructions"] > 0
     assert "type-B" in info["cycles"]["note"]
+    from golden.runs.tb_sampled_run import format_tb_sampling
+    text = format_tb_sampling(sampled_sx)
+    assert f"end block excess        : {abs(end['excess_cycles']):,.0f} cycles in 1 " in text
     plan = sampled_sx["sampling"]["plan"]
     assert plan["warmup_units"] == 1 and plan["cooldown_units"] == 1
 

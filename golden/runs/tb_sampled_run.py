@@ -374,11 +374,21 @@ def run_tb_sampled_timing_workload(name: str, size: str, seed: int, config_name:
 
 
 def format_tb_sampling(d: dict) -> str:
-    """Readable lines of a TB-sampled record's ``sampling`` block."""
+    """Readable lines of a TB-sampled record's ``sampling`` block, with the sampled
+    launches' end-block excess (the width of the cycles' type-B term) beside the estimate."""
     s = d["sampling"]
+    ends = [e for e in (pl.get("tb_sampling", {}).get("end_block")
+                        for pl in d.get("per_launch", [])) if e]
+    lines = interval_lines(s)
+    if ends:
+        excess = sum(abs(e["excess_cycles"]) for e in ends)
+        lines.insert(1, f"    {'end block excess':<24}: {excess:,.0f} cycles in "
+                        f"{len(ends)} sampled launch(es), "
+                        f"{100 * excess / max(d['cycles'], 1):.2f}% of the estimate "
+                        "(in the cycles' interval as a type-B term)")
     return "\n".join(
         [f"  SAMPLED (thread blocks): {s['units_detailed']} of {s['units_total']} units "
          f"(occupancy waves) in detail, {s['launches_sampled']} of {d['launches']} "
          f"launch(es) sampled, seed {s['plan']['seed']}; "
          f"{100 * s['detailed_warp_instruction_fraction']:.1f}% of the warp instructions"]
-        + interval_lines(s))
+        + lines)
