@@ -222,6 +222,12 @@ def test_warmup_and_cooldown_units_counted_exactly_not_as_intervals(sampled_sx):
     end = info["end_block"]
     assert end["first_unit"] == 5 and end["cycles"] > 0 and end["warp_instructions"] > 0
     assert "type-B" in info["cycles"]["note"]
+    # every extrapolated quantity has its own excess; the warp instructions' is zero (they
+    # are the ratio's auxiliary), the cycles' is the one recorded on its own
+    assert {"cycles", "instructions_executed", "dram_bytes",
+            "energy_total_j"} <= set(end["excess"])
+    assert end["excess"]["cycles"] == end["excess_cycles"]
+    assert abs(end["excess"]["instructions_executed"]) < 1e-6 * end["warp_instructions"]
     from golden.runs.tb_sampled_run import format_tb_sampling
     text = format_tb_sampling(sampled_sx)
     assert f"end block excess        : {abs(end['excess_cycles']):,.0f} cycles in 1 " in text

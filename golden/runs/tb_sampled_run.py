@@ -55,7 +55,7 @@ LIMITS = ("thread-block sampling: with warming the skipped TBs' accesses update 
           "tags and DRAM open rows but not MSHRs, queues or bank timing, in the functional "
           "executor's order (without warming they update nothing); the interval assumes "
           "the sampled steady-state intervals are a simple random sample of the middle "
-          "units; the cycles' interval adds a type-B term of half-width |excess| for the "
+          "units; every interval adds a type-B term of half-width |excess| for the "
           "end block (cool-down and last units), whose drain depends on the sample; "
           "launches with fewer than min_units units (occupancy waves) are simulated whole")
 
@@ -261,26 +261,34 @@ def launch_estimates(kr: TBSampledKernelRun, final: dict, energy_of) -> tuple[di
             est_flat[k] = final[k] + dy / dx_total * xs
     pairs = list(zip(seq, seq[1:]))
 
+    # the end block (cool-down units and the last unit) is counted exactly, but its drain
+    # depends on the sample: each quantity's excess over its steady ratio there is the
+    # width of its type-B term (golden/timing/tb_sampling.py, end_block_term)
+    with_end = bool(xs and dx_total > 0 and tail)
+    x_end = kr._detailed_instructions() - tail[0][2] if with_end else 0
+
     def est(key, total, get):
         iv = [(get(b) - get(a), b[2] - a[2]) for a, b in pairs]
-        return steady_estimate(total, iv, xs, middle_population(n_units, kr.plan))
+        e = steady_estimate(total, iv, xs, middle_population(n_units, kr.plan))
+        if not with_end:
+            return e, None
+        r = (get(seq[-1]) - get(seq[0])) / dx_total
+        excess = (total - get(tail[0])) - r * x_end
+        return end_block_term(e, excess, floor=total), excess
 
-    estimates = {"cycles": est("cycles", final["cycles"], lambda b: b[3]["cycles"])}
-    # the end block (cool-down units and the last unit): counted exactly, but its drain
-    # depends on the sample; its excess over the steady ratio is the type-B term's width
-    end = None
-    if xs and dx_total > 0 and tail:
-        r = (seq[-1][3]["cycles"] - seq[0][3]["cycles"]) / dx_total
-        c_end = final["cycles"] - tail[0][3]["cycles"]
-        x_end = kr._detailed_instructions() - tail[0][2]
-        end = {"first_unit": tail[0][0], "cycles": c_end, "warp_instructions": x_end,
-               "excess_cycles": c_end - r * x_end}
-        estimates["cycles"] = end_block_term(estimates["cycles"], end["excess_cycles"],
-                                             floor=final["cycles"])
+    estimates, excesses = {}, {}
+    estimates["cycles"], excesses["cycles"] = est("cycles", final["cycles"],
+                                                  lambda b: b[3]["cycles"])
     for c in MAIN_COUNTERS:
-        estimates[c] = est(c, final.get(c, 0), lambda b, c=c: b[3].get(c, 0))
+        estimates[c], excesses[c] = est(c, final.get(c, 0), lambda b, c=c: b[3].get(c, 0))
     energies = {id(b): energy_of(b[3]) for b in seq}
-    estimates["energy_total_j"] = est("energy", energy_of(final), lambda b: energies[id(b)])
+    estimates["energy_total_j"], excesses["energy_total_j"] = est(
+        "energy", energy_of(final), lambda b: energies[id(b)])
+    end = None
+    if with_end:
+        end = {"first_unit": tail[0][0], "cycles": final["cycles"] - tail[0][3]["cycles"],
+               "warp_instructions": x_end, "excess_cycles": excesses["cycles"],
+               "excess": excesses}
     info = {"kernel": kr.launch.name, "thread_blocks": kr.n_tbs, "unit_tbs": kr.unit_tbs,
             "units_total": n_units, "units_detailed": len(kr.detailed_units),
             "warmup_units": [u for u in kr.detailed_units

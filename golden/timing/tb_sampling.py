@@ -56,7 +56,8 @@ of SMARTS (Wunderlich et al., ISCA 2003); the estimator below is this project's 
   by the skipped units after it: on RAY at ``published`` on pascal (8 units, the last one
   4 TBs) the sampled run's drain took 21,588 cycles against the full run's 11,073, all of
   the +7.9% error, while the sampled intervals agreed to 0.01%.
-* **The end block's term** (:func:`end_block_term`, cycles only): the cool-down and last
+* **The end block's term** (:func:`end_block_term`, every extrapolated quantity): the
+  cool-down and last
   units are counted exactly, yet their length still depends on the sample (which TBs run
   beside them, on which SM). Their *excess* ``E = C_end - R * X_end`` (the end block's
   cycles beyond what the steady ratio gives its warp instructions: the drain's tail) is
@@ -65,6 +66,8 @@ of SMARTS (Wunderlich et al., ISCA 2003); the estimator below is this project's 
   (a rectangular distribution of half-width ``|E|``: ``u_B = |E| / sqrt(3)``, judged
   reliable to 25%, so ``nu_B = 8`` degrees of freedom); ``u_B^2`` is added to the
   ratio estimator's variance and the degrees of freedom combine by Welch-Satterthwaite.
+  Every counter and the energy get the same term from their own excess (the warp
+  instructions' is zero: they are the ratio's auxiliary).
   On RAY at ``published`` on pascal the end block's excess was 7,085 cycles in the full
   run and 17,209 / 12,127 / 5,105 cycles in sampled runs without a cool-down unit, with
   one and with two: the steady-state intervals agreed to 0.01%, so without this term the
@@ -200,10 +203,11 @@ END_TERM_DF = 8
 
 
 def end_block_term(e: Estimate, excess: float, floor: float) -> Estimate:
-    """``e`` (a launch's cycle estimate) with the end block's type-B term (module docstring):
+    """``e`` (a launch's estimate of one quantity) with the end block's type-B term (module
+    docstring):
     variance ``+ excess^2 / 3``, degrees of freedom by Welch-Satterthwaite with
-    :data:`END_TERM_DF` for the term, the lower end at least ``floor`` (the sampled run's
-    cycles). An exact or non-estimable ``e``, or no excess, is returned unchanged."""
+    :data:`END_TERM_DF` for the term, the lower end at least ``floor`` (the quantity's
+    value in the sampled run). An exact or non-estimable ``e``, or no excess, is returned unchanged."""
     if e.exact or e.low is None or not excess:
         return e
     var_a = (e.std_error or 0.0) ** 2
@@ -213,8 +217,8 @@ def end_block_term(e: Estimate, excess: float, floor: float) -> Estimate:
     df = var * var / den
     hw = t975(df) * math.sqrt(var)
     return Estimate(e.value, max(e.value - hw, floor), e.value + hw, math.sqrt(var), df, False,
-                    e.note + f"; with the end block's type-B term (excess {excess:,.0f} "
-                             "cycles, half-width |excess|)")
+                    e.note + f"; with the end block's type-B term (excess {excess:,.6g}, "
+                             "half-width |excess|)")
 
 
 def sum_estimates(parts: list[Estimate], nonnegative_floor: float | None = None) -> Estimate:
