@@ -63,8 +63,7 @@ def shrink_small(monkeypatch):
         unknown = set(params) - set(w.sizes["small"])
         if unknown:
             raise KeyError(f"{name}: small size has no parameter(s) {sorted(unknown)}")
-        sizes = dict(w.sizes)
-        sizes["small"] = {**w.sizes["small"], **params}
+        small = {**w.sizes["small"], **params}
         # the module that defines WORKLOAD (its functions may live in a shared helper module);
         # found by name: the registry's object may be a copy (the published size added)
         module = next((m for m in (importlib.import_module(f"{registry.DEFS_PACKAGE}.{i.name}")
@@ -75,7 +74,7 @@ def shrink_small(monkeypatch):
         assert module is not None, f"{name}: defining module not found"
         own = module.WORKLOAD
         monkeypatch.setattr(module, "WORKLOAD", dataclasses.replace(
-            own, sizes={**own.sizes, "small": sizes["small"]}))
+            own, sizes={**own.sizes, "small": small}))
         return registry.get(name)
 
     def tiny(*names: str) -> None:

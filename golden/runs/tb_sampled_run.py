@@ -357,8 +357,8 @@ def run_tb_sampled_timing_workload(name: str, size: str, seed: int, config_name:
         per_launch.append(d)
     sampling = {
         "method": "thread-block sampling: systematic sample of occupancy-wave units per "
-                  "launch (first, warm-up, cool-down and last units always detailed and counted "
-                  "exactly), skipped units run functionally; steady-state ratio estimator "
+                  "launch (first, warm-up, cool-down and last units always detailed and "
+                  "counted exactly), skipped units run functionally; steady-state ratio estimator "
                   "on warp instructions over the sampled middle units",
         "plan": plan.to_dict(), "unit": "thread-block",
         "units_total": sum(i["units_total"] for i in infos),

@@ -44,8 +44,7 @@ of SMARTS (Wunderlich et al., ISCA 2003); the estimator below is this project's 
   (the ratio estimator of Cochran, *Sampling Techniques*, 3rd ed., sec. 6.3, with the
   intervals as a systematic sample treated as a simple random one, as SMARTS does; the
   population is the ``m`` middle units between the warm-up and the cool-down, exactly the
-  units ``X_s`` comes
-  from, so the sample is drawn from the population it is extrapolated to), and the
+  units ``X_s`` comes from, so the sample is drawn from the population it is extrapolated to), and the
   95% interval ``C_hat +- t(0.975, n-1) sqrt(V_hat)``, its lower end at least ``C`` (the
   skipped work cannot take negative time). Every other counter ``y`` (and the energy) is
   extrapolated the same way, ``Y + (sum_j dy_j / sum_j x_j) * X_s``. With ``n < 2`` the
@@ -57,9 +56,8 @@ of SMARTS (Wunderlich et al., ISCA 2003); the estimator below is this project's 
   4 TBs) the sampled run's drain took 21,588 cycles against the full run's 11,073, all of
   the +7.9% error, while the sampled intervals agreed to 0.01%.
 * **The end block's term** (:func:`end_block_term`, every extrapolated quantity): the
-  cool-down and last
-  units are counted exactly, yet their length still depends on the sample (which TBs run
-  beside them, on which SM). Their *excess* ``E = C_end - R * X_end`` (the end block's
+  cool-down and last units are counted exactly, yet their length still depends on the
+  sample (which TBs run beside them, on which SM). Their *excess* ``E = C_end - R * X_end`` (the end block's
   cycles beyond what the steady ratio gives its warp instructions: the drain's tail) is
   one observation with no variance of its own. Following the GUM's type-B evaluation
   (JCGM 100:2008, 4.3.7 and G.4.2), the full run's excess is taken to lie in ``[0, 2E]``
@@ -204,10 +202,10 @@ END_TERM_DF = 8
 
 def end_block_term(e: Estimate, excess: float, floor: float) -> Estimate:
     """``e`` (a launch's estimate of one quantity) with the end block's type-B term (module
-    docstring):
-    variance ``+ excess^2 / 3``, degrees of freedom by Welch-Satterthwaite with
-    :data:`END_TERM_DF` for the term, the lower end at least ``floor`` (the quantity's
-    value in the sampled run). An exact or non-estimable ``e``, or no excess, is returned unchanged."""
+    docstring): variance ``+ excess^2 / 3``, degrees of freedom by Welch-Satterthwaite with
+    :data:`END_TERM_DF` for the term, the lower end at least ``floor`` (the quantity's value
+    in the sampled run). An exact or non-estimable ``e``, or no excess, is returned
+    unchanged."""
     if e.exact or e.low is None or not excess:
         return e
     var_a = (e.std_error or 0.0) ** 2
